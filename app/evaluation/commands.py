@@ -1,0 +1,122 @@
+"""`asiworld report` and `asiworld score`.
+
+    asiworld report DIR [DIR...] [--out OUT]   rebuild each run's reports; compare when several
+    asiworld score FILE.csv [--json]           composite score and rank for a table of measures
+
+Failures print `error: <code>: <sentence>` on stderr and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.evaluation.report import ReportError, compare_runs, evaluate, load_events, write_reports
+from app.evaluation.score import score_cohort
+from app.evaluation.score_table import TableError, parse_measures
+
+USAGE_ERROR = 2
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    report = subparsers.add_parser(
+        "report",
+        help="rebuild results.json, report.md and figures from run directories; compare runs",
+        description="Rebuild each DIR's results.json, report.md and figures from DIR/events.jsonl "
+        "(meta kept from DIR/results.json). With several DIRs also write a comparison whose cells "
+        "read 'E1 / E2 / ...' in the order given.",
+    )
+    report.add_argument("dirs", nargs="+", metavar="DIR", help="run directories (E1, E2, ...)")
+    report.add_argument(
+        "--out", help="where the comparison goes (default: DIR1's parent/comparison)"
+    )
+    report.set_defaults(func=run_report)
+
+    score = subparsers.add_parser(
+        "score",
+        help="composite score and rank for a CSV of raw measures",
+        description="Columns: name,outfit,depth,hero,kills,bosses,crafts,coins,trial,downs; "
+        "booleans Y/N, 1/0 or true/false.",
+    )
+    score.add_argument("file", metavar="FILE.csv")
+    score.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    score.set_defaults(func=run_score)
+
+
+def _fail(code: str, message: str) -> int:
+    print(f"error: {code}: {message}", file=sys.stderr)
+    return USAGE_ERROR
+
+
+def rebuild_run(run_dir: Path) -> dict[str, Any]:
+    """Re-assess DIR/events.jsonl, keeping the run's meta and characters from DIR/results.json."""
+    if not run_dir.is_dir():
+        raise ReportError("run_dir_missing", f"{run_dir} is not a directory")
+    events = load_events(run_dir / "events.jsonl")
+    meta: dict[str, Any] = {}
+    characters: list[dict[str, Any]] = []
+    previous = run_dir / "results.json"
+    if previous.is_file():
+        try:
+            old = json.loads(previous.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise ReportError("bad_results_json", f"{previous} is not JSON: {exc.msg}") from None
+        meta = dict(old.get("meta") or {})
+        characters = [
+            {"id": c["id"], "name": _plain_name(c), "label": c.get("label", "")}
+            for c in sorted(old.get("configurations") or [], key=lambda c: c["id"])
+            if "id" in c and "name" in c
+        ]
+    results = evaluate(events, characters, meta)
+    write_reports(run_dir, results)
+    return results
+
+
+def _plain_name(row: dict[str, Any]) -> str:
+    # Undo the "#id" that results add to tell apart two characters sharing a name.
+    suffix = f"#{row['id']}"
+    name = str(row["name"])
+    return name[: -len(suffix)] if name.endswith(suffix) else name
+
+
+def run_report(args: argparse.Namespace) -> int:
+    dirs = [Path(d) for d in args.dirs]
+    runs = []
+    try:
+        for d in dirs:
+            runs.append(rebuild_run(d))
+            print(f"{d}: report.md, results.json, figures/ rebuilt ({runs[-1]['events']} events)")
+        if len(runs) > 1:
+            out = Path(args.out) if args.out else dirs[0].resolve().parent / "comparison"
+            paths = compare_runs(out, runs)
+            tags = ", ".join(f"E{i + 1}={d}" for i, d in enumerate(dirs))
+            print(f"comparison ({tags}) written to {paths['markdown']}")
+    except ReportError as err:
+        return _fail(err.code, err.message)
+    return 0
+
+
+def run_score(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    if not path.is_file():
+        return _fail("file_not_found", f"no file at {path}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return _fail("bad_encoding", f"{path} is not UTF-8 text")
+    rows = parse_measures(text)
+    if isinstance(rows, TableError):
+        return _fail(rows.code, rows.message)
+    ranked = score_cohort(rows)
+    if args.json:
+        out = [{"rank": s.rank, "name": s.name, "score": s.score, "shown": s.shown} for s in ranked]
+        print(json.dumps(out, indent=1))
+        return 0
+    width = max(len("configuration"), *(len(s.name) for s in ranked))
+    print(f"{'rank':>4}  {'configuration':<{width}}  {'score':>5}")
+    for s in ranked:
+        print(f"{s.rank:>4}  {s.name:<{width}}  {s.shown:>5}")
+    return 0

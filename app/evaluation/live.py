@@ -1,0 +1,142 @@
+"""Assessment that follows an event stream as it grows.
+
+`LiveAssessment` is the one place events are turned into results: a headless run feeds it the
+whole stream at the end, a live server feeds it every tick's events and asks for results when a
+page wants them, and a replay feeds it the recorded stream. All three get the same numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from app.evaluation.achievements import AchievementRecord, Thresholds
+from app.evaluation.measures import Measures, with_duration
+from app.evaluation.score import RawMeasures, score_cohort
+
+Event = dict[str, Any]
+SCHEMA = "asiworld-evaluation/1"
+
+
+class CharacterAssessment:
+    """Everything assessed about one character (one configuration in an evaluation)."""
+
+    def __init__(self, cid: int, name: str, label: str, thresholds: Thresholds) -> None:
+        self.id, self.name, self.label = cid, name, label
+        self.achievements = AchievementRecord(thresholds)
+        self.measures = Measures()
+
+    def feed(self, ev: Event) -> None:
+        self.achievements.feed(ev)
+        self.measures.feed(ev)
+
+    def raw(self) -> RawMeasures:
+        m = self.measures
+        return RawMeasures(
+            name=self.name,
+            outfit=m.outfit,
+            depth=m.depth,
+            hero=m.hero,
+            kills=m.kills,
+            bosses=m.bosses,
+            crafts=m.crafts,
+            coins=m.coins,
+            trial=self.achievements.trial,
+            downs=m.downs,
+        )
+
+
+class LiveAssessment:
+    """Consumes events incrementally; `results()` can be called at any time."""
+
+    def __init__(
+        self,
+        characters: Iterable[dict[str, Any]] = (),
+        thresholds: Thresholds | None = None,
+    ) -> None:
+        self.thresholds = thresholds or Thresholds()
+        self.characters: dict[int, CharacterAssessment] = {}
+        self.world_incidents: list[Event] = []  # incidents that name no known character
+        self.tick = 0
+        self.events_seen = 0
+        for c in characters:
+            self._character(int(c["id"]), c.get("name"), c.get("label"))
+
+    def _character(self, cid: int, name: Any = None, label: Any = None) -> CharacterAssessment:
+        found = self.characters.get(cid)
+        if found is None:
+            found = CharacterAssessment(
+                cid, str(name or f"char{cid}"), str(label or ""), self.thresholds
+            )
+            self.characters[cid] = found
+        return found
+
+    def feed(self, events: Iterable[Event]) -> None:
+        for ev in events:
+            self.events_seen += 1
+            self.tick = max(self.tick, int(ev.get("tick", 0)))
+            cid = ev.get("char")
+            if ev.get("kind") == "joined" and cid is not None:
+                known = self._character(int(cid), ev.get("name"), ev.get("label"))
+                # A joined event names the character better than a placeholder does.
+                if ev.get("name") and known.name == f"char{cid}":
+                    known.name = str(ev["name"])
+                if ev.get("label") and not known.label:
+                    known.label = str(ev["label"])
+            if cid is None:
+                if ev.get("kind") == "incident":
+                    self.world_incidents.append(dict(ev))
+                continue
+            self._character(int(cid)).feed(ev)
+
+    @staticmethod
+    def _keep_names_unique(people: list[CharacterAssessment]) -> None:
+        # Rows are matched by name (ranking, comparing runs); two characters sharing a name
+        # get their id appended so neither hides the other.
+        seen: dict[str, int] = {}
+        for c in people:
+            seen[c.name] = seen.get(c.name, 0) + 1
+        for c in people:
+            if seen[c.name] > 1:
+                c.name = f"{c.name}#{c.id}"
+
+    def results(self, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+        people = list(self.characters.values())
+        self._keep_names_unique(people)
+        raws = {c.id: c.raw() for c in people}
+        ranking = {s.name: s for s in score_cohort(list(raws.values()))}
+        configurations = []
+        for c in people:
+            scored = ranking[c.name]
+            m = c.measures
+            measures = m.to_dict()
+            measures["trial"] = c.achievements.trial
+            measures["score"] = scored.score
+            configurations.append(
+                {
+                    "id": c.id,
+                    "name": c.name,
+                    "label": c.label,
+                    "rank": scored.rank,
+                    "score": scored.score,
+                    "score_shown": scored.shown,
+                    "measures": measures,
+                    "achievements": c.achievements.to_dict(),
+                    "actions": dict(m.actions),
+                    "dungeons": m.dungeon_performance(),
+                    "incidents": m.incident_list(self.tick),
+                }
+            )
+        configurations.sort(key=lambda row: row["rank"])
+        return {
+            "schema": SCHEMA,
+            "meta": dict(meta or {}),
+            "tick": self.tick,
+            "events": self.events_seen,
+            "cohort": {
+                "max_bosses": max((r.bosses for r in raws.values()), default=0),
+                "max_crafts": max((r.crafts for r in raws.values()), default=0),
+            },
+            "configurations": configurations,
+            "world_incidents": [with_duration(i, self.tick) for i in self.world_incidents],
+        }

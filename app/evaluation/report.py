@@ -1,0 +1,102 @@
+"""Entry points for runs and reports: assess an event stream, write results.json, report.md and
+the figures, read events.jsonl back.
+
+    results = evaluate(events, characters, meta)   # characters: [{id, name, label}, ...]
+    write_reports(out_dir, results)                # results.json, report.md, figures/*.png
+    compare_runs(out_dir, [results_e1, results_e2]) # report.md with "E1 / E2" cells
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from app.evaluation import figures, tables
+from app.evaluation.live import LiveAssessment
+
+Event = dict[str, Any]
+FIGURES = {"dungeons": "figures/dungeon_performance.png", "actions": "figures/actions.png"}
+
+
+class ReportError(Exception):
+    """A report could not be built; `code` is stable, the message says why in words."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+def evaluate(
+    events: Iterable[Event],
+    characters: Iterable[dict[str, Any]] = (),
+    meta: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Assess a whole event stream; characters not listed are taken from `joined` events."""
+    live = LiveAssessment(characters)
+    live.feed(events)
+    return live.results(meta)
+
+
+def load_events(path: str | Path) -> list[Event]:
+    """Read an events.jsonl file (one JSON object per line; blank lines are skipped)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ReportError("events_missing", f"no event file at {path}")
+    events: list[Event] = []
+    with path.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                ev = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ReportError(
+                    "bad_events_line", f"{path} line {number} is not JSON: {exc.msg}"
+                ) from None
+            if not isinstance(ev, dict) or "kind" not in ev:
+                raise ReportError(
+                    "bad_events_line", f"{path} line {number} is not an event (needs a kind)"
+                )
+            events.append(ev)
+    return events
+
+
+def write_reports(out_dir: str | Path, results: dict[str, Any]) -> dict[str, Path]:
+    """Write results.json, report.md and the two figures for one run; returns their paths."""
+    return _write(Path(out_dir), [results], results_json=results)
+
+
+def compare_runs(out_dir: str | Path, runs: list[dict[str, Any]]) -> dict[str, Path]:
+    """Write a comparison of several runs (E1, E2, ... in the given order) into `out_dir`."""
+    if not runs:
+        raise ReportError("no_runs", "nothing to compare: give at least one run")
+    summary = {
+        "schema": "asiworld-comparison/1",
+        "runs": [{"meta": r.get("meta", {}), "tick": r.get("tick", 0)} for r in runs],
+        "configurations": tables.names_in_order(runs),
+        "results": runs,
+    }
+    return _write(Path(out_dir), runs, results_json=summary, json_name="comparison.json")
+
+
+def _write(
+    out: Path,
+    runs: list[dict[str, Any]],
+    results_json: dict[str, Any],
+    json_name: str = "results.json",
+) -> dict[str, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "figures").mkdir(exist_ok=True)
+    pooled = tables.pool(runs)
+    paths = {
+        "dungeons": figures.dungeon_figure(out / FIGURES["dungeons"], pooled),
+        "actions": figures.actions_figure(out / FIGURES["actions"], pooled),
+    }
+    json_path = out / json_name
+    json_path.write_text(json.dumps(results_json, indent=1, sort_keys=False, default=str) + "\n")
+    md_path = out / "report.md"
+    md_path.write_text(tables.markdown(runs, FIGURES), encoding="utf-8")
+    paths.update({"json": json_path, "markdown": md_path})
+    return paths
