@@ -1,0 +1,147 @@
+"""The replay file: a preamble, then self-delimiting chunks, then (when closed cleanly) an index.
+
+Layout (all integers big-endian)::
+
+    preamble   b"ASIREP" + u16 schema version
+    chunk*     b"AC" + kind (1 ASCII byte) + flags (u8) + t0 (u64) + t1 (u64)
+               + length (u32) + crc32 (u32) + payload (length bytes, zlib-compressed JSON)
+    footer     b"ASIREPIX" + u64 offset of the index chunk      (only after a clean close)
+
+Every chunk carries its own tick range and a CRC32 over its header fields and payload, so a file
+cut off by a crash can be scanned chunk by chunk and read up to its last complete chunk; the
+index chunk only saves that scan. Readers skip chunk kinds they do not know, so a chunk kind can
+be added without a schema bump; anything that changes how known chunks read bumps the schema.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+SCHEMA_VERSION = 1
+FILE_MAGIC = b"ASIREP"
+PREAMBLE = struct.Struct(">6sH")
+CHUNK_MAGIC = b"AC"
+CHUNK_HEAD = struct.Struct(">2scBQQII")
+FOOTER = struct.Struct(">8sQ")
+FOOTER_MAGIC = b"ASIREPIX"
+EXTENSION = ".asirep"
+
+# Chunk kinds (one ASCII byte each).
+HEADER = "H"  # the run's provenance: seed, world size, configurations, versions
+KEYFRAME = "K"  # {"frame": frame carrying a full "keyframe"} for seeking
+FRAMES = "F"  # {"frames": [...]} every recorded frame of a tick range
+INPUTS = "I"  # {"inputs": [[tick, char, action], ...]} everything needed to re-simulate
+EVENTS = "E"  # {"ticks": [[frame_tick, [event, ...]], ...]} the evaluation events
+HASHES = "S"  # {"hashes": [[tick, hex], ...]} state hashes for `replay verify`
+INDEX = "X"  # {"chunks": [[kind, t0, t1, offset, size], ...], "summary": {...}}
+KNOWN_KINDS = frozenset(HEADER + KEYFRAME + FRAMES + INPUTS + EVENTS + HASHES + INDEX)
+
+
+class ReplayError(Exception):
+    """A replay problem with a stable snake_case code and a sentence for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class ChunkRef:
+    """Where one chunk lives: its kind, tick range and byte span (header included)."""
+
+    kind: str
+    t0: int
+    t1: int
+    offset: int
+    size: int
+
+    def to_list(self) -> list:
+        return [self.kind, self.t0, self.t1, self.offset, self.size]
+
+    @classmethod
+    def from_list(cls, row: list) -> ChunkRef:
+        kind, t0, t1, offset, size = row
+        return cls(str(kind), int(t0), int(t1), int(offset), int(size))
+
+    def overlaps(self, start: int, end: int) -> bool:
+        return self.t0 <= end and self.t1 >= start
+
+
+def encode_payload(obj: Any, level: int = 6) -> bytes:
+    text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    return zlib.compress(text.encode("utf-8"), level)
+
+
+def decode_payload(payload: bytes) -> Any:
+    return json.loads(zlib.decompress(payload).decode("utf-8"))
+
+
+def _crc(kind: bytes, flags: int, t0: int, t1: int, payload: bytes) -> int:
+    head = struct.pack(">cBQQI", kind, flags, t0, t1, len(payload))
+    return zlib.crc32(payload, zlib.crc32(head))
+
+
+def pack_chunk(kind: str, t0: int, t1: int, payload: bytes) -> bytes:
+    """One chunk's bytes: header plus an already-compressed payload."""
+    kind_b = kind.encode("ascii")
+    crc = _crc(kind_b, 0, t0, t1, payload)
+    return CHUNK_HEAD.pack(CHUNK_MAGIC, kind_b, 0, t0, t1, len(payload), crc) + payload
+
+
+def pack_preamble() -> bytes:
+    return PREAMBLE.pack(FILE_MAGIC, SCHEMA_VERSION)
+
+
+def pack_footer(index_offset: int) -> bytes:
+    return FOOTER.pack(FOOTER_MAGIC, index_offset)
+
+
+def check_preamble(data: bytes) -> int:
+    """The schema version, or a ReplayError saying why this is not a file we can read."""
+    if len(data) < PREAMBLE.size or data[:6] != FILE_MAGIC:
+        raise ReplayError("not_a_replay", "the file does not start with the ASIREP signature")
+    _, version = PREAMBLE.unpack(data[: PREAMBLE.size])
+    if version > SCHEMA_VERSION:
+        raise ReplayError(
+            "unsupported_schema",
+            f"replay schema {version} is newer than this build reads ({SCHEMA_VERSION}); "
+            "upgrade asiworld to open it",
+        )
+    if version < 1:
+        raise ReplayError("unknown_schema", f"replay schema {version} is not a known version")
+    return version
+
+
+def read_chunk_at(f: BinaryIO, offset: int, file_size: int) -> tuple[ChunkRef, bytes] | None:
+    """The chunk starting at `offset`, or None when the file ends inside it (a cut-off write).
+
+    Raises ReplayError("corrupt_chunk") when the chunk is all there but its CRC does not match.
+    """
+    if offset + CHUNK_HEAD.size > file_size:
+        return None
+    f.seek(offset)
+    head = f.read(CHUNK_HEAD.size)
+    if len(head) < CHUNK_HEAD.size:
+        return None
+    magic, kind_b, flags, t0, t1, length, crc = CHUNK_HEAD.unpack(head)
+    if magic != CHUNK_MAGIC:
+        raise ReplayError("corrupt_chunk", f"no chunk signature at byte {offset}")
+    end = offset + CHUNK_HEAD.size + length
+    if end > file_size:
+        return None
+    payload = f.read(length)
+    if len(payload) < length:
+        return None
+    if _crc(kind_b, flags, t0, t1, payload) != crc:
+        raise ReplayError(
+            "corrupt_chunk",
+            f"the chunk at byte {offset} (ticks {t0}-{t1}) fails its CRC check; "
+            "the file was damaged after it was written",
+        )
+    kind = kind_b.decode("ascii", errors="replace")
+    return ChunkRef(kind, t0, t1, offset, end - offset), payload

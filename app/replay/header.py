@@ -1,0 +1,63 @@
+"""The replay header: where a run came from, enough to re-simulate it and to list it."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import app
+
+from .format import SCHEMA_VERSION
+
+
+@dataclass
+class Configuration:
+    """One configuration (a built-in or outside agent set-up) and the characters it played."""
+
+    name: str
+    characters: list[int] = field(default_factory=list)
+    description: str = ""
+
+
+@dataclass
+class ReplayHeader:
+    seed: int
+    width: int = 128
+    height: int = 128
+    configurations: list[Configuration] = field(default_factory=list)
+    horizon: int = 18_000  # ticks; 300 simulation minutes
+    content_hash: str = ""
+    engine_version: str = app.__version__
+    created_at: str = ""
+    schema: int = SCHEMA_VERSION
+    title: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+    # Chunking choices, filled in by the recorder so a reader knows what to expect.
+    keyframe_every: int = 600
+    frames_per_chunk: int = 60
+    hash_every: int = 60
+
+    def __post_init__(self) -> None:
+        if not self.created_at:
+            now = _dt.datetime.now(_dt.UTC).replace(microsecond=0)
+            self.created_at = now.isoformat().replace("+00:00", "Z")
+        self.configurations = [
+            c if isinstance(c, Configuration) else Configuration(**c) for c in self.configurations
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ReplayHeader:
+        known = {f for f in cls.__dataclass_fields__}
+        kwargs = {k: v for k, v in data.items() if k in known}
+        header = cls(**kwargs)
+        # Fields a newer writer added without a schema bump are kept, not lost.
+        header.extra = {**{k: v for k, v in data.items() if k not in known}, **header.extra}
+        return header
+
+    def character_names(self) -> dict[int, str]:
+        """Character id -> configuration name, for labels in reports and renderings."""
+        return {cid: c.name for c in self.configurations for cid in c.characters}

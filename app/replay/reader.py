@@ -1,0 +1,272 @@
+"""Reading a replay: header, index, seeking, and lazy access to chunks.
+
+``Replay.open(path)`` reads the preamble, the header and the index (from the trailing index
+chunk, or by scanning the chunks when the file was cut off). Everything else is read on demand,
+a chunk at a time, with a small cache of decoded chunks so scrubbing back and forth stays cheap.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from . import format as fmt
+from .apply import State, apply_frame, copy_state, keyframe_frame
+from .format import ChunkRef, ReplayError
+from .header import ReplayHeader
+
+
+class Replay:
+    def __init__(self, path: Path, file: Any, size: int) -> None:
+        self.path = path
+        self.size_bytes = size
+        self._file = file
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[int, Any] = OrderedDict()
+        self.schema = 0
+        self.header: ReplayHeader
+        self.index: list[ChunkRef] = []
+        self.complete = False  # True when the file ended with its index (a clean close)
+        self.summary: dict[str, Any] = {}
+
+    # -- opening ------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | os.PathLike) -> Replay:
+        path = Path(path)
+        try:
+            file = open(path, "rb")  # noqa: SIM115 - closed by close()
+        except FileNotFoundError:
+            raise ReplayError("not_found", f"no replay file at {path}") from None
+        size = os.fstat(file.fileno()).st_size
+        replay = cls(path, file, size)
+        try:
+            replay._load()
+        except BaseException:
+            file.close()
+            raise
+        return replay
+
+    def _load(self) -> None:
+        f = self._file
+        self.schema = fmt.check_preamble(f.read(fmt.PREAMBLE.size))
+        first = fmt.read_chunk_at(f, fmt.PREAMBLE.size, self.size_bytes)
+        if first is None or first[0].kind != fmt.HEADER:
+            raise ReplayError("no_header", "the file ends before its header chunk")
+        self.header = ReplayHeader.from_dict(fmt.decode_payload(first[1]))
+        self._header_end = first[0].offset + first[0].size
+        if not self._load_index():
+            self._scan()
+        self.index.sort(key=lambda r: (r.t0, r.offset))
+        self._keyframes = [r for r in self.index if r.kind == fmt.KEYFRAME]
+        self._keyframe_ticks = [r.t0 for r in self._keyframes]
+        self._frame_chunks = [r for r in self.index if r.kind == fmt.FRAMES]
+        self._frame_starts = [r.t0 for r in self._frame_chunks]
+
+    def _load_index(self) -> bool:
+        """Use the trailing index; False when it is missing or damaged (then we scan)."""
+        if self.size_bytes < self._header_end + fmt.FOOTER.size:
+            return False
+        self._file.seek(self.size_bytes - fmt.FOOTER.size)
+        magic, offset = fmt.FOOTER.unpack(self._file.read(fmt.FOOTER.size))
+        if magic != fmt.FOOTER_MAGIC or offset >= self.size_bytes:
+            return False
+        try:
+            found = fmt.read_chunk_at(self._file, offset, self.size_bytes - fmt.FOOTER.size)
+        except ReplayError:
+            return False
+        if found is None or found[0].kind != fmt.INDEX:
+            return False
+        body = fmt.decode_payload(found[1])
+        self.index = [ChunkRef.from_list(row) for row in body["chunks"]]
+        self.summary = body.get("summary", {})
+        self.complete = True
+        return True
+
+    def _scan(self) -> None:
+        """Rebuild the index by walking the chunks, stopping at the first incomplete one."""
+        offset = self._header_end
+        while True:
+            try:
+                found = fmt.read_chunk_at(self._file, offset, self.size_bytes)
+            except ReplayError:
+                if self._kind_at(offset) == fmt.INDEX:
+                    break  # a damaged index is what we are rebuilding
+                raise
+            if found is None:
+                break
+            ref, _ = found
+            if ref.kind == fmt.INDEX:
+                break
+            self.index.append(ref)
+            offset += ref.size
+        self.complete = False
+
+    def _kind_at(self, offset: int) -> str:
+        self._file.seek(offset + len(fmt.CHUNK_MAGIC))
+        return self._file.read(1).decode("ascii", errors="replace")
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> Replay:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- chunks -------------------------------------------------------------------------------
+
+    def chunk_bytes(self, ref: ChunkRef) -> bytes:
+        """The chunk exactly as stored (header + compressed payload), e.g. to serve over HTTP."""
+        with self._lock:
+            self._file.seek(ref.offset)
+            data = self._file.read(ref.size)
+        if len(data) != ref.size:
+            raise ReplayError("corrupt_chunk", f"the chunk at byte {ref.offset} is cut short")
+        return data
+
+    def chunk_payload(self, ref: ChunkRef) -> bytes:
+        """The chunk's zlib-compressed JSON after its CRC was checked (inflate in the browser)."""
+        with self._lock:
+            found = fmt.read_chunk_at(self._file, ref.offset, self.size_bytes)
+        if found is None:
+            raise ReplayError("corrupt_chunk", f"the chunk at byte {ref.offset} is cut short")
+        return found[1]
+
+    def read_chunk(self, ref: ChunkRef) -> Any:
+        """The decoded body of one chunk (cached: scrubbing revisits the same chunks)."""
+        cached = self._cache.get(ref.offset)
+        if cached is not None:
+            self._cache.move_to_end(ref.offset)
+            return cached
+        body = fmt.decode_payload(self.chunk_payload(ref))
+        self._cache[ref.offset] = body
+        if len(self._cache) > 64:
+            self._cache.popitem(last=False)
+        return body
+
+    def chunks_for(
+        self, start: int, end: int, kinds: str = fmt.KEYFRAME + fmt.FRAMES + fmt.EVENTS
+    ) -> list[ChunkRef]:
+        """The chunks a viewer needs to show ticks start..end: the keyframe at or before `start`,
+        then the frame and event chunks overlapping the range (in file order)."""
+        refs: list[ChunkRef] = []
+        if fmt.KEYFRAME in kinds:
+            kf = self._keyframe_before(start)
+            if kf is not None:
+                refs.append(kf)
+                start = min(start, kf.t0)
+        refs += [
+            r
+            for r in self.index
+            if r.kind in kinds and r.kind != fmt.KEYFRAME and r.overlaps(start, end)
+        ]
+        return refs
+
+    # -- ticks --------------------------------------------------------------------------------
+
+    @property
+    def first_tick(self) -> int | None:
+        return self._frame_chunks[0].t0 if self._frame_chunks else None
+
+    @property
+    def last_tick(self) -> int | None:
+        return self._frame_chunks[-1].t1 if self._frame_chunks else None
+
+    def _keyframe_before(self, tick: int) -> ChunkRef | None:
+        i = bisect.bisect_right(self._keyframe_ticks, tick) - 1
+        return self._keyframes[i] if i >= 0 else None
+
+    def _events_by_tick(self, start: int, end: int) -> dict[int, list]:
+        out: dict[int, list] = {}
+        for ref in self.index:
+            if ref.kind == fmt.EVENTS and ref.overlaps(start, end):
+                for tick, events in self.read_chunk(ref)["ticks"]:
+                    out[tick] = events
+        return out
+
+    def frames(self, start: int | None = None, end: int | None = None) -> Iterator[dict]:
+        """The recorded frames with ticks in start..end (inclusive), events put back."""
+        if self.first_tick is None:
+            return
+        start = self.first_tick if start is None else start
+        end = self.last_tick if end is None else end
+        i = max(0, bisect.bisect_right(self._frame_starts, start) - 1)
+        for ref in self._frame_chunks[i:]:
+            if ref.t0 > end:
+                break
+            if ref.t1 < start:
+                continue
+            events = self._events_by_tick(ref.t0, ref.t1)
+            for frame in self.read_chunk(ref)["frames"]:
+                if start <= frame["tick"] <= end:
+                    if "events" not in frame:
+                        frame = {**frame, "events": events.get(frame["tick"], [])}
+                    yield frame
+
+    def state_at(self, tick: int) -> State:
+        """The world as a spectator saw it at `tick`: nearest keyframe, then the frames after it."""
+        if self.first_tick is None or not self.first_tick <= tick <= self.last_tick:
+            raise ReplayError(
+                "tick_out_of_range",
+                f"tick {tick} is outside the recorded ticks {self.first_tick}-{self.last_tick}",
+            )
+        kf = self._keyframe_before(tick)
+        if kf is None:
+            raise ReplayError("no_keyframe", f"no keyframe at or before tick {tick}")
+        state = apply_frame(None, self.read_chunk(kf)["frame"])
+        state = copy_state(state)  # the cached chunk's keyframe must stay as stored
+        for frame in self.frames(kf.t0 + 1, tick):
+            state = apply_frame(state, frame)
+        return state
+
+    def frame_at(self, tick: int) -> dict:
+        """A keyframe frame for `tick` (with that tick's events): a viewer can start here."""
+        state = self.state_at(tick)
+        events = self._events_by_tick(tick, tick).get(tick, [])
+        return keyframe_frame(state, events)
+
+    # -- logs ---------------------------------------------------------------------------------
+
+    def _rows(self, kind: str, key: str, start: int | None, end: int | None) -> Iterator[Any]:
+        lo = -(2**63) if start is None else start
+        hi = 2**63 if end is None else end
+        refs = sorted((r for r in self.index if r.kind == kind), key=lambda r: r.offset)
+        for ref in refs:
+            if ref.overlaps(lo, hi):
+                for row in self.read_chunk(ref)[key]:
+                    if lo <= row[0] <= hi:
+                        yield row
+
+    def inputs(self, start: int | None = None, end: int | None = None) -> Iterator[tuple]:
+        """The input log ``(tick, char, action)`` in application order."""
+        yield from (tuple(row) for row in self._rows(fmt.INPUTS, "inputs", start, end))
+
+    def events(
+        self, start: int | None = None, end: int | None = None, kinds: set[str] | None = None
+    ) -> Iterator[dict]:
+        """The evaluation events in order, optionally only some kinds."""
+        for _, events in self._rows(fmt.EVENTS, "ticks", start, end):
+            for event in events:
+                if kinds is None or event.get("kind") in kinds:
+                    yield event
+
+    def hashes(self) -> dict[int, str]:
+        """State hashes by tick."""
+        return {tick: h for tick, h in self._rows(fmt.HASHES, "hashes", None, None)}
+
+    def check(self) -> list[ReplayError]:
+        """Read every chunk; the problems found (empty when every CRC matches)."""
+        problems = []
+        for ref in self.index:
+            try:
+                self.chunk_payload(ref)
+            except ReplayError as exc:
+                problems.append(exc)
+        return problems

@@ -1,0 +1,192 @@
+"""The recorder: consumes the frame/event stream of a run and appends chunks as it goes.
+
+Memory stays bounded: at most one segment (``frames_per_chunk`` ticks) of frames, inputs, events
+and hashes is buffered, plus the applied state needed to write keyframes and the small index.
+Each segment is flushed to the OS when it closes, so a crash loses at most the open segment.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from . import format as fmt
+from .apply import apply_frame, keyframe_frame
+from .format import ChunkRef, ReplayError
+from .header import ReplayHeader
+
+
+class Recorder:
+    """Writes one replay file.
+
+    ``record(frame, inputs, events, hash)`` once per tick, in tick order:
+
+    * ``frame``: as made by the engine's FrameBuilder; the first one must carry a keyframe.
+    * ``inputs``: input-log entries ``(tick, char, action)`` accepted since the last call
+      (``world.input_log`` entries; joins have ``char`` None and ``action["type"] == "join"``).
+    * ``events``: the evaluation events of this tick; defaults to ``frame["events"]``.
+    * ``hash``: ``world.state_hash()`` taken right after the step that reached this tick, before
+      any input of this tick is applied; pass it when ``wants_hash(tick)`` says so.
+
+    A keyframe is written every ``keyframe_every`` ticks; when the frame at that point is a
+    delta frame the recorder builds the keyframe from its own applied state.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        header: ReplayHeader,
+        *,
+        keyframe_every: int = 600,
+        frames_per_chunk: int = 60,
+        hash_every: int = 60,
+        fsync: bool = False,
+    ) -> None:
+        if keyframe_every < 1 or frames_per_chunk < 1 or hash_every < 1:
+            raise ReplayError("bad_argument", "chunk and keyframe intervals must be at least 1")
+        self.path = Path(path)
+        self.header = header
+        header.keyframe_every = keyframe_every
+        header.frames_per_chunk = frames_per_chunk
+        header.hash_every = hash_every
+        self.keyframe_every = keyframe_every
+        self.frames_per_chunk = frames_per_chunk
+        self.hash_every = hash_every
+        self.fsync = fsync
+        self.index: list[ChunkRef] = []
+        self.counts = {"frames": 0, "inputs": 0, "events": 0, "hashes": 0, "keyframes": 0}
+        self.first_tick: int | None = None
+        self.last_tick: int | None = None
+        self._state: dict | None = None
+        self._last_keyframe: int | None = None
+        self._segment: int | None = None
+        self._frames: list[dict] = []
+        self._inputs: list[list] = []
+        self._events: list[list] = []
+        self._hashes: list[list] = []
+        self._file = open(self.path, "wb")  # noqa: SIM115 - closed by close()
+        self._offset = 0
+        self._write(fmt.pack_preamble())
+        self._append(fmt.HEADER, 0, 0, header.to_dict())
+        self._sync()
+
+    # -- the stream ---------------------------------------------------------------------------
+
+    def wants_hash(self, tick: int) -> bool:
+        # Tick 0 has no step before it (joins happen there), so its hash has no fixed moment.
+        return tick > 0 and tick % self.hash_every == 0
+
+    def record(
+        self,
+        frame: dict,
+        inputs: Iterable[Any] = (),
+        events: list[dict] | None = None,
+        hash: str | None = None,  # noqa: A002 - the contract's word
+    ) -> None:
+        if self._file is None:
+            raise ReplayError("recorder_closed", "the replay was already closed")
+        tick = int(frame["tick"])
+        if self.last_tick is not None and tick <= self.last_tick:
+            raise ReplayError(
+                "tick_out_of_order", f"frame tick {tick} does not follow tick {self.last_tick}"
+            )
+        if self._state is None and frame.get("keyframe") is None:
+            raise ReplayError("no_keyframe", "the first recorded frame must carry a keyframe")
+        segment = tick // self.frames_per_chunk
+        if self._segment is not None and segment != self._segment:
+            self._flush_segment()
+        self._segment = segment
+        if self.first_tick is None:
+            self.first_tick = tick
+        self.last_tick = tick
+
+        events = list(frame.get("events") or []) if events is None else list(events)
+        self._state = apply_frame(self._state, frame)
+        stored = dict(frame)
+        if list(stored.get("events") or []) == events:
+            # Stored once, in the event chunk; the reader puts them back into the frame.
+            stored.pop("events", None)
+        self._frames.append(stored)
+        if events:
+            self._events.append([tick, events])
+            self.counts["events"] += len(events)
+        for entry in inputs:
+            row = list(entry)
+            if len(row) == 2:  # (char, action) pairs belong to the tick before this frame
+                row = [tick - 1, *row]
+            self._inputs.append(row)
+            self.counts["inputs"] += 1
+        if hash is not None:
+            self._hashes.append([tick, hash])
+        self.counts["frames"] += 1
+
+        due = self._last_keyframe is None or tick >= self._last_keyframe + self.keyframe_every
+        if due:
+            kf = frame if frame.get("keyframe") is not None else keyframe_frame(self._state)
+            kf = {**kf, "events": []}
+            self._append(fmt.KEYFRAME, tick, tick, {"frame": kf})
+            self._last_keyframe = tick
+            self.counts["keyframes"] += 1
+
+    def close(self) -> None:
+        """Flush the open segment, append the index and its footer, close the file."""
+        if self._file is None:
+            return
+        self._flush_segment()
+        summary = {
+            "first_tick": self.first_tick,
+            "last_tick": self.last_tick,
+            "counts": dict(self.counts),
+        }
+        refs = [r.to_list() for r in self.index]
+        offset = self._offset
+        self._append(fmt.INDEX, 0, self.last_tick or 0, {"chunks": refs, "summary": summary})
+        self._write(fmt.pack_footer(offset))
+        self._sync()
+        self._file.close()
+        self._file = None
+
+    def __enter__(self) -> Recorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- chunks -------------------------------------------------------------------------------
+
+    def _flush_segment(self) -> None:
+        if not self._frames:
+            return
+        t0, t1 = self._frames[0]["tick"], self._frames[-1]["tick"]
+        if self._inputs:
+            ticks = [row[0] for row in self._inputs]
+            self._append(fmt.INPUTS, min(ticks), max(ticks), {"inputs": self._inputs})
+        if self._events:
+            self._append(fmt.EVENTS, t0, t1, {"ticks": self._events})
+        if self._hashes:
+            self._append(
+                fmt.HASHES, self._hashes[0][0], self._hashes[-1][0], {"hashes": self._hashes}
+            )
+            self.counts["hashes"] += len(self._hashes)
+        # The frame chunk goes last: once it is complete, so is everything else of its segment
+        # (a reader takes a frame's events from the event chunk).
+        self._append(fmt.FRAMES, t0, t1, {"frames": self._frames})
+        self._frames, self._inputs, self._events, self._hashes = [], [], [], []
+        self._sync()
+
+    def _append(self, kind: str, t0: int, t1: int, obj: Any) -> None:
+        data = fmt.pack_chunk(kind, t0, t1, fmt.encode_payload(obj))
+        if kind not in (fmt.HEADER, fmt.INDEX):
+            self.index.append(ChunkRef(kind, t0, t1, self._offset, len(data)))
+        self._write(data)
+
+    def _write(self, data: bytes) -> None:
+        self._file.write(data)
+        self._offset += len(data)
+
+    def _sync(self) -> None:
+        self._file.flush()
+        if self.fsync:
+            os.fsync(self._file.fileno())
