@@ -1,0 +1,87 @@
+"""The ASIWorld web server: a Flask application factory with Flask-SocketIO.
+
+    app = create_app({"SEED": 7, "SPEED": 10, "AGENTS": ["forager"]})
+    services(app).runner.start()          # the world clock; `asiworld serve` does this
+    socketio.run(app, host="127.0.0.1", port=8000)
+
+`socketio` is created once here and bound to each app in the factory, so tests can build a fresh
+app per test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from flask import Flask
+from flask_socketio import SocketIO
+
+from app.server.live import LiveRooms
+from app.server.runner import WorldRunner
+
+APP_DIR = Path(__file__).resolve().parent.parent
+
+socketio = SocketIO()
+
+DEFAULTS = {
+    "SEED": 7,
+    "SPEED": 10.0,  # ticks per real second
+    "AGENTS": [],  # built-in configurations to populate the world, e.g. ["forager", "planner"]
+    "AGENT_EVERY": 1,  # ticks between built-in agent decisions (an agent may set its own `every`)
+    "WORLD_SIZE": None,  # None: the content's default
+    "WORLD_FACTORY": None,  # callable(config) -> (world, frame_builder); None: the real engine
+    "DATA_DIR": None,
+    "ASYNC_MODE": "threading",  # "eventlet" is opt-in (see docs/browser.md)
+    "ADMIN_TOKEN": None,
+    "SECRET_KEY": "asiworld-dev",
+}
+
+
+@dataclass
+class Services:
+    runner: WorldRunner
+    live: LiveRooms
+
+
+def services(app: Flask) -> Services:
+    return app.extensions["asiworld"]
+
+
+def create_app(config: dict | None = None) -> Flask:
+    from app.server.admin import admin
+    from app.server.api import api
+    from app.server.pages import pages
+    from app.server.world import build_runner
+
+    app = Flask(
+        __name__,
+        static_folder=str(APP_DIR / "static"),
+        template_folder=str(APP_DIR / "templates"),
+    )
+    app.config.from_mapping(DEFAULTS)
+    app.config.update(config or {})
+    if app.config["DATA_DIR"]:
+        Path(app.config["DATA_DIR"]).mkdir(parents=True, exist_ok=True)
+
+    socketio.init_app(
+        app,
+        async_mode=app.config["ASYNC_MODE"],
+        max_http_buffer_size=64 * 1024,  # client events are small; frames only flow outwards
+        ping_interval=10,
+    )
+    runner = build_runner(app.config)
+    app.extensions["asiworld"] = Services(runner=runner, live=LiveRooms(socketio, runner))
+
+    app.register_blueprint(pages)
+    app.register_blueprint(api)
+    app.register_blueprint(admin)
+    return app
+
+
+def _register_handlers() -> None:
+    from app.server.sockets import register
+
+    register(socketio)
+
+
+_register_handlers()

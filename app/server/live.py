@@ -1,0 +1,181 @@
+"""Live delivery: frames to spectators, scoped observations to players and followers.
+
+Runs as a WorldRunner `on_tick` hook on the runner thread, so it must never block. Each client's
+Socket.IO send queue is checked every tick: a spectator whose backlog passes HIGH_WATER leaves
+the frame room (nothing more is queued for it) and, once it has drained below LOW_WATER, gets a
+fresh keyframe and rejoins. A player or follower whose backlog is high simply skips that
+observation — each observation is complete, so the latest one wins.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.server.runner import TickInfo, WorldRunner
+
+log = logging.getLogger(__name__)
+
+SPECTATORS = "spectators"
+NAMESPACE = "/"
+HIGH_WATER = 40  # queued packets before a spectator is dropped to keyframes
+LOW_WATER = 2
+FOLLOW_EVERY = 2  # ticks between follow observations (full memory is ~16 KB)
+
+
+@dataclass
+class Spectator:
+    sid: str
+    stale: bool = False
+    follow: int | None = None
+
+
+@dataclass
+class Seat:
+    """A browser player's claim on one character; the token survives reconnects."""
+
+    token: str
+    char: int
+    name: str
+    sids: set[str] = field(default_factory=set)
+    full_memory_due: bool = True
+
+
+class LiveRooms:
+    def __init__(self, socketio: Any, runner: WorldRunner) -> None:
+        self.socketio = socketio
+        self.runner = runner
+        self.spectators: dict[str, Spectator] = {}
+        self.seats: dict[str, Seat] = {}  # token -> seat
+        self.seat_of_sid: dict[str, Seat] = {}
+        self.dropped_to_keyframe = 0  # how often a slow spectator was resynchronised
+        runner.on_tick(self.on_tick)
+
+    # --- membership (called on the runner thread via runner.call) ---------------------------
+
+    def add_spectator(self, sid: str) -> dict:
+        """Send a keyframe, then put the client in the frame room, on the runner thread so no
+        delta can slip in between the two."""
+
+        def join() -> dict:
+            spectator = self.spectators.setdefault(sid, Spectator(sid))
+            spectator.stale = False
+            keyframe = self.runner.keyframe()
+            self._emit("frame", keyframe, sid)
+            self.socketio.server.enter_room(sid, SPECTATORS, namespace=NAMESPACE)
+            return {"tick": keyframe["tick"]}
+
+        return self.runner.call(join)
+
+    def follow(self, sid: str, char: int | None) -> dict | None:
+        def set_follow() -> dict | None:
+            spectator = self.spectators.setdefault(sid, Spectator(sid))
+            spectator.follow = char
+            if char is None:
+                return None
+            return self._observe(char, full_memory=True)
+
+        return self.runner.call(set_follow)
+
+    def seat(self, sid: str, name: str) -> Seat:
+        cid = self.runner.add_character(name=name, label="human")
+        seat = Seat(token=secrets.token_urlsafe(16), char=cid, name=name)
+        self.runner.call(lambda: self._sit(seat, sid))
+        return seat
+
+    def reseat(self, sid: str, token: str) -> Seat | None:
+        seat = self.seats.get(token)
+        if seat is not None:
+            self.runner.call(lambda: self._sit(seat, sid))
+        return seat
+
+    def _sit(self, seat: Seat, sid: str) -> None:
+        self.seats[seat.token] = seat
+        seat.sids.add(sid)
+        seat.full_memory_due = True
+        self.seat_of_sid[sid] = seat
+
+    def observe_for(self, seat: Seat, full_memory: bool = False) -> dict:
+        return self.runner.call(lambda: self._observe(seat.char, full_memory))
+
+    def forget(self, sid: str) -> None:
+        def drop() -> None:
+            self.spectators.pop(sid, None)
+            seat = self.seat_of_sid.pop(sid, None)
+            if seat is not None:
+                seat.sids.discard(sid)
+
+        self.runner.call(drop)
+
+    # --- every tick (runner thread) ---------------------------------------------------------
+
+    def on_tick(self, info: TickInfo) -> None:
+        if self.spectators:
+            self.socketio.emit("frame", info.frame, to=SPECTATORS, namespace=NAMESPACE)
+            self._pace_spectators()
+            if info.tick % FOLLOW_EVERY == 0:
+                self._send_follows()
+        self._send_observations()
+
+    def _pace_spectators(self) -> None:
+        for spectator in list(self.spectators.values()):
+            queued = self._backlog(spectator.sid)
+            if not spectator.stale and queued > HIGH_WATER:
+                spectator.stale = True
+                self.dropped_to_keyframe += 1
+                self.socketio.server.leave_room(spectator.sid, SPECTATORS, namespace=NAMESPACE)
+            elif spectator.stale and queued <= LOW_WATER:
+                self.add_spectator(spectator.sid)
+
+    def _send_follows(self) -> None:
+        cache: dict[int, dict] = {}
+        for spectator in list(self.spectators.values()):
+            char = spectator.follow
+            if char is None or spectator.stale or self._backlog(spectator.sid) > HIGH_WATER:
+                continue
+            if char not in cache:
+                obs = self._observe(char, full_memory=True)
+                if obs is None:
+                    spectator.follow = None
+                    continue
+                cache[char] = obs
+            self._emit("follow", cache[char], spectator.sid)
+
+    def _send_observations(self) -> None:
+        for seat in list(self.seats.values()):
+            if not seat.sids:
+                continue
+            obs = self._observe(seat.char, full_memory=seat.full_memory_due)
+            if obs is None:
+                continue
+            seat.full_memory_due = False
+            for sid in list(seat.sids):
+                if self._backlog(sid) <= HIGH_WATER:
+                    self._emit("observation", obs, sid)
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    def _observe(self, char: int, full_memory: bool = False) -> dict | None:
+        try:
+            if full_memory:
+                return self.runner.world.observe(char, full_memory=True)
+            return self.runner.world.observe(char)
+        except (KeyError, LookupError, ValueError):
+            return None
+
+    def _emit(self, event: str, data: Any, sid: str) -> None:
+        self.socketio.emit(event, data, to=sid, namespace=NAMESPACE)
+
+    def _backlog(self, sid: str) -> int:
+        """Packets waiting in this client's Engine.IO send queue (0 for test clients)."""
+        server = self.socketio.server
+        try:
+            eio_sid = server.manager.eio_sid_from_sid(sid, NAMESPACE)
+            sock = server.eio.sockets.get(eio_sid)
+        except (AttributeError, KeyError):
+            return 0
+        if sock is None:
+            return 0
+        return sock.queue.qsize()

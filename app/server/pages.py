@@ -1,0 +1,30 @@
+"""Pages: the home page, the live spectator view and the play page (Jinja2 templates)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, render_template
+
+pages = Blueprint("pages", __name__)
+
+
+def _replays_url() -> str | None:
+    # The replay layer registers its own pages; link to them only once they exist.
+    for rule in current_app.url_map.iter_rules():
+        if rule.rule.rstrip("/") in ("/replays", "/replay"):
+            return rule.rule
+    return None
+
+
+@pages.get("/")
+def home() -> str:
+    return render_template("home.html", replays_url=_replays_url())
+
+
+@pages.get("/live")
+def live() -> str:
+    return render_template("live.html", replays_url=_replays_url())
+
+
+@pages.get("/play")
+def play() -> str:
+    return render_template("play.html", replays_url=_replays_url())

@@ -1,0 +1,266 @@
+"""WorldRunner: the one thread that owns the World and advances it in real time.
+
+Everything that touches the world (joins, actions, observations, keyframes, admin steps) is
+handed to the runner as a command and executed on its thread between ticks, so the engine never
+sees two threads. The runner never waits for clients: publishing is an `on_tick` hook that must
+not block (see `app/server/live.py`).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+# When the machine falls this far behind the schedule, forget the missed ticks instead of
+# bursting to catch up (a burst would freeze the clients and then fast-forward them).
+MAX_LAG_SECONDS = 1.0
+
+
+@dataclass
+class TickInfo:
+    """What happened in one tick, handed to every on_tick hook."""
+
+    tick: int
+    events: list[dict]
+    frame: dict
+    inputs: list[tuple[int, int | None, dict]] = field(default_factory=list)
+
+
+@dataclass
+class BuiltinAgent:
+    """A built-in character driven by an `app.agents` Agent every `every` ticks."""
+
+    char: int
+    name: str
+    agent: Any
+    every: int = 1
+
+
+class RunnerStopped(RuntimeError):
+    pass
+
+
+class WorldRunner:
+    def __init__(
+        self,
+        world: Any,
+        frame_builder: Any,
+        speed: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.world = world
+        self.frames = frame_builder
+        self.speed = float(speed)
+        self.paused = False
+        self.agents: list[BuiltinAgent] = []
+        self._clock = clock
+        self._hooks: list[Callable[[TickInfo], None]] = []
+        self._commands: queue.Queue[tuple[Callable[[], Any], Future]] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._inputs: list[tuple[int, int | None, dict]] = []
+        self._keyframe: dict | None = None
+        self._tick_times: deque[float] = deque(maxlen=64)
+        self._next_due = 0.0
+
+    # --- hooks ------------------------------------------------------------------------------
+
+    def on_tick(self, callback: Callable[[TickInfo], None]) -> Callable[[TickInfo], None]:
+        """Register a hook called on the runner thread after every tick. Usable as a decorator."""
+        self._hooks.append(callback)
+        return callback
+
+    # --- commands (any thread) -------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def call(self, fn: Callable[[], Any], timeout: float = 10.0) -> Any:
+        """Run `fn` on the runner thread between ticks and return its result.
+
+        Without a running thread (tests, headless use) `fn` runs right here, which keeps the
+        single-owner rule because then the caller is the only thread touching the world.
+        """
+        if not self.running or threading.current_thread() is self._thread:
+            return fn()
+        future: Future = Future()
+        self._commands.put((fn, future))
+        return future.result(timeout=timeout)
+
+    def submit(self, char: int, action: dict) -> Any:
+        """Validate and queue an action now; an accepted one applies at the next tick."""
+
+        def apply() -> Any:
+            result = self.world.submit(char, action)
+            if result.ok:
+                self._inputs.append((self.world.tick, char, action))
+            return result
+
+        return self.call(apply)
+
+    def add_character(self, name: str, label: str = "human") -> int:
+        def add() -> int:
+            cid = self.world.add_character(name=name, label=label)
+            self._inputs.append((self.world.tick, None, {"type": "join", "name": name, "id": cid}))
+            return cid
+
+        return self.call(add)
+
+    def keyframe(self) -> dict:
+        """The spectator keyframe for the current tick (built once per tick, then shared)."""
+
+        def build() -> dict:
+            if self._keyframe is None or self._keyframe.get("tick") != self.world.tick:
+                self._keyframe = self.frames.keyframe()
+            return self._keyframe
+
+        return self.call(build)
+
+    def pause(self) -> None:
+        self.call(lambda: setattr(self, "paused", True))
+
+    def resume(self) -> None:
+        def go() -> None:
+            self.paused = False
+            self._next_due = self._clock()
+
+        self.call(go)
+
+    def set_speed(self, speed: float) -> None:
+        if not speed > 0:
+            raise ValueError("speed must be a positive number of ticks per second")
+
+        def change() -> None:
+            self.speed = float(speed)
+            self._next_due = self._clock() + 1.0 / self.speed
+
+        self.call(change)
+
+    def step(self, n: int = 1) -> int:
+        """Advance `n` ticks now (also while paused); returns the new tick."""
+
+        def run() -> int:
+            for _ in range(n):
+                self.advance()
+            return self.world.tick
+
+        return self.call(run, timeout=max(10.0, n * 0.5))
+
+    def stats(self) -> dict:
+        times = list(self._tick_times)
+        measured = 0.0
+        if len(times) >= 2 and times[-1] > times[0]:
+            measured = (len(times) - 1) / (times[-1] - times[0])
+        return {
+            "tick": self.world.tick,
+            "speed": self.speed,
+            "paused": self.paused,
+            "measured_tps": round(measured, 2),
+            "running": self.running,
+        }
+
+    # --- the tick (runner thread only) ------------------------------------------------------
+
+    def advance(self) -> TickInfo:
+        """One tick: built-in agents decide, the world steps, a frame is built, hooks run."""
+        self._drive_agents()
+        events = self.world.step()
+        frame = self.frames.frame(events)
+        info = TickInfo(tick=self.world.tick, events=events, frame=frame, inputs=self._inputs)
+        self._inputs = []
+        self._tick_times.append(self._clock())
+        for hook in list(self._hooks):
+            try:
+                hook(info)
+            except Exception:  # a broken observer must not stop the world
+                log.exception("on_tick hook %r failed", hook)
+        return info
+
+    def _drive_agents(self) -> None:
+        tick = self.world.tick
+        for builtin in self.agents:
+            if tick % builtin.every:
+                continue
+            try:
+                action = builtin.agent.decide(self.world.observe(builtin.char))
+            except Exception:
+                log.exception("built-in agent %s failed to decide", builtin.name)
+                continue
+            if action:
+                result = self.world.submit(builtin.char, action)
+                if result.ok:
+                    self._inputs.append((tick, builtin.char, action))
+
+    # --- thread lifecycle -------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the clock thread (a green thread when eventlet has monkey-patched threading)."""
+        if self.running:
+            return
+        self._stop.clear()
+        self._next_due = self._clock()
+        self._thread = threading.Thread(target=self._loop, name="world-runner", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+        self._thread = None
+        self._fail_pending()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self._run_commands(block_until=None)
+            now = self._clock()
+            if self.paused:
+                self._run_commands(block_until=now + 0.1)
+                continue
+            if now >= self._next_due:
+                self.advance()
+                self._next_due += 1.0 / self.speed  # accumulate: sleep jitter never adds up
+                if self._clock() - self._next_due > MAX_LAG_SECONDS:
+                    self._next_due = self._clock()
+                continue
+            self._run_commands(block_until=self._next_due)
+
+    def _run_commands(self, block_until: float | None) -> None:
+        while True:
+            if block_until is None:
+                try:
+                    fn, future = self._commands.get_nowait()
+                except queue.Empty:
+                    return
+            else:
+                wait = block_until - self._clock()
+                if wait <= 0:
+                    return
+                try:
+                    fn, future = self._commands.get(timeout=wait)
+                except queue.Empty:
+                    return
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn())
+                except BaseException as exc:  # handed back to the caller's thread
+                    future.set_exception(exc)
+
+    def _fail_pending(self) -> None:
+        while True:
+            try:
+                _, future = self._commands.get_nowait()
+            except queue.Empty:
+                return
+            if future.set_running_or_notify_cancel():
+                future.set_exception(RunnerStopped("the world runner has stopped"))

@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+import pytest
+
+from app.server import create_app, services, socketio
+from tests.server.fakeworld import fake_world
+
+
+@pytest.fixture
+def app():
+    # No runner thread: tests advance the world themselves with runner.step(n).
+    return create_app({"WORLD_FACTORY": fake_world, "TESTING": True})
+
+
+@pytest.fixture
+def runner(app):
+    return services(app).runner
+
+
+@pytest.fixture
+def client(app):
+    c = socketio.test_client(app)
+    yield c
+    if c.is_connected():
+        c.disconnect()
+
+
+def received(client, name: str) -> list:
+    return [m["args"][0] for m in client.get_received() if m["name"] == name]
