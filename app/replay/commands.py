@@ -1,0 +1,203 @@
+"""`asiworld replay info | verify | export`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .format import ReplayError
+from .reader import Replay
+
+TICKS_PER_MINUTE = 60
+MAX_GIF_FRAMES = 1200
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    replay = subparsers.add_parser("replay", help="inspect, verify and export replay files")
+    sub = replay.add_subparsers(dest="replay_command", metavar="ACTION")
+    replay.set_defaults(func=lambda args: (replay.print_help(), 2)[1])
+
+    info = sub.add_parser("info", help="header, duration, counts and size of a replay")
+    info.add_argument("file")
+    info.add_argument("--json", action="store_true", help="print one JSON object")
+    info.add_argument("--check", action="store_true", help="also read every chunk (CRC check)")
+    info.set_defaults(func=cmd_info)
+
+    verify = sub.add_parser("verify", help="re-simulate from the input log and compare hashes")
+    verify.add_argument("file")
+    verify.add_argument("--until", type=int, default=None, help="stop after this tick")
+    verify.set_defaults(func=cmd_verify)
+
+    export = sub.add_parser("export", help="draw a tick as PNG, or a tick range as GIF")
+    export.add_argument("file")
+    export.add_argument("--at", type=int, help="the tick for --png")
+    export.add_argument("--png", help="output PNG path")
+    export.add_argument("--gif", help="output GIF path")
+    export.add_argument("--from", dest="start", type=int, help="first tick of the GIF")
+    export.add_argument("--to", dest="end", type=int, help="last tick of the GIF")
+    export.add_argument("--fps", type=float, default=10.0, help="GIF frames per second")
+    export.add_argument("--every", type=int, default=1, help="ticks between GIF frames")
+    export.add_argument("--area", default="0", help="area to draw (0 = the surface)")
+    export.add_argument("--scale", type=int, default=None, help="pixels per tile")
+    export.set_defaults(func=cmd_export)
+
+
+def _fail(exc: ReplayError) -> int:
+    print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
+    return 2
+
+
+def describe(replay: Replay) -> dict[str, Any]:
+    """What `replay info` prints, as data (the server's replay list uses the same)."""
+    header = replay.header
+    counts = dict(replay.summary.get("counts", {}))
+    if not replay.complete or not counts:
+        counts = {
+            "frames": sum(1 for _ in replay.frames()),
+            "inputs": sum(1 for _ in replay.inputs()),
+            "events": sum(1 for _ in replay.events()),
+            "hashes": len(replay.hashes()),
+            "keyframes": sum(1 for r in replay.index if r.kind == "K"),
+        }
+    first, last = replay.first_tick, replay.last_tick
+    ticks = (last - first) if first is not None else 0
+    minutes = ticks / TICKS_PER_MINUTE
+    characters = sum(len(c.characters) for c in header.configurations)
+    return {
+        "file": str(replay.path),
+        "schema": replay.schema,
+        "engine_version": header.engine_version,
+        "content_hash": header.content_hash,
+        "seed": header.seed,
+        "world": f"{header.width}x{header.height}",
+        "created_at": header.created_at,
+        "horizon": header.horizon,
+        "configurations": [
+            {"name": c.name, "characters": c.characters} for c in header.configurations
+        ],
+        "characters": characters,
+        "first_tick": first,
+        "last_tick": last,
+        "minutes": round(minutes, 2),
+        "counts": counts,
+        "chunks": len(replay.index),
+        "size_bytes": replay.size_bytes,
+        "bytes_per_minute": round(replay.size_bytes / minutes) if minutes else None,
+        "complete": replay.complete,
+    }
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    try:
+        with Replay.open(args.file) as replay:
+            data = describe(replay)
+            if args.check:
+                data["problems"] = [f"{p.code}: {p.message}" for p in replay.check()]
+    except ReplayError as exc:
+        return _fail(exc)
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 1 if data.get("problems") else 0
+    print(f"{data['file']}  (schema {data['schema']}, engine {data['engine_version']})")
+    print(f"  seed {data['seed']}, world {data['world']}, created {data['created_at']}")
+    print(f"  content {data['content_hash'] or '-'}, horizon {data['horizon']} ticks")
+    for conf in data["configurations"]:
+        print(f"  configuration {conf['name']}: characters {conf['characters']}")
+    print(
+        f"  ticks {data['first_tick']}-{data['last_tick']} ({data['minutes']} simulation minutes)"
+    )
+    print("  " + ", ".join(f"{v} {k}" for k, v in data["counts"].items()))
+    size = data["size_bytes"]
+    per_min = data["bytes_per_minute"]
+    print(
+        f"  {size:,} bytes in {data['chunks']} chunks"
+        + (f", {per_min:,} bytes per simulation minute" if per_min else "")
+    )
+    if not data["complete"]:
+        print("  no index: the recording was cut off; read up to its last complete chunk")
+    for problem in data.get("problems", []):
+        print(f"  damaged: {problem}")
+    return 1 if data.get("problems") else 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from .verify import verify_replay
+
+    try:
+        with Replay.open(args.file) as replay:
+            try:
+                verdict = verify_replay(replay, until=args.until)
+            except ModuleNotFoundError as exc:
+                print(f"error: engine_missing: cannot import the engine ({exc})", file=sys.stderr)
+                return 2
+    except ReplayError as exc:
+        return _fail(exc)
+    if verdict.ok:
+        print(f"ok: {verdict.checked} state hashes match up to tick {verdict.last_tick}")
+        return 0
+    print(f"mismatch: {verdict.code}: {verdict.message}")
+    if verdict.mismatch_tick is not None:
+        print(f"first mismatching tick: {verdict.mismatch_tick}")
+    return 1
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .render import render_state
+
+    if not args.png and not args.gif:
+        print("error: bad_argument: give --png OUT (with --at) or --gif OUT", file=sys.stderr)
+        return 2
+    try:
+        with Replay.open(args.file) as replay:
+            names = replay.header.character_names()
+            if args.png:
+                if args.at is None:
+                    print("error: bad_argument: --png needs --at TICK", file=sys.stderr)
+                    return 2
+                state = replay.state_at(args.at)
+                _check_area(state, args.area)
+                render_state(state, area=args.area, scale=args.scale, names=names).save(args.png)
+                print(f"wrote {args.png} (tick {args.at})")
+            if args.gif:
+                return _export_gif(replay, args, names)
+    except ReplayError as exc:
+        return _fail(exc)
+    return 0
+
+
+def _check_area(state: dict, area: str) -> None:
+    if str(area) not in state["areas"]:
+        known = ", ".join(sorted(state["areas"]))
+        raise ReplayError("unknown_area", f"area {area} is not in the world at this tick ({known})")
+
+
+def _export_gif(replay: Replay, args: argparse.Namespace, names: dict[int, str]) -> int:
+    from .apply import apply_frame
+    from .render import render_state
+
+    start = replay.first_tick if args.start is None else args.start
+    end = replay.last_tick if args.end is None else args.end
+    every = max(1, args.every)
+    if end < start:
+        raise ReplayError("bad_argument", f"--to {end} comes before --from {start}")
+    count = (end - start) // every + 1
+    if count > MAX_GIF_FRAMES:
+        raise ReplayError(
+            "clip_too_long",
+            f"{count} GIF frames is more than {MAX_GIF_FRAMES}; shorten the range or raise --every",
+        )
+    state = replay.state_at(start)
+    _check_area(state, args.area)
+    images = [render_state(state, area=args.area, scale=args.scale, names=names)]
+    for frame in replay.frames(start + 1, end):
+        state = apply_frame(state, frame)
+        if (frame["tick"] - start) % every == 0 and str(args.area) in state["areas"]:
+            images.append(render_state(state, area=args.area, scale=args.scale, names=names))
+    duration = max(20, round(1000 / max(args.fps, 0.1)))
+    images[0].save(
+        args.gif, save_all=True, append_images=images[1:], duration=duration, loop=0, optimize=False
+    )
+    print(f"wrote {args.gif} ({len(images)} frames, ticks {start}-{end})")
+    return 0

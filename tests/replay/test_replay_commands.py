@@ -1,0 +1,172 @@
+"""`asiworld replay info | verify | export` and the re-simulation behind verify."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PIL import Image
+from replay_fakes import FakeWorld, record_fake_run
+
+from app.cli import main
+from app.replay import Recorder, Replay, ReplayHeader
+from app.replay import verify as verify_module
+from app.replay.render import render_state, scale_for
+from app.replay.verify import verify_replay
+
+OPPOSITE = {"n": "s", "s": "n", "e": "w", "w": "e"}
+
+
+def fake_factory(seed: int, size: int) -> FakeWorld:
+    return FakeWorld.create(seed, size=size)
+
+
+class TamperingRecorder(Recorder):
+    """Writes the log of a different run than the one it hashes: one move turned around."""
+
+    def __init__(self, *args, from_tick: int, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.from_tick = from_tick
+        self.done = False
+
+    def record(self, frame, inputs=(), events=None, hash=None):  # noqa: A002
+        rows = [list(r) for r in inputs]
+        for row in rows:
+            tick, _, action = row
+            if not self.done and tick >= self.from_tick and action.get("type") == "move":
+                row[2] = {**action, "dir": OPPOSITE[action["dir"]]}
+                self.done = True
+                self.tampered_tick = tick
+        super().record(frame, rows, events, hash)
+
+
+def make_header() -> ReplayHeader:
+    return ReplayHeader(seed=5, width=32, height=32, configurations=[{"name": "walker"}])
+
+
+@pytest.fixture(scope="module")
+def run_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cmd") / "run.asirep"
+    with Recorder(path, make_header(), keyframe_every=120, frames_per_chunk=30, hash_every=10) as r:
+        record_fake_run(r, seed=5, ticks=300)
+    return path
+
+
+@pytest.fixture
+def fake_engine(monkeypatch):
+    monkeypatch.setattr(verify_module, "engine_world_factory", lambda: fake_factory)
+
+
+def test_verify_passes_on_an_untouched_recording(run_file):
+    with Replay.open(run_file) as replay:
+        verdict = verify_replay(replay, fake_factory)
+    assert verdict.ok, verdict.message
+    assert verdict.checked == 30 and verdict.last_tick == 300
+
+
+def test_verify_fails_at_the_first_hash_after_a_tampered_input(tmp_path):
+    path = tmp_path / "tampered.asirep"
+    rec = TamperingRecorder(path, make_header(), frames_per_chunk=30, hash_every=10, from_tick=150)
+    record_fake_run(rec, seed=5, ticks=300)
+    rec.close()
+    with Replay.open(path) as replay:
+        verdict = verify_replay(replay, fake_factory)
+    assert not verdict.ok and verdict.code == "hash_mismatch"
+    # The input logged at tick T acts in the step to T+1: the next multiple of 10 after it.
+    assert verdict.mismatch_tick == (rec.tampered_tick // 10 + 1) * 10
+    assert str(verdict.mismatch_tick) in verdict.message
+
+
+def test_verify_command_exits_0_when_hashes_match_and_1_on_the_first_mismatch(
+    run_file, tmp_path, fake_engine, capsys
+):
+    assert main(["replay", "verify", str(run_file)]) == 0
+    assert "30 state hashes match" in capsys.readouterr().out
+    path = tmp_path / "tampered.asirep"
+    rec = TamperingRecorder(path, make_header(), frames_per_chunk=30, hash_every=10, from_tick=40)
+    record_fake_run(rec, seed=5, ticks=120)
+    rec.close()
+    assert main(["replay", "verify", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"first mismatching tick: {(rec.tampered_tick // 10 + 1) * 10}" in out
+
+
+def test_verify_refuses_a_replay_without_hashes(tmp_path):
+    path = tmp_path / "nohash.asirep"
+    with Recorder(path, make_header(), hash_every=10**6) as r:
+        record_fake_run(r, ticks=20)
+    with Replay.open(path) as replay:
+        verdict = verify_replay(replay, fake_factory)
+    assert not verdict.ok and verdict.code == "no_hashes"
+
+
+def test_info_reports_header_duration_counts_and_size(run_file, capsys):
+    assert main(["replay", "info", str(run_file), "--json", "--check"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["seed"] == 5 and data["world"] == "32x32"
+    assert data["first_tick"] == 0 and data["last_tick"] == 300 and data["minutes"] == 5.0
+    assert data["counts"]["frames"] == 301 and data["counts"]["hashes"] == 30
+    assert data["size_bytes"] == run_file.stat().st_size
+    assert data["complete"] is True and data["problems"] == []
+    assert main(["replay", "info", str(run_file)]) == 0
+    assert "5.0 simulation minutes" in capsys.readouterr().out
+
+
+def test_info_on_a_cut_off_file_counts_what_is_there_and_says_it_was_cut(
+    run_file, tmp_path, capsys
+):
+    cut = tmp_path / "cut.asirep"
+    cut.write_bytes(run_file.read_bytes()[: run_file.stat().st_size // 2])
+    assert main(["replay", "info", str(cut)]) == 0
+    out = capsys.readouterr().out
+    assert "cut off" in out
+
+
+def test_info_on_a_missing_or_foreign_file_exits_2_with_the_code(tmp_path, capsys):
+    assert main(["replay", "info", str(tmp_path / "nope.asirep")]) == 2
+    assert "not_found" in capsys.readouterr().err
+    junk = tmp_path / "junk.asirep"
+    junk.write_bytes(b"\x00" * 100)
+    assert main(["replay", "info", str(junk)]) == 2
+    assert "not_a_replay" in capsys.readouterr().err
+
+
+def test_export_png_draws_the_map_at_a_tick(run_file, tmp_path):
+    out = tmp_path / "at.png"
+    assert main(["replay", "export", str(run_file), "--at", "150", "--png", str(out)]) == 0
+    image = Image.open(out)
+    assert image.format == "PNG"
+    assert image.size == (32 * scale_for(32, 32), 32 * scale_for(32, 32) + 14)
+
+
+def test_export_gif_writes_one_frame_per_step(run_file, tmp_path):
+    out = tmp_path / "clip.gif"
+    args = ["replay", "export", str(run_file), "--gif", str(out), "--from", "100", "--to", "160"]
+    assert main([*args, "--every", "10", "--fps", "5"]) == 0
+    image = Image.open(out)
+    assert image.format == "GIF" and image.n_frames == 7
+
+
+def test_export_refuses_bad_ranges_and_missing_arguments(run_file, tmp_path, capsys):
+    png = str(tmp_path / "x.png")
+    assert main(["replay", "export", str(run_file), "--png", png]) == 2
+    assert main(["replay", "export", str(run_file), "--at", "9999", "--png", png]) == 2
+    assert "tick_out_of_range" in capsys.readouterr().err
+    assert main(["replay", "export", str(run_file), "--at", "5", "--png", png, "--area", "7"]) == 2
+    assert "unknown_area" in capsys.readouterr().err
+    gif = str(tmp_path / "x.gif")
+    assert (
+        main(["replay", "export", str(run_file), "--gif", gif, "--from", "50", "--to", "10"]) == 2
+    )
+    assert main(["replay", "export", str(run_file)]) == 2
+
+
+def test_rendering_marks_characters_in_their_own_colour(run_file):
+    with Replay.open(run_file) as replay:
+        state = replay.state_at(0)
+    image = render_state(state, scale=8)
+    char = next(e for e in state["entities"].values() if e["kind"] == "character")
+    x, y = char["x"] * 8 + 4, char["y"] * 8 + 4 + 14
+    from app.replay.render import character_colour
+
+    assert image.getpixel((x, y)) == character_colour(char["id"])
