@@ -121,7 +121,9 @@ def cohort_stream() -> list[Event]:
         for category, n in mix.items():
             for i in range(n):
                 op += 1
-                events.append(ev(5 + i, "action", cid, op=op, type=category, category=category, args={}))
+                events.append(
+                    ev(5 + i, "action", cid, op=op, type=category, category=category, args={})
+                )
     for day in range(1, 11):
         for cid in (1, 2, 3, 4, 5):
             downs = 1 if (cid == 2 and day % 3 == 0) or (cid == 5 and day % 2 == 0) else 0
@@ -153,7 +155,9 @@ def cohort_stream() -> list[Event]:
     events += expedition(7000, 1, expedition_id=1, char=4, party=[3, 4], damage=15)
     events += [ev(9000 + i, "killed", 2, target=50 + i, target_kind="guard", hostile=True,
                   boss=False, in_dungeon=True) for i in range(12)]  # fmt: skip
-    events += [ev(4100 + i, "coins", 2, amount=5, total=5 * (i + 1), source="chest") for i in range(6)]
+    events += [
+        ev(4100 + i, "coins", 2, amount=5, total=5 * (i + 1), source="chest") for i in range(6)
+    ]
     events.append(ev(600, "incident", 5, cause="model_error", start=600, end=840))
     events.append(ev(12000, "incident", 2, cause="connection_lost", start=12000, end=12600))
     events.sort(key=lambda e: e["tick"])

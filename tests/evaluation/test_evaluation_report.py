@@ -1,0 +1,114 @@
+"""Report generation: results.json, report.md with every table, and the two PNG figures.
+
+Bad inputs tried: a run where nobody entered a dungeon or acted (empty figures must still
+draw), a single configuration, many configurations with long names, blank lines in events.jsonl.
+"""
+
+from __future__ import annotations
+
+import json
+
+from eval_streams import COHORT, cohort_stream, ev
+from PIL import Image
+
+from app.evaluation import evaluate, load_events, write_reports
+
+META = {"seed": 7, "minutes": 300, "ticks": 18000, "wall_seconds": 41.2, "state_hash": "9f3a"}
+
+
+def build(tmp_path, events=None, characters=COHORT):
+    results = evaluate(cohort_stream() if events is None else events, characters, META)
+    paths = write_reports(tmp_path, results)
+    return results, paths
+
+
+def assert_valid_png(path, min_w=600, min_h=400):
+    with Image.open(path) as img:
+        img.verify()
+    with Image.open(path) as img:
+        assert img.format == "PNG"
+        w, h = img.size
+        assert min_w <= w <= 4000 and min_h <= h <= 3000
+        # Not a blank canvas: a chart has many colours.
+        assert len(img.convert("RGB").getcolors(maxcolors=100000) or []) > 20
+
+
+def test_reports_write_json_markdown_and_two_figures(tmp_path):
+    _, paths = build(tmp_path)
+    assert {p.name for p in paths.values()} == {
+        "results.json",
+        "report.md",
+        "dungeon_performance.png",
+        "actions.png",
+    }
+    assert_valid_png(paths["dungeons"])
+    assert_valid_png(paths["actions"])
+
+
+def test_results_json_has_meta_and_every_measure_per_configuration(tmp_path):
+    build(tmp_path)
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["meta"] == META
+    row = data["configurations"][0]
+    for key in ("outfit", "depth", "hero", "kills", "bosses", "crafts", "coins", "trial"):
+        assert key in row["measures"]
+    for key in ("downs", "days", "damage_taken", "supplies_used", "score"):
+        assert key in row["measures"]
+    assert set(row["dungeons"]) == {"1", "2", "3", "4"}
+    assert len(row["achievements"]["stages"]) == 8
+    assert row["achievements"]["stages"][0]["evidence"]  # planner met Foothold, with proof
+    assert {"rank", "score", "score_shown", "actions", "incidents", "label"} <= set(row)
+
+
+def test_markdown_has_every_table(tmp_path):
+    build(tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    for heading in (
+        "## Main evaluation",
+        "## Achievements per stage",
+        "## Curriculum completion",
+        "## Activity and survival",
+        "## Dungeon performance by difficulty",
+        "## Executed actions by category",
+        "## Incidents",
+    ):
+        assert heading in md
+    assert (
+        "| Rank | Configuration | Outfit | Depth | Hero | Kills | Bosses | Crafts | Coins |" in md
+    )
+    assert "| 1 | planner | Y | 3 | Y |" in md
+    assert "| 8. Hero | ✓ 238.2 |" in md
+    assert (
+        "| builder | – | 0/8 | 0% | 1. Foothold | a usable bed; self-crafted equipment equipped |"
+        in md
+    )
+    assert "| random | model_error | 10.0 | 14.0 | 240 |" in md
+    assert "![Dungeon performance by difficulty](figures/dungeon_performance.png)" in md
+    assert "seed 7, minutes 300, ticks 18000, wall_seconds 41.2, state_hash 9f3a" in md
+
+
+def test_an_idle_run_still_draws_its_figures(tmp_path):
+    joined = [ev(0, "joined", 1, name="idle", label="random", x=0, y=0)]
+    results, paths = build(tmp_path, joined, [])
+    assert results["configurations"][0]["score"] == 0
+    for key in ("dungeons", "actions"):
+        with Image.open(paths[key]) as img:
+            assert img.size[0] >= 600
+    assert "No incidents." in (tmp_path / "report.md").read_text()
+
+
+def test_many_configurations_with_long_names_fit_the_figures(tmp_path):
+    chars = [{"id": i, "name": f"configuration-with-a-long-name-{i}"} for i in range(12)]
+    events = [
+        ev(1, "action", i, op=1, type="move", category="movement", args={}) for i in range(12)
+    ]
+    _, paths = build(tmp_path, events, chars)
+    assert_valid_png(paths["actions"], min_w=1200)
+
+
+def test_load_events_reads_jsonl_and_skips_blank_lines(tmp_path):
+    path = tmp_path / "events.jsonl"
+    path.write_text(
+        '{"tick": 1, "kind": "said", "char": 1, "text": "hi"}\n\n{"tick": 2, "kind": "day", "day": 1, "phase": "dusk"}\n'
+    )
+    assert [e["tick"] for e in load_events(path)] == [1, 2]
