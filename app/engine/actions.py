@@ -1,0 +1,203 @@
+"""Actions: the one road from an action dict to a change in the world.
+
+Every action type registers a Handler: its category, the shape of its arguments, a `check`
+that reads the world and raises a Refusal (never changes anything), an optional `begin` that
+sets the operation's timing, and an `effect` that makes the change when the operation's time
+comes. `check` runs when the action is submitted, again when it is applied at the tick, and
+(unless the handler says otherwise) again just before its effect, because the world moves on
+while an operation runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .errors import Refusal
+from .model import Character, Op
+
+if TYPE_CHECKING:
+    from .world import World
+
+CATEGORIES = ("movement", "gathering", "crafting", "building", "combat", "consumption", "trade",
+              "rest", "dungeon", "communication", "idle")
+
+
+@dataclass(frozen=True)
+class Arg:
+    kind: str  # "int", "str", "dir", "slot", "int_list"
+    required: bool = True
+    default: Any = None
+    low: int | None = None
+    high: int | None = None
+    max_len: int = 64
+
+
+@dataclass
+class Handler:
+    type: str
+    category: str
+    args: dict[str, Arg]
+    check: Callable[[World, Character, dict], None]
+    effect: Callable[[World, Character, Op], bool]
+    begin: Callable[[World, Character, Op], None] | None = None
+    cancel: Callable[[World, Character, Op], None] | None = None
+    recheck: bool = True  # run `check` again just before the effect
+    interrupts: bool = True  # replaces the ongoing operation (say does not)
+    while_asleep: bool = False
+    while_down: bool = False
+    help: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+HANDLERS: dict[str, Handler] = {}
+
+
+def register(handler: Handler) -> Handler:
+    assert handler.category in CATEGORIES, handler.category
+    HANDLERS[handler.type] = handler
+    return handler
+
+
+def category_of(action_type: str) -> str:
+    return HANDLERS[action_type].category
+
+
+DIRECTIONS = {"n": (0, -1), "s": (0, 1), "e": (1, 0), "w": (-1, 0)}
+SLOTS = ("weapon", "armor", "outfit", "light")
+
+
+def parse(action: Any) -> dict[str, Any]:
+    """Shape-check an action dict: known type, known arguments of the right types."""
+    if not isinstance(action, dict):
+        raise Refusal("bad_argument", "an action is a JSON object with a 'type'")
+    kind = action.get("type")
+    if not isinstance(kind, str) or kind not in HANDLERS:
+        known = ", ".join(sorted(HANDLERS))
+        raise Refusal("unknown_action", f"unknown action {kind!r}; known actions: {known}")
+    handler = HANDLERS[kind]
+    unknown = sorted(k for k in action if k != "type" and k not in handler.args)
+    if unknown:
+        raise Refusal("bad_argument", f"{kind} takes no argument {unknown[0]!r}"
+                      f" (it takes: {', '.join(handler.args) or 'nothing'})")
+    out: dict[str, Any] = {"type": kind}
+    for name, spec in handler.args.items():
+        if name not in action or action[name] is None:
+            if spec.required:
+                raise Refusal("bad_argument", f"{kind} needs {name!r}")
+            if spec.default is not None:
+                out[name] = spec.default
+            continue
+        out[name] = _coerce(kind, name, spec, action[name])
+    return out
+
+
+def _coerce(kind: str, name: str, spec: Arg, value: Any) -> Any:
+    if spec.kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise Refusal("bad_argument", f"{kind}: {name!r} must be a whole number")
+        if (spec.low is not None and value < spec.low) or (spec.high is not None and value > spec.high):
+            raise Refusal("bad_argument",
+                          f"{kind}: {name!r} must be between {spec.low} and {spec.high}")
+        return value
+    if spec.kind == "int_list":
+        if not isinstance(value, list) or len(value) > 8 or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in value):
+            raise Refusal("bad_argument", f"{kind}: {name!r} must be a list of at most 8 ids")
+        return list(value)
+    if not isinstance(value, str):
+        raise Refusal("bad_argument", f"{kind}: {name!r} must be text")
+    if len(value) > spec.max_len:
+        raise Refusal("bad_argument", f"{kind}: {name!r} is longer than {spec.max_len} characters")
+    if spec.kind == "dir" and value not in DIRECTIONS:
+        raise Refusal("bad_argument", f"{kind}: 'dir' must be one of n, s, e, w")
+    if spec.kind == "slot" and value not in SLOTS:
+        raise Refusal("bad_argument", f"{kind}: 'slot' must be one of {', '.join(SLOTS)}")
+    return value
+
+
+def check(world: World, char: Character, action: Any) -> dict[str, Any]:
+    """Parse and check against the rules; returns the normalised action. Changes nothing."""
+    normal = parse(action)
+    handler = HANDLERS[normal["type"]]
+    if char.down and not handler.while_down:
+        raise Refusal("character_down", f"{char.name} is knocked down and cannot act until"
+                      f" tick {char.down_until}")
+    if char.asleep and not handler.while_asleep:
+        raise Refusal("asleep", f"{char.name} is asleep; wake first")
+    handler.check(world, char, normal)
+    return normal
+
+
+def start(world: World, char: Character, action: dict[str, Any], op_id: int) -> None:
+    handler = HANDLERS[action["type"]]
+    args = {k: v for k, v in action.items() if k != "type"}
+    world.emit("action", char=char.id, op=op_id, type=action["type"],
+               category=handler.category, args=args)
+    op = Op(id=op_id, type=action["type"], args=args, started=world.tick)
+    if not handler.interrupts:
+        _run_effect(world, char, handler, op, standalone=True)
+        return
+    cancel(world, char, "replaced")
+    if handler.begin:
+        handler.begin(world, char, op)
+    char.op = op
+
+
+def cancel(world: World, char: Character, reason: str) -> None:
+    op = char.op
+    if op is None:
+        return
+    char.op = None
+    handler = HANDLERS[op.type]
+    if handler.cancel:
+        handler.cancel(world, char, op)
+    world.emit("op_cancelled", char=char.id, op=op.id, type=op.type, reason=reason)
+
+
+def advance(world: World, char: Character) -> None:
+    """One tick of the character's operation."""
+    op = char.op
+    if op is None:
+        return
+    op.wait -= 1
+    if op.wait > 0:
+        return
+    _run_effect(world, char, HANDLERS[op.type], op, standalone=False)
+
+
+def _run_effect(world: World, char: Character, handler: Handler, op: Op, standalone: bool) -> None:
+    try:
+        if handler.recheck and not standalone and op.started != world.tick:
+            handler.check(world, char, {"type": op.type, **op.args})
+        done = handler.effect(world, char, op)
+    except Refusal as refusal:
+        if char.op is op:
+            char.op = None
+        world.emit("op_failed", char=char.id, op=op.id, type=op.type, code=refusal.code,
+                   message=refusal.message)
+        return
+    if done:
+        if char.op is op:
+            char.op = None
+        world.emit("op_done", char=char.id, op=op.id, type=op.type, result=dict(op.result))
+
+
+def describe() -> list[dict[str, Any]]:
+    """The action table for documentation, the program API and the LLM tools."""
+    out = []
+    for h in HANDLERS.values():
+        out.append({"type": h.type, "category": h.category, "help": h.help,
+                    "args": {n: {"kind": a.kind, "required": a.required, "default": a.default,
+                                 "low": a.low, "high": a.high} for n, a in h.args.items()}})
+    return out
+
+
+# The rule modules register their handlers on import.
+def _load_rules() -> None:
+    from .rules import building, combat, consumption, crafting, gathering, movement, rest, trade
+
+    del building, combat, consumption, crafting, gathering, movement, rest, trade
+
+
+_load_rules()

@@ -1,0 +1,180 @@
+"""Creatures: sheep graze, boars defend themselves, shades hunt at night. Each acts on its own
+timer in id order; chasers follow what they can see and give up once it is out of sight."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import tcod.los
+
+from . import clock, homes
+from .model import SURFACE, Area, Character, Creature, Entity
+from .rules.combat import harm
+
+if TYPE_CHECKING:
+    from .world import World
+
+_STEPS = ((0, -1), (1, 0), (0, 1), (-1, 0))
+
+
+def populate(world: World) -> None:
+    """The map's starting animals, on grass away from the plaza."""
+    for kind in ("sheep", "boar"):
+        for _ in range(int(world.content.map.get(kind, 0))):
+            pos = _random_open_tile(world, world.areas[SURFACE], "grass")
+            if pos is not None:
+                world.add_creature(kind, SURFACE, pos)
+
+
+def _random_open_tile(world: World, area: Area, terrain: str, tries: int = 40):
+    code = world.content.tile_code[terrain]
+    px, py = world.landmarks.plaza
+    for _ in range(tries):
+        x = world.rng.randrange(area.width)
+        y = world.rng.randrange(area.height)
+        if area.terrain[y, x] == code and world.walkable(area, x, y) and \
+                max(abs(x - px), abs(y - py)) > 10:
+            return (x, y)
+    return None
+
+
+def sees(world: World, area: Area, a: Entity, b: Entity, radius: int) -> bool:
+    """Line of sight within a Chebyshev radius, through tiles that let sight through."""
+    if a.area != b.area or max(abs(a.x - b.x), abs(a.y - b.y)) > radius:
+        return False
+    see = world.content.see_lut
+    for x, y in tcod.los.bresenham((a.x, a.y), (b.x, b.y)).tolist()[1:-1]:
+        if not see[area.terrain[y, x]]:
+            return False
+        s = area.structures.get((x, y))
+        if s is not None and homes.opaque(s, world.content):
+            return False
+    return True
+
+
+def act(world: World, cr: Creature) -> None:
+    if world.tick < cr.next_move:
+        return
+    spec = world.content.creatures[cr.kind]
+    cr.next_move = world.tick + int(spec["move_every"])
+    for hook in world.extensions.get("creature_hooks", ()):
+        if hook(world, cr):
+            return
+    area = world.areas[cr.area]
+    target = _current_target(world, area, cr, spec)
+    if target is None:
+        if world.rng.random() < float(spec.get("wander", 0.5)):
+            _step(world, area, cr, world.rng.choice(_STEPS))
+        return
+    if spec.get("damage", 0) > 0 and max(abs(cr.x - target.x), abs(cr.y - target.y)) <= 1:
+        if world.tick >= cr.next_attack:
+            cr.next_attack = world.tick + int(spec.get("attack_cooldown", 2))
+            world.emit("attacked", char=None, attacker=cr.id, attacker_kind=cr.kind,
+                       target=target.id, target_kind=target.kind, damage=int(spec["damage"]))
+            harm(world, target, int(spec["damage"]), source=cr)
+        return
+    if spec.get("damage", 0) > 0:
+        chase(world, area, cr, target.x, target.y)
+    else:  # harmless animals flee from what hurt them
+        chase(world, area, cr, 2 * cr.x - target.x, 2 * cr.y - target.y)
+
+
+def _current_target(world: World, area: Area, cr: Creature, spec: dict) -> Entity | None:
+    sight = int(spec.get("sight", 0))
+    if cr.target is not None:
+        target = world.entities.get(cr.target)
+        if target is None or getattr(target, "down", False) or target.area != cr.area:
+            cr.target = None
+            return None
+        if sees(world, area, cr, target, sight or 6):
+            cr.lost_sight = 0
+        else:
+            cr.lost_sight += int(spec["move_every"])
+            if cr.lost_sight > world.content.creature_rules.give_up_ticks:
+                cr.target, cr.lost_sight = None, 0
+                return None
+        return target
+    if not (cr.hostile and sight):
+        return None
+    best = None
+    for ent in world.entities.values():
+        if isinstance(ent, Character) and ent.area == cr.area and not ent.down:
+            d = max(abs(ent.x - cr.x), abs(ent.y - cr.y))
+            if d <= sight and (best is None or d < best[0]) and sees(world, area, cr, ent, sight):
+                best = (d, ent)
+    if best is not None:
+        cr.target = best[1].id
+        return best[1]
+    return None
+
+
+def chase(world: World, area: Area, cr: Creature, tx: int, ty: int) -> None:
+    """A greedy step that shortens the distance; sideways when the straight way is blocked."""
+    options = sorted(_STEPS, key=lambda d: (abs(cr.x + d[0] - tx) + abs(cr.y + d[1] - ty), d))
+    for d in options[:3]:
+        if _step(world, area, cr, d):
+            return
+
+
+def _step(world: World, area: Area, cr: Creature, d: tuple[int, int]) -> bool:
+    x, y = cr.x + d[0], cr.y + d[1]
+    if world.walkable(area, x, y, cr) and _allowed(world, area, cr, x, y):
+        world.move_entity(cr, x, y)
+        return True
+    return False
+
+
+def _allowed(world: World, area: Area, cr: Creature, x: int, y: int) -> bool:
+    # Animals keep to open country: no wandering onto the plaza or into doorways.
+    s = area.structures.get((x, y))
+    if s is not None and s.kind == "door":
+        return False
+    if cr.kind in ("sheep", "boar"):
+        return world.tile_name(area, x, y) != "plaza"
+    return True
+
+
+def spawn(world: World) -> None:
+    rules = world.content.creature_rules
+    t = world.tick
+    if t and t % rules.respawn_interval == 0:
+        counts = {"sheep": 0, "boar": 0}
+        for ent in world.entities.values():
+            if ent.kind in counts and ent.area == SURFACE:
+                counts[ent.kind] += 1
+        for kind in ("sheep", "boar"):
+            if counts[kind] < int(world.content.map.get(kind, 0)):
+                pos = _random_open_tile(world, world.areas[SURFACE], "grass", tries=10)
+                if pos is not None:
+                    world.add_creature(kind, SURFACE, pos)
+    if clock.is_night(t, world.content) and t % rules.shade_spawn_interval == 0:
+        for char in world.characters():
+            if char.area != SURFACE or char.down or homes.inside_home(world, char):
+                continue
+            near = sum(1 for e in world.entities.values()
+                       if e.kind == "shade" and e.area == SURFACE
+                       and max(abs(e.x - char.x), abs(e.y - char.y)) <= rules.shade_near_radius)
+            if near < rules.shade_max_near:
+                _spawn_shade(world, char)
+
+
+def _spawn_shade(world: World, char: Character) -> None:
+    rules = world.content.creature_rules
+    area = world.areas[SURFACE]
+    for _ in range(8):
+        r = world.rng.randint(rules.shade_spawn_min, rules.shade_spawn_max)
+        angle = world.rng.random() * 2 * np.pi
+        x = int(round(char.x + r * np.cos(angle)))
+        y = int(round(char.y + r * np.sin(angle)))
+        if world.walkable(area, x, y) and not homes.inside_home(world, char) and \
+                world.tile_name(area, x, y) != "plaza":
+            world.add_creature("shade", SURFACE, (x, y))
+            return
+
+
+def dawn(world: World) -> None:
+    """Shades fade at dawn."""
+    for ent in list(world.entities.values()):
+        if isinstance(ent, Creature) and world.content.creatures[ent.kind].get("night_only"):
+            world.remove_entity(ent)

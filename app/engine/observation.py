@@ -1,0 +1,166 @@
+"""A character's observation: only what its field of view shows now, its own body and pack,
+its ongoing action, the events that concern it, and its memory. JSON-ready, plus a compact
+text form for language models."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import clock, inventory, vision
+from .model import Character, Creature, Entity
+
+if TYPE_CHECKING:
+    from .world import World
+
+
+def self_dict(world: World, char: Character) -> dict[str, Any]:
+    op = char.op.to_dict() if char.op else None
+    return {
+        "id": char.id, "name": char.name, "label": char.label, "x": char.x, "y": char.y,
+        "area": char.area, "area_kind": world.areas[char.area].kind,
+        "health": char.health, "max_health": char.max_health, "hunger": char.hunger,
+        "energy": char.energy, "coins": char.coins, "asleep": char.asleep, "down": char.down,
+        "inventory": inventory.as_list(char), "equipment": dict(char.equipment),
+        "light_ticks": char.light_ticks, "action": op, "home_area": char.home_area,
+        "home_locked": char.home_locked, "usable_bed": char.usable_bed,
+        "tasks": dict(char.tasks), "sanctum_open": char.sanctum_open,
+        "sigils": [i for i, _ in char.inventory if world.content.items[i]["category"] == "sigil"],
+    }
+
+
+def entity_dict(ent: Entity) -> dict[str, Any]:
+    out = {"id": ent.id, "kind": ent.kind, "x": ent.x, "y": ent.y, "health": ent.health,
+           "max_health": ent.max_health}
+    if isinstance(ent, Character):
+        out.update(name=ent.name, label=ent.label, down=ent.down, asleep=ent.asleep,
+                   weapon=ent.equipment.get("weapon"), armor=ent.equipment.get("armor"))
+    elif isinstance(ent, Creature):
+        out.update(hostile=ent.hostile, boss=ent.boss)
+    return out
+
+
+def observe(world: World, char: Character, *, full_memory: bool = False,
+            consume: bool = True) -> dict[str, Any]:
+    mem = world.memory[char.id]
+    area = world.areas[char.area]
+    vis = mem.visible
+    h, w = vis.shape
+    x0, y0 = mem.x0, mem.y0
+    chars = np.frombuffer(world.content.tile_chars.encode("latin-1"), dtype=np.uint8)
+    window = np.where(vis, chars[area.terrain[y0:y0 + h, x0:x0 + w]], ord(" ")).astype(np.uint8)
+    rows = [bytes(row).decode("latin-1") for row in window]
+
+    entities, structures, loot = [], [], []
+    for (x, y), eid in area.occupant.items():
+        if eid != char.id and vision.can_see(mem, x, y):
+            entities.append(entity_dict(world.entities[eid]))
+    for (x, y), s in area.structures.items():
+        if vision.can_see(mem, x, y):
+            structures.append(s.to_dict(x, y))
+    floors = [{"x": x, "y": y, "owner": o} for (x, y), o in area.floor.items()
+              if vision.can_see(mem, x, y)]
+    for (x, y), bag in area.loot.items():
+        if vision.can_see(mem, x, y):
+            loot.append({"x": x, "y": y, "items": dict(bag.items), "expires": bag.expires})
+
+    events = list(world.char_events[char.id])
+    if consume:
+        world.char_events[char.id].clear()
+        char.last_observed = world.tick
+    am = mem.areas.get(char.area)
+    memory: dict[str, Any] = {
+        "seen_tiles": int((am.ticks >= 0).sum()) if am is not None else 0,
+        "entities": sorted((e for e in mem.entities.values() if not _visible_now(mem, e, char)),
+                           key=lambda e: -e["tick"])[:32],
+    }
+    if full_memory and am is not None:
+        memory["tiles"] = [bytes(r).decode("latin-1") for r in
+                           np.where(am.tiles == vision.UNSEEN, ord(" "),
+                                    chars[np.minimum(am.tiles, len(chars) - 1)]).astype(np.uint8)]
+        memory["ticks"] = am.ticks.tolist()
+    return {
+        "tick": world.tick,
+        "time": clock.time_of(world.tick, world.content),
+        "self": self_dict(world, char),
+        "view": {"radius": vision.radius(world, char), "x0": x0, "y0": y0, "w": w, "h": h,
+                 "area": char.area, "tiles": rows},
+        "entities": sorted(entities, key=lambda e: e["id"]),
+        "structures": structures,
+        "floors": floors,
+        "loot": loot,
+        "landmarks": _landmarks(world, char),
+        "events": events,
+        "memory": memory,
+    }
+
+
+def _visible_now(mem: vision.Memory, e: dict, char: Character) -> bool:
+    return e["area"] == char.area and vision.can_see(mem, e["x"], e["y"])
+
+
+def _landmarks(world: World, char: Character) -> dict[str, Any]:
+    """The plaza's sign board names the plaza, the merchant and the three gates; the altar is
+    known only once the character has seen it."""
+    m = world.landmarks
+    out: dict[str, Any] = {"plaza": list(m.plaza), "merchant": list(m.merchant),
+                           "gates": [list(g) for g in m.gates], "altar": None}
+    surface = world.memory[char.id].areas.get(0)
+    if surface is not None and surface.ticks[m.altar[1], m.altar[0]] >= 0:
+        out["altar"] = list(m.altar)
+    return out
+
+
+LEGEND_ORDER = ("@", "character", "sheep", "boar", "shade")
+
+
+def observe_text(world: World, char: Character) -> str:
+    """A compact rendering for language models: stats, the visible map, what is in view."""
+    obs = observe(world, char, consume=False)
+    me, view, t = obs["self"], obs["view"], obs["time"]
+    grid = [list(row) for row in view["tiles"]]
+    marks: dict[str, str] = {}
+
+    def put(x: int, y: int, ch: str, name: str) -> None:
+        i, j = y - view["y0"], x - view["x0"]
+        if 0 <= i < len(grid) and 0 <= j < len(grid[i]):
+            grid[i][j] = ch
+            marks[ch] = name
+
+    for s in obs["structures"]:
+        put(s["x"], s["y"], s["kind"][0].upper() if s["kind"] != "door" else "+", s["kind"])
+    for e in obs["entities"]:
+        put(e["x"], e["y"], "&" if e["kind"] == "character" else e["kind"][0].lower(), e["kind"])
+    put(me["x"], me["y"], "@", "you")
+    legend = {ch: name for ch, name in world.content.legend().items()
+              if any(ch in row for row in view["tiles"]) and ch != " "}
+    legend.update(marks)
+    inv = ", ".join(f"{i['item']} x{i['count']}" for i in me["inventory"]) or "empty"
+    eq = ", ".join(f"{k}: {v}" for k, v in me["equipment"].items() if v) or "nothing"
+    action = me["action"]
+    lines = [
+        f"tick {obs['tick']} | day {t['day']} minute {t['minute']} ({t['phase']})",
+        f"{me['name']} at ({me['x']}, {me['y']}) area {me['area']} | health {me['health']}"
+        f" hunger {me['hunger']} energy {me['energy']} coins {me['coins']}"
+        + (" | ASLEEP" if me["asleep"] else "") + (" | DOWN" if me["down"] else ""),
+        f"inventory: {inv}",
+        f"equipped: {eq}",
+        f"doing: {action['type']} {action['args']}" if action else "doing: nothing",
+        f"map (top-left is ({view['x0']}, {view['y0']}); ' ' = not visible):",
+        *("".join(row) for row in grid),
+        "legend: " + ", ".join(f"{k}={v}" for k, v in sorted(legend.items())),
+    ]
+    if obs["entities"]:
+        lines.append("in view: " + "; ".join(
+            f"{e['kind']} #{e['id']} at ({e['x']}, {e['y']}) health {e['health']}"
+            for e in obs["entities"]))
+    recent = [e for e in obs["events"] if e["kind"] not in ("action",)][-8:]
+    if recent:
+        lines.append("recent: " + "; ".join(_event_text(e) for e in recent))
+    return "\n".join(lines)
+
+
+def _event_text(e: dict[str, Any]) -> str:
+    fields = ", ".join(f"{k}={v}" for k, v in e.items() if k not in ("tick", "kind", "char"))
+    return f"[{e['tick']}] {e['kind']} {fields}"

@@ -1,0 +1,316 @@
+"""The World: one seeded, deterministic simulation. `submit` checks an action against the rules
+and queues it; `step` applies the queued inputs, advances every operation, creature and body by
+one tick, and returns the tick's events. The order inside a tick is fixed (ids ascending)."""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import random
+from collections import deque
+from typing import Any
+
+import numpy as np
+
+from . import actions, clock, creatures, homes, survival, vision
+from .content import Content, load_content
+from .errors import ActionResult, Refusal
+from .model import SURFACE, Area, Character, Creature, Entity, LootBag, Op, Pos
+from .worldgen import Landmarks, generate_surface
+
+EVENT_MEMORY = 200  # events kept per character between observations
+_DIRS4 = ((0, -1), (1, 0), (0, 1), (-1, 0))
+
+
+class World:
+    def __init__(self, content: Content, seed: int):
+        self.content = content
+        self.seed = int(seed)
+        self.rng = random.Random(self.seed)
+        self.tick = 0
+        self.areas: dict[int, Area] = {}
+        self.entities: dict[int, Entity] = {}
+        self.next_id = 1
+        self.next_op = 1
+        self.next_area = 1
+        self.landmarks: Landmarks | None = None
+        self.pending: list[tuple[int, dict[str, Any], int]] = []
+        self.input_log: list[tuple[int, int | None, dict[str, Any]]] = []
+        self.char_events: dict[int, deque] = {}
+        self.memory: dict[int, vision.Memory] = {}
+        self.expiries: list[tuple[int, int, Pos]] = []  # (tick, area, pos) of regrowth
+        self._events: list[dict[str, Any]] = []
+        self.tile_changes: list[tuple[int, int, int, int]] = []  # (area, x, y, code) this tick
+        self.structures_changed = False
+        self.loot_changed = False
+        self.extensions: dict[str, Any] = {}  # state owned by other rule modules (dungeons)
+
+    # ------------------------------------------------------------------ creation
+    @classmethod
+    def create(cls, seed: int = 0, content: Content | None = None, size: int | None = None) -> World:
+        content = content or load_content()
+        world = cls(content, seed)
+        size = int(size or content.map.size)
+        if size < 48:
+            raise ValueError("the world must be at least 48 tiles wide")
+        terrain, amount, marks = generate_surface(world.seed, size, content)
+        world.areas[SURFACE] = Area(id=SURFACE, kind="surface", terrain=terrain, amount=amount)
+        world.landmarks = marks
+        creatures.populate(world)
+        return world
+
+    def add_character(self, name: str, label: str = "") -> int:
+        """A new character at the plaza; recorded in the input log so a replay re-creates it."""
+        name = str(name)[:32] or "anon"
+        pos = self.free_tile_near(SURFACE, self.landmarks.plaza)
+        char = Character(id=self.next_id, kind="character", area=SURFACE, x=pos[0], y=pos[1],
+                         health=self.content.character.max_health,
+                         max_health=self.content.character.max_health, name=name,
+                         label=str(label)[:32], hunger=self.content.character.max_hunger,
+                         energy=self.content.character.max_energy, spawn=pos, surface_pos=pos,
+                         joined=self.tick)
+        self.next_id += 1
+        self.entities[char.id] = char
+        self.areas[SURFACE].occupant[pos] = char.id
+        self.char_events[char.id] = deque(maxlen=EVENT_MEMORY)
+        self.memory[char.id] = vision.Memory()
+        self.input_log.append((self.tick, None, {"type": "join", "name": name, "label": char.label,
+                                                  "id": char.id}))
+        self.emit("joined", char=char.id, name=name, label=char.label, x=pos[0], y=pos[1])
+        vision.update(self, char)
+        return char.id
+
+    # ------------------------------------------------------------------ inputs
+    def submit(self, char_id: Any, action: Any) -> ActionResult:
+        """Check an action against the rules now; if it passes, queue it for the next tick."""
+        try:
+            char = self.character(char_id)
+            normal = actions.check(self, char, action)
+        except Refusal as refusal:
+            return ActionResult.refused(refusal)
+        op = self.new_op_id()
+        self.pending.append((char.id, normal, op))
+        return ActionResult(True, "accepted", f"{normal['type']} accepted", op)
+
+    def character(self, char_id: Any) -> Character:
+        if isinstance(char_id, bool) or not isinstance(char_id, int):
+            raise Refusal("bad_argument", "a character id is a whole number")
+        ent = self.entities.get(char_id)
+        if not isinstance(ent, Character):
+            raise Refusal("unknown_character", f"there is no character {char_id}")
+        return ent
+
+    # ------------------------------------------------------------------ the tick
+    def step(self, inputs: list[tuple[int, dict[str, Any]]] | None = None) -> list[dict[str, Any]]:
+        self._events = []
+        self.tile_changes = []
+        self.structures_changed = False
+        self.loot_changed = False
+        queued, self.pending = self.pending, []
+        for char_id, action in inputs or ():
+            queued.append((char_id, action, None))
+        for char_id, action, op in queued:
+            self._apply_input(char_id, action, op)
+
+        clock_events = survival.clock_edges(self)
+        for ent in list(self.entities.values()):
+            if isinstance(ent, Character):
+                actions.advance(self, ent)
+        for ent in list(self.entities.values()):
+            if isinstance(ent, Creature) and ent.id in self.entities:
+                creatures.act(self, ent)
+        for ent in list(self.entities.values()):
+            if isinstance(ent, Character):
+                survival.live(self, ent)
+        survival.world_systems(self)
+        for hook in self.extensions.get("tick_hooks", ()):
+            hook(self)
+        homes.periodic(self)
+        for ent in self.entities.values():
+            if isinstance(ent, Character):
+                vision.update(self, ent)
+        del clock_events
+        self.tick += 1
+        return self._events
+
+    def _apply_input(self, char_id: int, action: dict[str, Any], op: int | None) -> None:
+        # Every input takes an operation id, accepted or not, so a re-simulation that feeds the
+        # log through step(inputs) numbers operations exactly as the live world did.
+        op = op if op is not None else self.new_op_id()
+        try:
+            char = self.character(char_id)
+            normal = actions.check(self, char, action)
+        except Refusal as refusal:
+            self.emit("op_failed", char=char_id if isinstance(char_id, int) else None, op=op,
+                      type=str(action.get("type")) if isinstance(action, dict) else None,
+                      code=refusal.code, message=refusal.message)
+            return
+        self.input_log.append((self.tick, char.id, normal))
+        actions.start(self, char, normal, op)
+
+    # ------------------------------------------------------------------ events
+    def emit(self, kind: str, **fields: Any) -> dict[str, Any]:
+        event = {"tick": self.tick, "kind": kind, **fields}
+        self._events.append(event)
+        for key in ("char", "target"):
+            cid = fields.get(key)
+            if isinstance(cid, int) and cid in self.char_events:
+                self.char_events[cid].append(event)
+                if key == "target" and fields.get("char") == cid:
+                    break
+        return event
+
+    # ------------------------------------------------------------------ geometry
+    def area_of(self, ent: Entity) -> Area:
+        return self.areas[ent.area]
+
+    def walkable(self, area: Area, x: int, y: int, who: Entity | None = None) -> bool:
+        """Can `who` stand on (x, y)? Terrain, structures and other bodies decide."""
+        if not area.in_bounds(x, y):
+            return False
+        if not self.content.walk_lut[area.terrain[y, x]]:
+            return False
+        s = area.structures.get((x, y))
+        if s is not None and not homes.passable(s, who, self.content):
+            return False
+        occ = area.occupant.get((x, y))
+        return occ is None or (who is not None and occ == who.id)
+
+    def free_tile_near(self, area_id: int, pos: Pos, radius: int = 12) -> Pos:
+        """The nearest tile a body can stand on, searched in growing rings (fixed order)."""
+        area = self.areas[area_id]
+        x0, y0 = pos
+        for r in range(radius + 1):
+            for dy in range(-r, r + 1):
+                for dx in range(-r, r + 1):
+                    if max(abs(dx), abs(dy)) != r:
+                        continue
+                    if self.walkable(area, x0 + dx, y0 + dy):
+                        return (x0 + dx, y0 + dy)
+        raise RuntimeError(f"no free tile near {pos} in area {area_id}")
+
+    def move_entity(self, ent: Entity, x: int, y: int, area_id: int | None = None) -> None:
+        old = self.areas[ent.area]
+        if old.occupant.get((ent.x, ent.y)) == ent.id:
+            del old.occupant[(ent.x, ent.y)]
+        if area_id is not None:
+            ent.area = area_id
+        ent.x, ent.y = x, y
+        self.areas[ent.area].occupant[(x, y)] = ent.id
+
+    def remove_entity(self, ent: Entity) -> None:
+        area = self.areas.get(ent.area)
+        if area is not None and area.occupant.get((ent.x, ent.y)) == ent.id:
+            del area.occupant[(ent.x, ent.y)]
+        self.entities.pop(ent.id, None)
+
+    def add_creature(self, kind: str, area_id: int, pos: Pos, **extra: Any) -> Creature:
+        spec = self.content.creatures[kind]
+        creature = Creature(id=self.next_id, kind=kind, area=area_id, x=pos[0], y=pos[1],
+                            health=int(spec["health"]), max_health=int(spec["health"]),
+                            hostile=bool(spec.get("hostile", False)),
+                            next_move=self.tick + 1, **extra)
+        self.next_id += 1
+        self.entities[creature.id] = creature
+        self.areas[area_id].occupant[pos] = creature.id
+        return creature
+
+    def set_tile(self, area: Area, x: int, y: int, name: str) -> None:
+        code = self.content.tile_code[name]
+        if area.terrain[y, x] != code:
+            area.terrain[y, x] = code
+            area.version += 1
+            self.tile_changes.append((area.id, x, y, code))
+
+    def tile_name(self, area: Area, x: int, y: int) -> str:
+        return self.content.tiles[int(area.terrain[y, x])]["name"]
+
+    def drop_loot(self, area: Area, pos: Pos, items: dict[str, int], owner: int) -> None:
+        if not items:
+            return
+        bag = area.loot.get(pos)
+        expires = self.tick + self.content.knockdown.loot_bag_ticks
+        if bag is None:
+            area.loot[pos] = LootBag(items=dict(items), expires=expires, owner=owner)
+        else:
+            for item, n in items.items():
+                bag.items[item] = bag.items.get(item, 0) + n
+            bag.expires = expires
+        self.loot_changed = True
+
+    def new_area(self, kind: str, terrain: np.ndarray, **fields: Any) -> Area:
+        area = Area(id=self.next_area, kind=kind, terrain=terrain,
+                    amount=np.zeros_like(terrain), **fields)
+        self.next_area += 1
+        self.areas[area.id] = area
+        return area
+
+    def new_op_id(self) -> int:
+        op = self.next_op
+        self.next_op += 1
+        return op
+
+    # ------------------------------------------------------------------ reading
+    def characters(self) -> list[Character]:
+        return [e for e in self.entities.values() if isinstance(e, Character)]
+
+    def time(self) -> dict[str, Any]:
+        return clock.time_of(self.tick, self.content)
+
+    def observe(self, char_id: int, *, full_memory: bool = False, consume: bool = True) -> dict:
+        from .observation import observe
+
+        return observe(self, self.character(char_id), full_memory=full_memory, consume=consume)
+
+    def observe_text(self, char_id: int) -> str:
+        from .observation import observe_text
+
+        return observe_text(self, self.character(char_id))
+
+    def state_hash(self) -> str:
+        """A stable digest of everything that decides the future (not caches, not memory)."""
+        h = hashlib.blake2b(digest_size=16)
+        h.update(repr((self.tick, self.seed, self.next_id, self.next_op, self.next_area)).encode())
+        h.update(repr(self.rng.getstate()).encode())
+        for area_id, area in self.areas.items():
+            h.update(repr((area_id, area.kind, area.dark, area.tier)).encode())
+            h.update(area.terrain.tobytes())
+            h.update(area.amount.tobytes())
+            h.update(repr((area.floor, {p: vars(s) for p, s in area.structures.items()},
+                           {p: vars(b) for p, b in area.loot.items()}, area.info)).encode())
+        for ent in self.entities.values():
+            fields = {k: (vars(v) if isinstance(v, Op) else v) for k, v in vars(ent).items()}
+            h.update(repr(fields).encode())
+        h.update(repr(self.expiries).encode())
+        h.update(repr(self.pending).encode())
+        return h.hexdigest()
+
+    # ------------------------------------------------------------------ persistence
+    _TRANSIENT = ("content", "_events", "tile_changes", "char_events")
+
+    def snapshot(self) -> bytes:
+        """The whole state as bytes; `World.restore` brings it back with the same future."""
+        state = {k: v for k, v in vars(self).items() if k not in self._TRANSIENT}
+        state["extensions"] = {k: v for k, v in self.extensions.items() if k != "tick_hooks"}
+        state["char_events"] = {k: list(v) for k, v in self.char_events.items()}
+        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @classmethod
+    def restore(cls, blob: bytes, content: Content | None = None) -> World:
+        state = pickle.loads(blob)
+        world = cls(content or load_content(), state["seed"])
+        events = state.pop("char_events")
+        vars(world).update(state)
+        world.char_events = {k: deque(v, maxlen=EVENT_MEMORY) for k, v in events.items()}
+        for hook_installer in _RESTORE_HOOKS:
+            hook_installer(world)
+        return world
+
+
+# Rule modules that keep per-tick hooks (dungeons) register an installer here, so a restored
+# world gets its hooks back without the snapshot pickling functions.
+_RESTORE_HOOKS: list = []
+
+
+def neighbours4(x: int, y: int) -> list[Pos]:
+    return [(x + dx, y + dy) for dx, dy in _DIRS4]
