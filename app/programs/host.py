@@ -1,0 +1,277 @@
+"""The program host: keeps every program's runtime and runs slices on request.
+
+`ProgramTable` is the host's whole logic (submit, run a batch of slices, stop). It runs either
+inside a separate, resource-limited process (`ProcessHost`, the default for servers) or in the
+caller's process (`LocalHost`, for tests and speed comparison). Both speak the same JSON messages,
+so a program behaves identically in either: the local host round-trips every message through
+JSON too, which also means a program never holds a reference to engine-owned data.
+
+Messages (dicts):
+  {"op": "submit", "pid", "char", "name", "source", "seed", "budget"} -> {"ok", "error"?}
+  {"op": "run", "runs": [{"pid", "reply"?, "observation"?, "new_tick"}]}
+      -> {"ok", "slices": [{"pid", "kind", "action"?, "report"}]}   (in the order asked)
+  {"op": "stop", "pid", "code", "message", "status"} -> {"ok", "report"}
+  {"op": "drop", "pid"} -> {"ok"}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import struct
+import subprocess
+import sys
+import time
+from typing import Any
+
+from app.programs.compiler import CompileError, compile_program
+from app.programs.limits import Budget
+from app.programs.runtime import ProgramRuntime, ProgramStopped
+
+HOST_MEMORY_BYTES = 1 << 30  # address space of the host process
+HOST_CPU_SECONDS = 3600  # cumulative; a host past it dies and is restarted
+SLICE_CPU_SECONDS = 0.5  # one slice using more CPU than this is stopped (process host only)
+REPLY_TIMEOUT_SECONDS = 10.0  # no reply by then: the host is treated as crashed
+
+
+class HostCrashed(Exception):
+    """The host process died or stopped answering; its programs are lost."""
+
+
+class ProgramTable:
+    """All programs of one host, keyed by program id."""
+
+    def __init__(self) -> None:
+        self.programs: dict[int, ProgramRuntime] = {}
+        self.current: ProgramRuntime | None = None  # the program running right now
+        self.arm = _nothing  # the process host starts a CPU alarm around each slice
+        self.disarm = _nothing
+
+    def handle(self, msg: dict) -> dict:
+        op = msg.get("op")
+        if op == "submit":
+            return self.submit(msg)
+        if op == "run":
+            return {"ok": True, "slices": [self.run_one(run) for run in msg["runs"]]}
+        if op == "stop":
+            return self.stop(msg)
+        if op == "drop":
+            self.programs.pop(msg["pid"], None)
+            return {"ok": True}
+        if op == "ping":
+            return {"ok": True, "pid": os.getpid()}
+        return {"ok": False, "error": {"code": "unknown_request", "message": f"unknown op {op!r}"}}
+
+    def submit(self, msg: dict) -> dict:
+        compiled = compile_program(msg["source"])
+        if isinstance(compiled, CompileError):
+            return {"ok": False, "error": compiled.to_dict()}
+        budget = Budget(**msg["budget"])
+        self.programs[msg["pid"]] = ProgramRuntime(
+            msg["pid"], msg["char"], msg["name"], compiled, msg["seed"], budget
+        )
+        return {"ok": True}
+
+    def run_one(self, run: dict) -> dict:
+        rt = self.programs.get(run["pid"])
+        if rt is None:
+            return {"pid": run["pid"], "kind": "failed", "report": _lost(run["pid"])}
+        if run.get("new_tick"):
+            rt.begin_tick()
+        self.current = rt
+        self.arm()
+        try:
+            result = rt.run_slice(run.get("reply"), run.get("observation"))
+        finally:
+            self.disarm()
+            self.current = None
+        out: dict[str, Any] = {"pid": rt.pid, "kind": result.kind, "report": rt.report()}
+        out["report"]["uses_observation"] = rt.uses_observation
+        if result.action is not None:
+            out["action"] = result.action
+        return out
+
+    def stop(self, msg: dict) -> dict:
+        rt = self.programs.get(msg["pid"])
+        if rt is None:
+            return {"ok": True, "report": _lost(msg["pid"])}
+        self.current = rt
+        try:
+            rt.stop(msg["code"], msg["message"], msg.get("status", "stopped"))
+        finally:
+            self.current = None
+        return {"ok": True, "report": rt.report()}
+
+
+def _nothing() -> None:
+    return None
+
+
+def _lost(pid: int) -> dict:
+    error = {
+        "code": "unknown_program",
+        "message": "the program host does not know it",
+        "line": None,
+    }
+    return {
+        "id": pid,
+        "status": "failed",
+        "line": None,
+        "steps_tick": 0,
+        "steps_total": 0,
+        "outcome": {"error": error},
+    }
+
+
+def _json_copy(msg: dict) -> dict:
+    return json.loads(json.dumps(msg))
+
+
+class LocalHost:
+    """The host in this process: same messages, same JSON round trip, no isolation."""
+
+    def __init__(self) -> None:
+        self.table = ProgramTable()
+
+    def request(self, msg: dict) -> dict:
+        return _json_copy(self.table.handle(_json_copy(msg)))
+
+    def close(self) -> None:
+        self.table.programs.clear()
+
+
+class ProcessHost:
+    """The host in a separate resource-limited process (`python -m app.programs.host`), spoken
+    to over its stdin/stdout in length-prefixed JSON. A subprocess rather than multiprocessing:
+    it never re-imports the caller's main module and never forks a threaded server."""
+
+    def __init__(
+        self, memory_bytes: int = HOST_MEMORY_BYTES, timeout: float = REPLY_TIMEOUT_SECONDS
+    ):
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+        self.timeout = timeout
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "app.programs.host", str(memory_bytes)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            cwd=root,
+            close_fds=True,
+        )
+
+    def request(self, msg: dict) -> dict:
+        try:
+            write_frame(self.process.stdin, msg)
+            reply = read_frame(self.process.stdout, self.timeout)
+        except (EOFError, OSError, ValueError, HostCrashed) as exc:
+            self.close()
+            if isinstance(exc, HostCrashed):
+                raise
+            raise HostCrashed(f"the program host stopped ({type(exc).__name__})") from exc
+        if not reply.get("ok") and msg.get("op") == "run":
+            self.close()
+            raise HostCrashed(f"the program host failed: {reply.get('error')}")
+        return reply
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=5)
+        for stream in (self.process.stdin, self.process.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+
+def write_frame(stream: Any, msg: dict) -> None:
+    body = json.dumps(msg).encode()
+    stream.write(struct.pack(">I", len(body)) + body)
+    stream.flush()
+
+
+def _read_exact(stream: Any, n: int, deadline: float | None) -> bytes:
+    chunks = []
+    while n > 0:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([stream], [], [], max(left, 0))
+            if not ready:
+                raise HostCrashed("the program host did not answer in time")
+        chunk = os.read(stream.fileno(), n)
+        if not chunk:
+            raise EOFError("the program host closed its pipe")
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(stream: Any, timeout: float | None = None) -> dict:
+    deadline = time.monotonic() + timeout if timeout is not None else None
+    (size,) = struct.unpack(">I", _read_exact(stream, 4, deadline))
+    return json.loads(_read_exact(stream, size, deadline))
+
+
+def limit_resources(memory_bytes: int) -> None:
+    """Tighten this process: memory, CPU seconds, no new files or processes, no core dumps."""
+    import resource
+
+    wanted = [
+        (resource.RLIMIT_AS, memory_bytes),
+        (resource.RLIMIT_CPU, HOST_CPU_SECONDS),
+        (resource.RLIMIT_FSIZE, 0),
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_NPROC, 0),  # note: ignored for root
+        (resource.RLIMIT_NOFILE, 16),
+    ]
+    for which, value in wanted:
+        try:
+            resource.setrlimit(which, (value, value))
+        except (ValueError, OSError):
+            soft, hard = resource.getrlimit(which)
+            if hard == resource.RLIM_INFINITY or value <= hard:
+                resource.setrlimit(which, (value, hard))
+
+
+def host_main(memory_bytes: int = HOST_MEMORY_BYTES) -> None:
+    """The host process: limit itself, then answer requests on stdin until it closes."""
+    import greenlet
+
+    requests, replies = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing but frames may reach the parent's pipe
+    table = ProgramTable()
+
+    def on_cpu_alarm(_signum: int, _frame: Any) -> None:
+        # Only interrupt program code (a greenlet with a parent), never the host's own loop.
+        rt = table.current
+        if rt is not None and greenlet.getcurrent().parent is not None:
+            rt.stop_signal = ("cpu_time_exceeded", "used too much CPU time in one tick", "failed")
+            rt.limit = 0
+            raise ProgramStopped(*rt.stop_signal)
+
+    table.arm = lambda: signal.setitimer(signal.ITIMER_PROF, SLICE_CPU_SECONDS)
+    table.disarm = lambda: signal.setitimer(signal.ITIMER_PROF, 0)
+    signal.signal(signal.SIGPROF, on_cpu_alarm)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    limit_resources(memory_bytes)
+    while True:
+        try:
+            msg = read_frame(requests)
+        except (EOFError, OSError):
+            return
+        try:
+            reply = table.handle(msg)
+        except MemoryError:
+            reply = {
+                "ok": False,
+                "error": {"code": "out_of_memory", "message": "host out of memory"},
+            }
+        write_frame(replies, reply)
+
+
+if __name__ == "__main__":
+    host_main(int(sys.argv[1]) if len(sys.argv) > 1 else HOST_MEMORY_BYTES)

@@ -1,0 +1,440 @@
+"""The engine-side bridge between a World and its hosted programs.
+
+A runner calls `before_step()` and `after_step(events)` around every `world.step()`:
+
+- `before_step` resumes the programs that have something to do (new, preempted, or whose
+  operation just ended) in character-id order, and submits each program's next action through
+  `world.submit` — exactly the validation a direct action gets. A refused call is answered at
+  once (the program sees GameError) and the program may try again, up to
+  `budget.max_calls_per_tick` calls per tick.
+- `after_step` reads `op_done` / `op_failed` / `op_cancelled` for the programs' operations and
+  queues the replies for the next `before_step`.
+
+A program parked on a long operation is in no per-tick list at all, so it costs nothing.
+
+The direct-action rule: a character has at most one program. A direct action other than `say`
+stops that character's program (status `stopped`, code `direct_action`); the server should call
+`direct_action(char_id, action)` (or `submit_direct`) before submitting it, and an `action` event
+for an operation the program did not start stops it too, one tick later.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.programs.host import HostCrashed, LocalHost, ProcessHost
+from app.programs.limits import DEFAULT_BUDGET, Budget
+
+ACTIVE = ("running", "waiting")
+OP_ENDS = ("op_done", "op_failed", "op_cancelled")
+NEVER_INTERRUPTS = ("say",)
+MAX_NAME = 64
+FEEDBACK_EVENTS = 50  # recent program events kept per character
+LOG_LINES = 200
+
+
+@dataclass
+class ProgramRecord:
+    """What the engine side knows about one program (the host holds the running code)."""
+
+    id: int
+    char: int
+    name: str
+    submitted: int  # tick
+    status: str = "running"
+    line: int | None = None
+    steps_tick: int = 0
+    steps_total: int = 0
+    logs: list[str] = field(default_factory=list)
+    outcome: dict | None = None
+    action: dict | None = None  # the call it is blocked on
+    op: int | None = None
+    uses_observation: bool = True  # the first slice always gets an observation
+    ended: int | None = None  # tick
+
+    def status_dict(self) -> dict:
+        out = {
+            "id": self.id,
+            "char": self.char,
+            "name": self.name,
+            "status": self.status,
+            "line": self.line,
+            "steps_tick": self.steps_tick,
+            "steps_total": self.steps_total,
+            "submitted": self.submitted,
+        }
+        if self.status == "waiting" and self.action is not None:
+            out["waiting_for"] = {"op": self.op, **self.action}
+        if self.outcome is not None:
+            out["outcome"] = self.outcome
+            out["ended"] = self.ended
+        return out
+
+
+def _refusal(code: str, message: str) -> dict:
+    return {"ok": False, "code": code, "message": message}
+
+
+class ProgramManager:
+    """Programs for one world. Not thread-safe: call it from the thread that steps the world."""
+
+    def __init__(
+        self,
+        world: Any,
+        *,
+        budget: Budget = DEFAULT_BUDGET,
+        in_process: bool = False,
+        host_factory: Callable[[], Any] | None = None,
+    ) -> None:
+        self.world = world
+        self.budget = budget
+        self.records: dict[int, ProgramRecord] = {}
+        self.active: dict[int, int] = {}  # char id -> program id
+        self.runnable: set[int] = set()  # program ids to resume before the next step
+        self.replies: dict[int, dict] = {}  # program id -> reply to its pending call
+        self.waiting_ops: dict[int, int] = {}  # op id -> program id
+        self.feedback: dict[int, deque] = {}  # char id -> recent program events
+        self.next_id = 1
+        self._host_factory = host_factory or (LocalHost if in_process else ProcessHost)
+        self._host: Any = None
+        self.host_restarts = 0
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def submit(self, char_id: int, name: str, source: str) -> dict:
+        """Start a program for a character. -> {"ok": True, "id"} or {"ok": False, code, message}."""
+        if type(char_id) is not int or self._observe(char_id) is None:
+            return _refusal("unknown_character", f"there is no character {char_id!r}")
+        if type(name) is not str or not name.strip() or len(name) > MAX_NAME:
+            return _refusal("bad_argument", f"a program name is 1 to {MAX_NAME} characters")
+        if type(source) is not str:
+            return _refusal("bad_argument", "program source must be text")
+        pid = self.next_id
+        seed = f"{getattr(self.world, 'seed', 0)}:{char_id}:{pid}"
+        try:
+            reply = self._request(
+                {
+                    "op": "submit",
+                    "pid": pid,
+                    "char": char_id,
+                    "name": name,
+                    "source": source,
+                    "seed": seed,
+                    "budget": self.budget.to_dict(),
+                }
+            )
+        except HostCrashed as exc:
+            return _refusal("host_unavailable", f"the program host is unavailable: {exc}")
+        if not reply.get("ok"):
+            error = reply.get("error") or {}
+            out = _refusal(error.get("code", "forbidden"), error.get("message", "refused"))
+            out["line"] = error.get("line")
+            return out
+        self.next_id += 1
+        previous = self.active.get(char_id)
+        if previous is not None:
+            self._stop(previous, "replaced", f"replaced by program {pid} ({name})")
+        record = ProgramRecord(id=pid, char=char_id, name=name, submitted=self.world.tick)
+        self.records[pid] = record
+        self.active[char_id] = pid
+        self.runnable.add(pid)
+        self._feedback(record, "program_started")
+        return {"ok": True, "id": pid}
+
+    def status(self, pid: int) -> dict | None:
+        record = self.records.get(pid)
+        return record.status_dict() if record else None
+
+    def logs(self, pid: int) -> list[str] | None:
+        record = self.records.get(pid)
+        return list(record.logs) if record else None
+
+    def outcome(self, pid: int) -> dict | None:
+        record = self.records.get(pid)
+        return record.outcome if record else None
+
+    def cancel(self, pid: int) -> dict:
+        """Stop a program. The character's current operation is left to finish."""
+        record = self.records.get(pid)
+        if record is None:
+            return _refusal("unknown_program", f"there is no program {pid!r}")
+        if record.status not in ACTIVE:
+            return _refusal("not_running", f"program {pid} already {record.status}")
+        self._stop(pid, "cancelled", "cancelled on request")
+        return {"ok": True, "id": pid, "status": record.status}
+
+    def direct_action(self, char_id: int, action: Any) -> None:
+        """Apply the direct-action rule before a direct action is submitted for a character."""
+        kind = action.get("type") if isinstance(action, dict) else None
+        pid = self.active.get(char_id)
+        if pid is not None and kind not in NEVER_INTERRUPTS:
+            self._stop(pid, "direct_action", f"stopped by a direct {kind} action")
+
+    def submit_direct(self, char_id: int, action: Any) -> Any:
+        """A direct action with the rule applied: the program stops, then the world checks it."""
+        result = self.world.submit(char_id, action)
+        if getattr(result, "ok", False):
+            self.direct_action(char_id, action)
+        return result
+
+    # -- the tick -------------------------------------------------------------------------
+    def before_step(self) -> None:
+        """Resume programs with work to do and submit their actions (before `world.step()`)."""
+        if not self.runnable:
+            return
+        due = self.runnable
+        self.runnable = set()
+        new_tick = True
+        for _round in range(self.budget.max_calls_per_tick):
+            retry = self._run_round(sorted(due, key=self._order), new_tick)
+            if not retry:
+                return
+            due, new_tick = retry, False
+        self.runnable |= due  # still refused after the last round: answered next tick
+
+    def after_step(self, events: list[dict]) -> None:
+        """Read the operations' endings from a tick's events (after `world.step()`)."""
+        waiting, active = self.waiting_ops, self.active
+        for event in events:
+            kind = event.get("kind")
+            if kind in OP_ENDS:
+                pid = waiting.pop(event.get("op"), None)
+                if pid is not None:
+                    self._op_ended(pid, kind, event)
+            elif kind == "action" and event.get("char") in active:
+                pid = active[event["char"]]
+                record = self.records[pid]
+                if event.get("op") != record.op and event.get("type") not in NEVER_INTERRUPTS:
+                    self._stop(
+                        pid, "direct_action", f"stopped by a direct {event.get('type')} action"
+                    )
+
+    def _order(self, pid: int) -> tuple[int, int]:
+        return (self.records[pid].char, pid)
+
+    def _run_round(self, pids: list[int], new_tick: bool) -> set[int]:
+        runs = []
+        for pid in pids:
+            record = self.records[pid]
+            run: dict[str, Any] = {"pid": pid, "new_tick": new_tick}
+            if pid in self.replies:
+                run["reply"] = self.replies.pop(pid)
+            if record.uses_observation:
+                run["observation"] = self._observe(record.char)
+            runs.append(run)
+        try:
+            slices = self._request({"op": "run", "runs": runs})["slices"]
+        except HostCrashed as exc:
+            self._host_crashed(str(exc))
+            return set()
+        retry: set[int] = set()
+        for piece in slices:
+            pid = piece["pid"]
+            record = self.records[pid]
+            self._apply_report(record, piece["report"])
+            if piece["kind"] == "intent":
+                self._submit_intent(record, piece["action"], retry)
+            elif piece["kind"] == "preempted":
+                self.runnable.add(pid)
+            else:
+                self._ended(record)
+        return retry
+
+    def _submit_intent(self, record: ProgramRecord, action: dict, retry: set[int]) -> None:
+        result = self.world.submit(record.char, action)
+        record.action = action
+        if result.ok:
+            record.op = result.op
+            record.status = "waiting"
+            self.waiting_ops[result.op] = record.id
+            return
+        record.op = None
+        self.replies[record.id] = _refusal(result.code, result.message)
+        self._feedback(
+            record,
+            "program_call",
+            action=action,
+            ok=False,
+            code=result.code,
+            message=result.message,
+        )
+        retry.add(record.id)
+
+    def _op_ended(self, pid: int, kind: str, event: dict) -> None:
+        record = self.records[pid]
+        if record.status not in ACTIVE:
+            return
+        if kind == "op_done":
+            reply = {"ok": True, "result": event.get("result") or {}}
+            self._feedback(
+                record, "program_call", action=record.action, ok=True, result=reply["result"]
+            )
+        elif kind == "op_failed":
+            reply = _refusal(event.get("code", "failed"), event.get("message", ""))
+            self._feedback(
+                record,
+                "program_call",
+                action=record.action,
+                ok=False,
+                code=reply["code"],
+                message=reply["message"],
+            )
+        else:
+            reason = event.get("reason", "cancelled")
+            reply = _refusal(
+                "cancelled", f"the {event.get('type')} operation was cancelled: {reason}"
+            )
+            self._feedback(
+                record,
+                "program_call",
+                action=record.action,
+                ok=False,
+                code="cancelled",
+                message=reply["message"],
+            )
+        record.op = None
+        record.status = "running"
+        self.replies[pid] = reply
+        self.runnable.add(pid)
+
+    def _stop(self, pid: int, code: str, message: str, status: str = "stopped") -> None:
+        record = self.records[pid]
+        if record.status not in ACTIVE:
+            return
+        try:
+            reply = self._request(
+                {"op": "stop", "pid": pid, "code": code, "message": message, "status": status}
+            )
+            self._apply_report(record, reply["report"])
+        except HostCrashed as exc:
+            self._host_crashed(str(exc))
+        if record.status in ACTIVE:  # the host lost it: end it here
+            record.status = status
+            record.outcome = {"error": {"code": code, "message": message, "line": record.line}}
+        self._ended(record)
+
+    def _ended(self, record: ProgramRecord) -> None:
+        pid = record.id
+        record.ended = self.world.tick
+        self.runnable.discard(pid)
+        self.replies.pop(pid, None)
+        if record.op is not None:
+            self.waiting_ops.pop(record.op, None)
+        if self.active.get(record.char) == pid:
+            del self.active[record.char]
+        self._feedback(record, f"program_{record.status}", outcome=record.outcome)
+        try:
+            self._request({"op": "drop", "pid": pid})
+        except HostCrashed:
+            pass
+
+    def _host_crashed(self, why: str) -> None:
+        """Every program of the dead host fails; the next request starts a fresh host."""
+        self._host = None
+        self.host_restarts += 1
+        for pid in sorted(self.active.values()):
+            record = self.records[pid]
+            record.status = "failed"
+            record.outcome = {
+                "error": {
+                    "code": "host_crashed",
+                    "line": record.line,
+                    "message": f"the program host crashed ({why}); the program was stopped",
+                }
+            }
+            record.ended = self.world.tick
+            self._feedback(record, "program_failed", outcome=record.outcome)
+            if record.op is not None:
+                self.waiting_ops.pop(record.op, None)
+        self.active.clear()
+        self.runnable.clear()
+        self.replies.clear()
+
+    def _apply_report(self, record: ProgramRecord, report: dict) -> None:
+        record.status = report["status"]
+        record.line = report.get("line")
+        record.steps_tick = report.get("steps_tick", 0)
+        record.steps_total = report.get("steps_total", 0)
+        record.uses_observation = report.get("uses_observation", record.uses_observation)
+        for line in report.get("logs", ()):
+            record.logs.append(line)
+            self._feedback(record, "program_log", text=line)
+        if len(record.logs) > LOG_LINES:
+            del record.logs[: len(record.logs) - LOG_LINES]
+        if "outcome" in report:
+            record.outcome = report["outcome"]
+
+    # -- observations ---------------------------------------------------------------------
+    def observation_extra(self, char_id: int, consume: bool = True) -> dict:
+        """Program status and recent program events to merge into a character's observation."""
+        mine = [r for r in self.records.values() if r.char == char_id]
+        current = [r.status_dict() for r in mine if r.status in ACTIVE]
+        last_ended = [r for r in mine if r.status not in ACTIVE]
+        if last_ended:
+            current.append(max(last_ended, key=lambda r: (r.ended or 0, r.id)).status_dict())
+        events = self.feedback.get(char_id, deque())
+        out = {"programs": current, "program_events": list(events)}
+        if consume:
+            events.clear()
+        return out
+
+    def _feedback(self, record: ProgramRecord, kind: str, **fields: Any) -> None:
+        events = self.feedback.setdefault(record.char, deque(maxlen=FEEDBACK_EVENTS))
+        events.append(
+            {
+                "tick": self.world.tick,
+                "kind": kind,
+                "program": record.id,
+                "name": record.name,
+                **fields,
+            }
+        )
+
+    def _observe(self, char_id: int) -> dict | None:
+        try:
+            return self.world.observe(char_id, consume=False)
+        except TypeError:  # an engine without the non-consuming flag
+            return self.world.observe(char_id)
+        except Exception:  # unknown character
+            return None
+
+    # -- persistence ----------------------------------------------------------------------
+    def to_state(self) -> dict:
+        """JSON-ready records (not the running code: programs do not survive a restart)."""
+        return {
+            "next_id": self.next_id,
+            "records": [vars(r) | {"logs": list(r.logs)} for r in self.records.values()],
+        }
+
+    def restore_state(self, state: dict) -> None:
+        """After a restart: programs that were running or waiting are marked `interrupted`."""
+        self.next_id = state["next_id"]
+        for data in state["records"]:
+            record = ProgramRecord(**data)
+            self.records[record.id] = record
+            if record.status in ACTIVE:
+                where = f" at line {record.line}" if record.line else ""
+                record.status = "interrupted"
+                record.ended = self.world.tick
+                record.outcome = {
+                    "error": {
+                        "code": "interrupted",
+                        "line": record.line,
+                        "message": f"the server restarted at tick {self.world.tick} while program "
+                        f"{record.name!r} was running{where}; it did not resume — submit "
+                        "it again",
+                    }
+                }
+                self._feedback(record, "program_interrupted", outcome=record.outcome)
+
+    def close(self) -> None:
+        if self._host is not None:
+            self._host.close()
+            self._host = None
+
+    def _request(self, msg: dict) -> dict:
+        if self._host is None:
+            self._host = self._host_factory()
+        return self._host.request(msg)
