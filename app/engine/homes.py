@@ -62,7 +62,7 @@ def home_of(area: Area, owner: int) -> tuple[int, bool, set[Pos]]:
     outside = _flood(~blocked, border)
     enclosed = ~blocked & ~outside
     best: tuple[int, bool, set[Pos]] = (0, False, set())
-    for (dx, dy), door in doors:
+    for (dx, dy), _door in doors:
         starts = [(dx - x0 + ox, dy - y0 + oy) for ox, oy in ((0, 1), (0, -1), (1, 0), (-1, 0))]
         starts = [(x, y) for x, y in starts if 0 <= x < w and 0 <= y < h and enclosed[y, x]]
         if not starts:

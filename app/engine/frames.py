@@ -1,0 +1,129 @@
+"""Frames: the engine's output for viewers, `{tick, keyframe?, deltas, events}`. A keyframe is
+the whole public state; a delta carries only what changed since the previous frame. The same
+frames go to live spectators and into replay files, and one applier draws both."""
+
+from __future__ import annotations
+
+import base64
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import clock, inventory
+from .model import Character, Creature, Entity
+
+if TYPE_CHECKING:
+    from .world import World
+
+
+def public_entity(ent: Entity) -> dict[str, Any]:
+    """What a spectator sees of an entity (characters include their pack and action)."""
+    out: dict[str, Any] = {"id": ent.id, "kind": ent.kind, "x": ent.x, "y": ent.y,
+                           "area": ent.area, "health": ent.health, "max_health": ent.max_health}
+    if isinstance(ent, Character):
+        op = ent.op
+        out.update(name=ent.name, label=ent.label, hunger=ent.hunger, energy=ent.energy,
+                   coins=ent.coins, inventory=inventory.as_list(ent),
+                   equipment=dict(ent.equipment), asleep=ent.asleep, down=ent.down,
+                   action={"op": op.id, "type": op.type, "args": op.args} if op else None,
+                   home_area=ent.home_area, usable_bed=ent.usable_bed, tasks=dict(ent.tasks))
+    elif isinstance(ent, Creature):
+        out.update(hostile=ent.hostile, boss=ent.boss)
+        if ent.boss:
+            out["phase"] = ent.phase
+    return out
+
+
+def _b64(arr: np.ndarray) -> str:
+    return base64.b64encode(np.ascontiguousarray(arr, dtype=np.uint8).tobytes()).decode("ascii")
+
+
+def area_dict(world: World, area_id: int) -> dict[str, Any]:
+    area = world.areas[area_id]
+    return {"id": area.id, "kind": area.kind, "tier": area.tier, "dark": area.dark,
+            "w": area.width, "h": area.height, "tiles": _b64(area.terrain)}
+
+
+def structures_list(world: World) -> list[dict[str, Any]]:
+    out = []
+    for area_id, area in world.areas.items():
+        for (x, y), owner in area.floor.items():
+            out.append({"kind": "floor", "x": x, "y": y, "owner": owner, "area": area_id})
+        for (x, y), s in area.structures.items():
+            d = s.to_dict(x, y)
+            d["area"] = area_id
+            out.append(d)
+    return out
+
+
+def loot_list(world: World) -> list[dict[str, Any]]:
+    return [{"x": x, "y": y, "area": area_id, "items": dict(bag.items)}
+            for area_id, area in world.areas.items() for (x, y), bag in area.loot.items()]
+
+
+class FrameBuilder:
+    """Turns a world's ticks into frames for viewers that saw everything before."""
+
+    def __init__(self, world: World):
+        self.world = world
+        self._entities: dict[int, dict[str, Any]] = {}
+        self._areas: set[int] = set()
+        self._time_key: tuple = ()
+
+    def keyframe(self, events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        w = self.world
+        self._entities = {eid: public_entity(e) for eid, e in w.entities.items()}
+        self._areas = set(w.areas)
+        self._time_key = self._time()["phase"], self._time()["day"]
+        body = {
+            "width": w.areas[0].width, "height": w.areas[0].height, "seed": w.seed,
+            "areas": {str(a): area_dict(w, a) for a in w.areas},
+            "entities": {str(k): v for k, v in self._entities.items()},
+            "structures": structures_list(w), "loot": loot_list(w),
+            "time": self._time(), "legend": [t["name"] for t in w.content.tiles],
+            "landmarks": {"plaza": list(w.landmarks.plaza), "merchant": list(w.landmarks.merchant),
+                          "gates": [list(g) for g in w.landmarks.gates],
+                          "altar": list(w.landmarks.altar)},
+        }
+        return {"tick": w.tick, "keyframe": body, "deltas": {}, "events": list(events or [])}
+
+    def frame(self, events: list[dict[str, Any]]) -> dict[str, Any]:
+        """The delta since the last frame; call once after each `world.step()`."""
+        w = self.world
+        deltas: dict[str, Any] = {}
+        changed: dict[str, Any] = {}
+        current: dict[int, dict[str, Any]] = {}
+        for eid, ent in w.entities.items():
+            d = public_entity(ent)
+            current[eid] = d
+            if self._entities.get(eid) != d:
+                changed[str(eid)] = d
+        removed = [eid for eid in self._entities if eid not in current]
+        self._entities = current
+        if changed:
+            deltas["entities"] = changed
+        if removed:
+            deltas["removed"] = removed
+        new_areas = [a for a in w.areas if a not in self._areas]
+        gone_areas = [a for a in self._areas if a not in w.areas]
+        if new_areas:
+            deltas["areas"] = {str(a): area_dict(w, a) for a in new_areas}
+        if gone_areas:
+            deltas["areas_removed"] = gone_areas
+        self._areas = set(w.areas)
+        new_area_ids = set(new_areas)
+        tiles = [list(t) for t in w.tile_changes if t[0] not in new_area_ids and t[0] in w.areas]
+        if tiles:
+            deltas["tiles"] = tiles
+        if w.structures_changed or new_areas or gone_areas:
+            deltas["structures"] = structures_list(w)
+        if w.loot_changed or gone_areas:
+            deltas["loot"] = loot_list(w)
+        t = self._time()
+        if (t["phase"], t["day"]) != self._time_key or w.tick % 60 == 0:
+            self._time_key = (t["phase"], t["day"])
+            deltas["time"] = t
+        return {"tick": w.tick, "deltas": deltas, "events": list(events)}
+
+    def _time(self) -> dict[str, Any]:
+        return clock.time_of(self.world.tick, self.world.content)
