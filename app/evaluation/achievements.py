@@ -107,6 +107,10 @@ class AchievementRecord:
         self._assess(event)
 
     def _on_day_report(self, ev: Event) -> None:
+        if not ev.get("full", True):
+            # A day the character joined part-way through is not one continuous survival day;
+            # it neither counts nor breaks a streak (it can only be the first day).
+            return
         if int(ev.get("downs", 0)) == 0:
             if self.survival_day is None:
                 self.survival_day = ev

@@ -90,8 +90,9 @@ class Measures:
             exp.boss = True
 
     def _on_crafted(self, ev: Event) -> None:
-        # One event may report a batch (`craft` with count N): every finished item is one craft.
-        self.crafts += max(1, int(ev.get("count", 1) or 1))
+        # The engine emits one `crafted` per finished craft (a `craft` with count N gives N
+        # events); the event's `count` is the recipe's yield, so items are not crafts.
+        self.crafts += 1
 
     def _on_coins(self, ev: Event) -> None:
         amount = int(ev.get("amount", 0))
@@ -105,6 +106,8 @@ class Measures:
         self.days += 1
 
     def _on_damaged(self, ev: Event) -> None:
+        if "entity" in ev:  # a creature was hurt; `char` then names the character who hit it
+            return
         amount = int(ev.get("amount", 0))
         self.damage_taken += amount
         if ev.get("in_dungeon"):

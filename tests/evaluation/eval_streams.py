@@ -132,7 +132,8 @@ def cohort_stream() -> list[Event]:
     # planner: everything, hero at the end
     events += foothold_stream(1)
     events += [crafted(1200, "cooked_meat", "food", cooking=True, char=1),
-               crafted(1300, "leather_armor", "armor", count=3, char=1),
+               crafted(1300, "leather_armor", "armor", char=1),
+               crafted(1301, "torch", "light", char=1), crafted(1302, "torch", "light", char=1),
                equipped(1310, "armor", "leather_armor", char=1),
                home(2500, 12, True, char=1)]  # fmt: skip
     events += expedition(4000, 1, expedition_id=1, char=1, damage=10)

@@ -20,6 +20,7 @@ from eval_streams import (
 )
 
 from app.evaluation import LiveAssessment, evaluate
+from app.evaluation.achievements import AchievementRecord
 from app.evaluation.measures import Measures
 
 
@@ -38,8 +39,18 @@ def test_kills_count_only_hostile_creatures():
     assert measure(events).kills == 1
 
 
-def test_crafts_sum_the_count_of_each_crafting_operation():
-    assert measure([crafted(1, "wall", count=3), crafted(2, "torch")]).crafts == 4
+def test_crafts_count_finished_crafts_not_items_made():
+    # A recipe yielding 4 items is still one successful crafting operation.
+    assert measure([crafted(1, "torch", count=4), crafted(2, "wall")]).crafts == 2
+
+
+def test_damage_dealt_to_creatures_is_not_damage_taken():
+    events = [
+        ev(1, "damaged", amount=9, source="character", source_id=ADA, health=1, in_dungeon=False,
+           entity=77, entity_kind="boar"),
+        ev(2, "damaged", amount=4, source="boar", source_id=77, health=96, in_dungeon=False),
+    ]  # fmt: skip
+    assert measure(events).damage_taken == 4
 
 
 def test_coins_count_what_was_earned_not_what_was_spent():
@@ -72,6 +83,16 @@ def test_outfit_and_hero_come_from_the_task_events():
     events = [ev(10, "task_complete", task="production")]
     m = measure(events)
     assert m.outfit and m.outfit_tick == 10 and not m.hero
+
+
+def test_a_day_joined_part_way_counts_as_lived_but_not_as_a_survival_day():
+    record = AchievementRecord()
+    partial = dict(day_report(1800, 1), full=False)
+    for e in [partial] + [day_report(1800 * d, d) for d in range(2, 6)]:
+        record.feed(e)
+    assert record.survival_day["day"] == 2
+    assert record.longest_streak == 4 and record.full_streak is None
+    assert measure([partial]).days == 1
 
 
 def test_days_downs_and_damage_are_counted():
