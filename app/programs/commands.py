@@ -1,0 +1,86 @@
+"""`asiworld program run FILE.py`: run one character controlled by a program, headless."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "program",
+        help="author tools for hosted programs",
+        description="Tools for agent-authored programs (see docs/programs.md).",
+    )
+    sub = p.add_subparsers(dest="program_command", metavar="SUBCOMMAND")
+    run = sub.add_parser(
+        "run",
+        help="run a program for one character headless and print status, logs and outcome as JSON",
+    )
+    run.add_argument("file", help="the program's source file (.py)")
+    run.add_argument("--seed", type=int, default=7)
+    run.add_argument("--minutes", type=float, default=10.0, help="simulation minutes (60 ticks each)")
+    run.add_argument("--in-process", action="store_true", help="run programs in this process")
+    run.add_argument("--name", default=None, help="program name (default: the file name)")
+    run.add_argument("--keep-ticking", action="store_true",
+                     help="run all the minutes even after the program ends")
+    run.set_defaults(func=run_command)
+    p.set_defaults(func=lambda _args: (p.print_help(), 2)[1])
+
+
+def run_program(source: str, *, seed: int, minutes: float, name: str = "program",
+                in_process: bool = False, keep_ticking: bool = False) -> dict[str, Any]:
+    """Run `source` for a fresh character in a fresh world; return a JSON-ready report."""
+    from app.engine import World
+    from app.programs.manager import ProgramManager
+
+    world = World.create(seed=seed)
+    char = world.add_character(name="author", label="program")
+    manager = ProgramManager(world, in_process=in_process)
+    try:
+        submitted = manager.submit(char, name, source)
+        if not submitted["ok"]:
+            return {"ok": False, "error": submitted, "ticks": 0}
+        pid = submitted["id"]
+        ticks = int(minutes * 60)
+        for _ in range(ticks):
+            manager.before_step()
+            manager.after_step(world.step())
+            if not keep_ticking and manager.status(pid)["status"] not in ("running", "waiting"):
+                break
+        own = world.observe(char, consume=False)["self"]
+        status = manager.status(pid)
+        return {
+            "ok": True,
+            "ticks": world.tick,
+            "status": status,
+            "logs": manager.logs(pid),
+            "outcome": manager.outcome(pid),
+            "character": {k: own.get(k) for k in ("x", "y", "health", "hunger", "energy",
+                                                  "inventory", "equipment")},
+            "state_hash": world.state_hash(),
+        }
+    finally:
+        manager.close()
+
+
+def run_command(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    try:
+        source = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        print(f"asiworld program run: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    if args.minutes <= 0:
+        print("asiworld program run: --minutes must be above 0", file=sys.stderr)
+        return 2
+    report = run_program(source, seed=args.seed, minutes=args.minutes,
+                         name=args.name or path.stem, in_process=args.in_process,
+                         keep_ticking=args.keep_ticking)
+    print(json.dumps(report, indent=2))
+    if not report["ok"]:
+        return 1
+    return 0 if report["status"]["status"] in ("finished", "running", "waiting") else 1
