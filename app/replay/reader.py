@@ -17,6 +17,7 @@ from typing import Any
 
 from . import format as fmt
 from .apply import State, apply_frame, copy_state, keyframe_frame
+from .compact import unpack_frames
 from .format import ChunkRef, ReplayError
 from .header import ReplayHeader
 
@@ -146,6 +147,8 @@ class Replay:
             self._cache.move_to_end(ref.offset)
             return cached
         body = fmt.decode_payload(self.chunk_payload(ref))
+        if ref.kind == fmt.FRAMES:
+            body["frames"] = unpack_frames(body["frames"])
         self._cache[ref.offset] = body
         if len(self._cache) > 64:
             self._cache.popitem(last=False)

@@ -14,6 +14,7 @@ from typing import Any
 
 from . import format as fmt
 from .apply import apply_frame, keyframe_frame
+from .compact import pack_frames
 from .format import ChunkRef, ReplayError
 from .header import ReplayHeader
 
@@ -172,7 +173,7 @@ class Recorder:
             self.counts["hashes"] += len(self._hashes)
         # The frame chunk goes last: once it is complete, so is everything else of its segment
         # (a reader takes a frame's events from the event chunk).
-        self._append(fmt.FRAMES, t0, t1, {"frames": self._frames})
+        self._append(fmt.FRAMES, t0, t1, {"frames": pack_frames(self._frames)})
         self._frames, self._inputs, self._events, self._hashes = [], [], [], []
         self._sync()
 

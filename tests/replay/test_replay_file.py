@@ -244,3 +244,25 @@ def test_the_recorder_buffers_at_most_one_segment(tmp_path):
     with Replay.open(path) as replay:
         assert replay.last_tick == 89
     rec.close()
+
+
+def test_compact_frame_chunks_decode_to_exactly_the_recorded_entities():
+    from app.replay.compact import pack_frames, unpack_frames
+
+    frames = [
+        {"tick": 1, "deltas": {"entities": {"3": {"id": 3, "x": 1, "inventory": [1, 2]}}}},
+        {"tick": 2, "deltas": {"entities": {"3": {"id": 3, "x": 2, "inventory": [1, 2]}}}},
+        {"tick": 3, "deltas": {}},  # nothing changed
+        {
+            "tick": 4,
+            "deltas": {"entities": {"3": {"id": 3, "x": 2}}, "removed": [3]},
+        },  # a field gone
+        {
+            "tick": 5,
+            "deltas": {"entities": {"3": {"id": 3, "x": 2, "-": "odd"}}},
+        },  # a field named "-"
+        {"tick": 6, "deltas": {"entities": {"3": {"id": 3, "x": 9}, "4": {"id": 4}}}},
+    ]
+    packed = fmt.decode_payload(fmt.encode_payload(pack_frames(frames)))
+    assert "entity_patches" in packed[1] and packed[1]["entity_patches"]["3"] == {"x": 2}
+    assert unpack_frames(packed) == frames

@@ -1,0 +1,71 @@
+"""The frame chunk's compact form: inside one chunk, an entity that changed before is stored as
+a patch of the fields that changed since (a character's inventory, equipment and name are not
+repeated every tick). Each chunk decodes on its own, so chunks stay independently loadable.
+
+A stored frame moves such entities from ``deltas.entities`` to ``entity_patches``:
+``{id: {field: new value, ..., "-": [removed fields]}}``. Decoding rebuilds the full entity from
+the last full value of that id earlier in the same chunk.
+"""
+
+from __future__ import annotations
+
+REMOVED = "-"
+
+
+def pack_frames(frames: list[dict]) -> list[dict]:
+    last: dict[str, dict] = {}
+    out = []
+    for frame in frames:
+        deltas = frame.get("deltas") or {}
+        entities = deltas.get("entities")
+        if not entities:
+            out.append(frame)
+            continue
+        full, patches = {}, {}
+        for ent_id, ent in entities.items():
+            key = str(ent_id)
+            before = last.get(key)
+            last[key] = ent
+            if before is None:
+                full[key] = ent
+                continue
+            if REMOVED in ent or REMOVED in before:  # a real field named "-": store it whole
+                full[key] = ent
+                continue
+            patch = {k: v for k, v in ent.items() if k not in before or before[k] != v}
+            gone = [k for k in before if k not in ent]
+            if gone:
+                patch[REMOVED] = gone
+            patches[key] = patch
+        stored_deltas = {k: v for k, v in deltas.items() if k != "entities"}
+        if full:
+            stored_deltas["entities"] = full
+        stored = {**frame, "deltas": stored_deltas}
+        if patches:
+            stored["entity_patches"] = patches
+        out.append(stored)
+    return out
+
+
+def unpack_frames(stored: list[dict]) -> list[dict]:
+    last: dict[str, dict] = {}
+    out = []
+    for frame in stored:
+        deltas = frame.get("deltas") or {}
+        patches = frame.get("entity_patches")
+        entities = dict(deltas.get("entities") or {})
+        for key, patch in (patches or {}).items():
+            ent = {**last[key], **patch}
+            for field in patch.get(REMOVED, ()):
+                ent.pop(field, None)
+            ent.pop(REMOVED, None)
+            entities[key] = ent
+        if patches is None:
+            last.update(entities)
+            out.append(frame)
+            continue
+        last.update(entities)
+        frame = {k: v for k, v in frame.items() if k != "entity_patches"}
+        frame["deltas"] = {**deltas, "entities": entities}
+        out.append(frame)
+    return out

@@ -1,0 +1,99 @@
+"""Recording a running world: the glue a headless run or the server's WorldRunner uses.
+
+    recording = RunRecording.start(path, world, frame_builder, configurations=[...])
+    for _ in range(horizon):
+        events = world.step()
+        recording.after_step(events)          # or runner.on_tick(recording.on_tick)
+    recording.close()
+
+The input log is taken from ``world.input_log`` (the engine's own, in application order), from
+its very first entry even when recording starts mid-run, so ``replay verify`` can always
+re-simulate from the seed.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .header import Configuration, ReplayHeader
+from .recorder import Recorder
+
+
+def header_for_world(
+    world: Any,
+    configurations: list[Configuration | dict] | None = None,
+    horizon: int = 18_000,
+    **fields: Any,
+) -> ReplayHeader:
+    """A header filled from the world: seed, surface size and the content's hash."""
+    content = getattr(world, "content", None)
+    width = height = getattr(world, "size", 128)
+    areas = getattr(world, "areas", None)
+    if areas:
+        surface = areas.get(0) if isinstance(areas, dict) else None
+        terrain = getattr(surface, "terrain", None)
+        if terrain is not None and hasattr(terrain, "shape"):
+            height, width = int(terrain.shape[0]), int(terrain.shape[1])
+    return ReplayHeader(
+        seed=int(world.seed),
+        width=int(width),
+        height=int(height),
+        configurations=list(configurations or []),
+        horizon=horizon,
+        content_hash=str(getattr(content, "hash", "") or ""),
+        **fields,
+    )
+
+
+class RunRecording:
+    def __init__(self, recorder: Recorder, world: Any, frame_builder: Any) -> None:
+        self.recorder = recorder
+        self.world = world
+        self.frames = frame_builder
+        self._logged = 0
+
+    @classmethod
+    def start(
+        cls,
+        path: str | os.PathLike,
+        world: Any,
+        frame_builder: Any,
+        header: ReplayHeader | None = None,
+        *,
+        configurations: list[Configuration | dict] | None = None,
+        horizon: int = 18_000,
+        **recorder_options: Any,
+    ) -> RunRecording:
+        """Open the file and record the current state as the first keyframe."""
+        header = header or header_for_world(world, configurations, horizon)
+        recording = cls(Recorder(path, header, **recorder_options), world, frame_builder)
+        recording.recorder.record(frame_builder.keyframe(), recording._new_inputs(), [])
+        return recording
+
+    def _new_inputs(self) -> list:
+        log = self.world.input_log
+        new = log[self._logged :]
+        self._logged = len(log)
+        return new
+
+    def after_step(self, events: list[dict], frame: dict | None = None) -> dict:
+        """Record the tick the world just reached; builds the frame unless given one."""
+        frame = self.frames.frame(events) if frame is None else frame
+        tick = self.world.tick
+        digest = self.world.state_hash() if self.recorder.wants_hash(tick) else None
+        self.recorder.record(frame, self._new_inputs(), events, hash=digest)
+        return frame
+
+    def on_tick(self, info: Any) -> None:
+        """A WorldRunner ``on_tick`` hook (runs on the runner thread, after the step)."""
+        self.after_step(info.events, info.frame)
+
+    def close(self) -> None:
+        self.recorder.close()
+
+    def __enter__(self) -> RunRecording:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

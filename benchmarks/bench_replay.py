@@ -1,0 +1,189 @@
+"""Replay benchmark: file size per simulation minute for 9 characters, and seek time.
+
+    python benchmarks/bench_replay.py                    # real engine if importable, else stand-in
+    python benchmarks/bench_replay.py --minutes 60 --engine fake
+
+Targets (issue 7): a 300-minute, 9-character replay under 15 MB; seek to a random tick under
+150 ms (server and browser together; this measures the server's part: reading and applying).
+The size is measured on `--minutes` and projected linearly to 300 minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "replay"))
+
+from app.replay import Replay  # noqa: E402
+from app.replay.session import RunRecording, header_for_world  # noqa: E402
+
+TICKS_PER_MINUTE = 60
+TARGET_MINUTES = 300
+TARGET_BYTES = 15 * 1024 * 1024
+ITEMS = ["wood", "stone", "coal", "iron_ore", "fibre", "berries", "raw_meat", "wool", "torch"]
+
+
+def real_world(seed: int, characters: int):
+    from app.engine import World, load_content
+    from app.engine.frames import FrameBuilder
+
+    world = World.create(seed=seed, content=load_content(), size=128)
+    chars = [world.add_character(name=f"bench{i}", label="bench") for i in range(characters)]
+    return world, FrameBuilder(world), chars
+
+
+def random_action(rng: random.Random, world, cid: int) -> dict:
+    """A busy, seeded policy: the size measure needs characters that keep changing things."""
+    ent = world.observe(cid, consume=True)["self"] if hasattr(world, "observe") else {}
+    x, y = ent.get("x", 64), ent.get("y", 64)
+    r = rng.random()
+    if r < 0.4:
+        return {"type": "move_to", "x": x + rng.randint(-8, 8), "y": y + rng.randint(-8, 8)}
+    if r < 0.7:
+        dx, dy = rng.choice(((1, 0), (-1, 0), (0, 1), (0, -1)))
+        return {"type": "gather", "x": x + dx, "y": y + dy}
+    if r < 0.8:
+        return {"type": "craft", "recipe": rng.choice(["workbench", "wooden_pickaxe", "torch"])}
+    if r < 0.9:
+        return {"type": "move", "dir": rng.choice("nsew")}
+    return {"type": "eat", "item": "berries"}
+
+
+def fake_world(seed: int, characters: int):
+    """The tests' stand-in world, dressed up to carry frames the size the contract implies:
+    128 x 128, about 60 animals, characters with inventory, equipment and a running action."""
+    from replay_fakes import FakeFrameBuilder, FakeWorld
+
+    class BusyWorld(FakeWorld):
+        def add_character(self, name: str, label: str = "") -> int:
+            cid = super().add_character(name, label)
+            self.entities[cid].update(
+                energy=100,
+                equipment={"weapon": None, "armor": None, "outfit": None, "light": None},
+                inventory=[{"item": i, "count": 1 + n} for n, i in enumerate(ITEMS)],
+                action=None,
+                asleep=False,
+                down=False,
+            )
+            return cid
+
+        def step(self, inputs=None):
+            events = super().step(inputs)
+            for ent in self.entities.values():
+                if ent["kind"] == "character":  # a running action counts down every tick
+                    left = (self.tick * 7 + ent["id"]) % 9
+                    ent["action"] = {"op": self.tick // 9, "type": "gather", "ticks_left": left}
+                    ent["hunger"] = 100 - self.tick // 60 % 100
+                    self.changed_entities.add(ent["id"])
+            return events
+
+    world = BusyWorld.create(seed, size=128)
+    for _ in range(54):
+        world._spawn("sheep")
+    chars = [world.add_character(f"bench{i}", "bench") for i in range(characters)]
+    return world, FakeFrameBuilder(world), chars
+
+
+def record(path: Path, engine: str, minutes: int, characters: int, seed: int) -> tuple[str, float]:
+    if engine in ("auto", "real"):
+        try:
+            world, fb, chars = real_world(seed, characters)
+            used = "real"
+        except ImportError:
+            if engine == "real":
+                raise
+            world, fb, chars = fake_world(seed, characters)
+            used = "fake"
+    else:
+        world, fb, chars = fake_world(seed, characters)
+        used = "fake"
+    rng = random.Random(seed)
+    header = header_for_world(world, [{"name": "bench", "characters": chars}], minutes * 60)
+    start = time.perf_counter()
+    recording = RunRecording.start(path, world, fb, header)
+    spent = 0.0
+    for _ in range(minutes * TICKS_PER_MINUTE):
+        if used == "real":
+            for cid in chars:
+                if rng.random() < 0.1:
+                    world.submit(cid, random_action(rng, world, cid))
+            events = world.step()
+        else:
+            events = world.step(
+                [
+                    (c, {"type": "move", "dir": rng.choice("nsew")})
+                    for c in chars
+                    if rng.random() < 0.5
+                ]
+            )
+        t = time.perf_counter()
+        recording.after_step(events)
+        spent += time.perf_counter() - t
+    recording.close()
+    total = time.perf_counter() - start
+    print(
+        f"recorded {minutes} min with the {used} world in {total:.1f} s "
+        f"(recorder share {spent:.2f} s, {spent / (minutes * 60) * 1e6:.0f} us per tick)"
+    )
+    return used, spent
+
+
+def seek(path: Path, seeks: int, seed: int) -> list[float]:
+    rng = random.Random(seed)
+    times = []
+    with Replay.open(path) as replay:
+        first, last = replay.first_tick, replay.last_tick
+        for _ in range(seeks):
+            tick = rng.randint(first, last)
+            fresh = Replay.open(path)  # no warm chunk cache: the worst case for one seek
+            t = time.perf_counter()
+            fresh.frame_at(tick)
+            times.append((time.perf_counter() - t) * 1000)
+            fresh.close()
+    return times
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=int, default=30)
+    parser.add_argument("--characters", type=int, default=9)
+    parser.add_argument("--engine", choices=("auto", "real", "fake"), default="auto")
+    parser.add_argument("--seeks", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--keep", help="keep the replay at this path")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(args.keep) if args.keep else Path(tmp) / "bench.asirep"
+        record(path, args.engine, args.minutes, args.characters, args.seed)
+        size = path.stat().st_size
+        per_minute = size / args.minutes
+        projected = per_minute * TARGET_MINUTES
+        verdict = "under" if projected < TARGET_BYTES else "OVER"
+        print(
+            f"size: {size:,} bytes for {args.minutes} min x {args.characters} characters = "
+            f"{per_minute:,.0f} bytes per simulation minute"
+        )
+        print(
+            f"projected {TARGET_MINUTES} min: {projected / 1e6:.2f} MB "
+            f"({verdict} the {TARGET_BYTES / 1e6:.1f} MB target)"
+        )
+        times = seek(path, args.seeks, args.seed)
+        times.sort()
+        p95 = times[min(len(times) - 1, int(len(times) * 0.95))]
+        print(
+            f"seek to a random tick (cold open + keyframe + deltas): median "
+            f"{statistics.median(times):.1f} ms, p95 {p95:.1f} ms, max {times[-1]:.1f} ms"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
