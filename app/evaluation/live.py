@@ -7,6 +7,7 @@ page wants them, and a replay feeds it the recorded stream. All three get the sa
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -47,7 +48,11 @@ class CharacterAssessment:
 
 
 class LiveAssessment:
-    """Consumes events incrementally; `results()` can be called at any time."""
+    """Consumes events incrementally; `results()` can be called at any time.
+
+    Thread-safe: a server's runner thread may `feed` every tick's events (an on_tick hook:
+    `runner.on_tick(lambda info: live.feed(info.events))`) while request threads call `results`.
+    """
 
     def __init__(
         self,
@@ -59,6 +64,7 @@ class LiveAssessment:
         self.world_incidents: list[Event] = []  # incidents that name no known character
         self.tick = 0
         self.events_seen = 0
+        self._lock = threading.Lock()
         for c in characters:
             self._character(int(c["id"]), c.get("name"), c.get("label"))
 
@@ -72,6 +78,10 @@ class LiveAssessment:
         return found
 
     def feed(self, events: Iterable[Event]) -> None:
+        with self._lock:
+            self._feed(events)
+
+    def _feed(self, events: Iterable[Event]) -> None:
         for ev in events:
             self.events_seen += 1
             self.tick = max(self.tick, int(ev.get("tick", 0)))
@@ -101,6 +111,10 @@ class LiveAssessment:
                 c.name = f"{c.name}#{c.id}"
 
     def results(self, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+        with self._lock:
+            return self._results(meta)
+
+    def _results(self, meta: dict[str, Any] | None) -> dict[str, Any]:
         people = list(self.characters.values())
         self._keep_names_unique(people)
         raws = {c.id: c.raw() for c in people}
