@@ -22,17 +22,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     run.add_argument("file", help="the program's source file (.py)")
     run.add_argument("--seed", type=int, default=7)
-    run.add_argument("--minutes", type=float, default=10.0, help="simulation minutes (60 ticks each)")
+    run.add_argument(
+        "--minutes", type=float, default=10.0, help="simulation minutes (60 ticks each)"
+    )
     run.add_argument("--in-process", action="store_true", help="run programs in this process")
     run.add_argument("--name", default=None, help="program name (default: the file name)")
-    run.add_argument("--keep-ticking", action="store_true",
-                     help="run all the minutes even after the program ends")
+    run.add_argument(
+        "--keep-ticking",
+        action="store_true",
+        help="run all the minutes even after the program ends",
+    )
     run.set_defaults(func=run_command)
     p.set_defaults(func=lambda _args: (p.print_help(), 2)[1])
 
 
-def run_program(source: str, *, seed: int, minutes: float, name: str = "program",
-                in_process: bool = False, keep_ticking: bool = False) -> dict[str, Any]:
+def run_program(
+    source: str,
+    *,
+    seed: int,
+    minutes: float,
+    name: str = "program",
+    in_process: bool = False,
+    keep_ticking: bool = False,
+) -> dict[str, Any]:
     """Run `source` for a fresh character in a fresh world; return a JSON-ready report."""
     from app.engine import World
     from app.programs.manager import ProgramManager
@@ -59,8 +71,10 @@ def run_program(source: str, *, seed: int, minutes: float, name: str = "program"
             "status": status,
             "logs": manager.logs(pid),
             "outcome": manager.outcome(pid),
-            "character": {k: own.get(k) for k in ("x", "y", "health", "hunger", "energy",
-                                                  "inventory", "equipment")},
+            "character": {
+                k: own.get(k)
+                for k in ("x", "y", "health", "hunger", "energy", "inventory", "equipment")
+            },
             "state_hash": world.state_hash(),
         }
     finally:
@@ -77,9 +91,14 @@ def run_command(args: argparse.Namespace) -> int:
     if args.minutes <= 0:
         print("asiworld program run: --minutes must be above 0", file=sys.stderr)
         return 2
-    report = run_program(source, seed=args.seed, minutes=args.minutes,
-                         name=args.name or path.stem, in_process=args.in_process,
-                         keep_ticking=args.keep_ticking)
+    report = run_program(
+        source,
+        seed=args.seed,
+        minutes=args.minutes,
+        name=args.name or path.stem,
+        in_process=args.in_process,
+        keep_ticking=args.keep_ticking,
+    )
     print(json.dumps(report, indent=2))
     if not report["ok"]:
         return 1

@@ -113,7 +113,8 @@ class ProgramPolicy(RestrictingNodeTransformer):
 
     def visit_While(self, node: ast.While) -> ast.AST:
         node = super().visit_While(node)
-        node.body.insert(0, _stmt("_step_", node))
+        # Located on the body's first line, so a preempted loop reports the line it is on.
+        node.body.insert(0, _stmt("_step_", node.body[0]))
         return node
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:

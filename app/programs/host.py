@@ -8,7 +8,7 @@ JSON too, which also means a program never holds a reference to engine-owned dat
 
 Messages (dicts):
   {"op": "submit", "pid", "char", "name", "source", "seed", "budget"} -> {"ok", "error"?}
-  {"op": "run", "runs": [{"pid", "reply"?, "observation"?, "new_tick"}]}
+  {"op": "run", "runs": [{"pid", "tick", "reply"?, "observation"?, "new_tick"}]}
       -> {"ok", "slices": [{"pid", "kind", "action"?, "report"}]}   (in the order asked)
   {"op": "stop", "pid", "code", "message", "status"} -> {"ok", "report"}
   {"op": "drop", "pid"} -> {"ok"}
@@ -83,7 +83,7 @@ class ProgramTable:
         self.current = rt
         self.arm()
         try:
-            result = rt.run_slice(run.get("reply"), run.get("observation"))
+            result = rt.run_slice(run.get("reply"), run.get("observation"), run.get("tick"))
         finally:
             self.disarm()
             self.current = None

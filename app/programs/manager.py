@@ -187,7 +187,8 @@ class ProgramManager:
         due = self.runnable
         self.runnable = set()
         new_tick = True
-        for _round in range(self.budget.max_calls_per_tick):
+        # A round per refused call or stale observation, bounded so a tick always ends.
+        for _round in range(2 * self.budget.max_calls_per_tick):
             retry = self._run_round(sorted(due, key=self._order), new_tick)
             if not retry:
                 return
@@ -218,7 +219,7 @@ class ProgramManager:
         runs = []
         for pid in pids:
             record = self.records[pid]
-            run: dict[str, Any] = {"pid": pid, "new_tick": new_tick}
+            run: dict[str, Any] = {"pid": pid, "tick": self.world.tick, "new_tick": new_tick}
             if pid in self.replies:
                 run["reply"] = self.replies.pop(pid)
             if record.uses_observation:
@@ -236,6 +237,9 @@ class ProgramManager:
             self._apply_report(record, piece["report"])
             if piece["kind"] == "intent":
                 self._submit_intent(record, piece["action"], retry)
+            elif piece["kind"] == "observe":
+                record.uses_observation = True
+                retry.add(pid)
             elif piece["kind"] == "preempted":
                 self.runnable.add(pid)
             else:
@@ -251,6 +255,7 @@ class ProgramManager:
             self.waiting_ops[result.op] = record.id
             return
         record.op = None
+        record.status = "running"
         self.replies[record.id] = _refusal(result.code, result.message)
         self._feedback(
             record,

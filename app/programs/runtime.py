@@ -41,7 +41,7 @@ class ProgramStopped(BaseException):
 
 @dataclass
 class Slice:
-    kind: str  # "intent" | "preempted" | "finished" | "failed" | "stopped"
+    kind: str  # "intent" | "observe" | "preempted" | "finished" | "failed" | "stopped"
     action: dict | None = None
     value: Any = None
     error: dict | None = None
@@ -132,6 +132,8 @@ class ProgramRuntime:
         self.outcome: dict | None = None
         self.observation: dict = {}
         self.uses_observation = False
+        self.tick = 0  # the world tick of the current slice
+        self.observation_tick = -1  # the tick self.observation was taken at
         self.stop_signal: tuple[str, str, str] | None = None  # (code, message, status)
         self._compiled = compiled
         self._seed = seed
@@ -192,6 +194,9 @@ class ProgramRuntime:
 
     def latest_observation(self) -> dict:
         self.uses_observation = True
+        if self.observation_tick != self.tick:
+            # Stale: ask the engine side for this tick's observation (answered in the same tick).
+            self._switch_out(Slice("observe"))
         return self.observation
 
     def log(self, text: str) -> None:
@@ -210,12 +215,17 @@ class ProgramRuntime:
         if self.stop_signal is not None:
             self.limit = 0
 
-    def run_slice(self, reply: dict | None = None, observation: dict | None = None) -> Slice:
+    def run_slice(
+        self, reply: dict | None = None, observation: dict | None = None, tick: int | None = None
+    ) -> Slice:
         """Resume the program with the reply to its last call; return what it wants next."""
         if self.status in TERMINAL:
             return Slice(self.status, error=self.outcome)
+        if tick is not None:
+            self.tick = tick
         if observation is not None:
             self.observation = observation
+            self.observation_tick = self.tick
         if self._greenlet is None:
             self._greenlet = greenlet.greenlet(self._main)
         self.status = RUNNING
@@ -239,7 +249,7 @@ class ProgramRuntime:
     def _after(self, result: Slice) -> None:
         if result.kind == "intent":
             self.status = WAITING
-        elif result.kind == "preempted":
+        elif result.kind in ("preempted", "observe"):
             self.status = RUNNING
         else:
             self.status = result.kind

@@ -1,0 +1,131 @@
+"""Every game API call from a program builds exactly the contract's action dict (fake world)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.programs.manager import ProgramManager
+from tests.programs.fakes import FakeWorld
+from tests.programs.helpers import run_until_done
+
+CALLS = [
+    ("move('n')", {"type": "move", "dir": "n"}),
+    ("move_to(3, 4)", {"type": "move_to", "x": 3, "y": 4}),
+    ("gather(3, 4)", {"type": "gather", "x": 3, "y": 4}),
+    ("gather(target=9)", {"type": "gather", "target": 9}),
+    ("attack(9)", {"type": "attack", "target": 9}),
+    ("craft('axe')", {"type": "craft", "recipe": "axe", "count": 1}),
+    ("craft('torch', 5)", {"type": "craft", "recipe": "torch", "count": 5}),
+    ("place('wall', 3, 4)", {"type": "place", "item": "wall", "x": 3, "y": 4}),
+    ("dismantle(3, 4)", {"type": "dismantle", "x": 3, "y": 4}),
+    ("eat('berries')", {"type": "eat", "item": "berries"}),
+    ("use('healing_potion')", {"type": "use", "item": "healing_potion"}),
+    ("equip('axe')", {"type": "equip", "item": "axe"}),
+    ("unequip('weapon')", {"type": "unequip", "slot": "weapon"}),
+    ("install_lock(3, 4)", {"type": "install_lock", "x": 3, "y": 4}),
+    ("lock(3, 4)", {"type": "lock", "x": 3, "y": 4}),
+    ("unlock(3, 4)", {"type": "unlock", "x": 3, "y": 4}),
+    ("sleep()", {"type": "sleep"}),
+    ("wake()", {"type": "wake"}),
+    ("enter()", {"type": "enter"}),
+    ("enter(party=[1, 2])", {"type": "enter", "party": [1, 2]}),
+    ("leave()", {"type": "leave"}),
+    ("offer()", {"type": "offer"}),
+    ("buy('torch', 2)", {"type": "buy", "item": "torch", "count": 2}),
+    ("give(2, 'wood', 3)", {"type": "give", "target": 2, "item": "wood", "count": 3}),
+    ("drop('wood')", {"type": "drop", "item": "wood", "count": 1}),
+    ("pick_up()", {"type": "pick_up"}),
+    ("say('hello')", {"type": "say", "text": "hello"}),
+    ("wait(3)", {"type": "wait", "ticks": 3}),
+]
+
+
+@pytest.mark.parametrize("call,action", CALLS, ids=[c for c, _ in CALLS])
+def test_each_api_call_submits_the_contract_action_and_returns_the_result(call, action):
+    world = FakeWorld()
+    manager = ProgramManager(world, in_process=True)
+    pid = manager.submit(1, "one call", f"def main():\n    return {call}\n")["id"]
+    status = run_until_done(manager, world, pid)
+    assert status["status"] == "finished"
+    assert world.submitted == [(1, action)]
+    assert manager.outcome(pid)["value"] == {"echo": action["type"]}
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "move('up')",
+        "move_to('3', 4)",
+        "move_to(True, 4)",
+        "craft('axe', 0)",
+        "unequip('hat')",
+        "wait(601)",
+        "enter(party=[1, 'x'])",
+        "give(2, '', 1)",
+        "gather()",
+    ],
+)
+def test_bad_arguments_raise_game_error_before_reaching_the_world(call):
+    world = FakeWorld()
+    manager = ProgramManager(world, in_process=True)
+    pid = manager.submit(1, "bad", f"{call}\n")["id"]
+    status = run_until_done(manager, world, pid)
+    assert status["status"] == "failed"
+    assert status["outcome"]["error"]["code"] == "bad_argument"
+    assert status["outcome"]["error"]["line"] == 1
+    assert world.submitted == []
+
+
+def test_observation_helpers_read_the_latest_observation_without_blocking():
+    world = FakeWorld()
+    manager = ProgramManager(world, in_process=True)
+    source = (
+        "def main():\n"
+        "    return [position(), inventory(), count('wood'), count('stone'), tick(),\n"
+        "            [e['id'] for e in entities('sheep')], me()['id'], observe()['tick']]\n"
+    )
+    pid = manager.submit(1, "look", source)["id"]
+    assert run_until_done(manager, world, pid)["status"] == "finished"
+    assert manager.outcome(pid)["value"] == [[5, 6], {"wood": 2}, 2, 0, 0, [9], 1, 0]
+    assert world.submitted == []
+
+
+def test_log_and_print_both_go_to_the_program_log():
+    world = FakeWorld()
+    manager = ProgramManager(world, in_process=True)
+    pid = manager.submit(1, "talk", "log('a', 1)\nprint('b', 2)\n")["id"]
+    run_until_done(manager, world, pid)
+    assert manager.logs(pid) == ["a 1", "b 2"]
+
+
+def test_a_refused_call_raises_game_error_in_the_same_tick_and_the_program_can_go_on():
+    world = FakeWorld()
+    manager = ProgramManager(world, in_process=True)
+    source = "try:\n    craft('nothing')\nexcept GameError as e:\n    log(e.code)\nmove('s')\n"
+    pid = manager.submit(1, "retry", source)["id"]
+    manager.before_step()
+    assert world.submitted == [(1, {"type": "move", "dir": "s"})]
+    assert manager.logs(pid) == ["unknown_recipe"]
+
+
+def test_submit_refuses_unknown_characters_bad_names_and_bad_source_without_a_program():
+    world = FakeWorld()
+    manager = ProgramManager(world, in_process=True)
+    assert manager.submit(2, "x", "pass")["code"] == "unknown_character"
+    assert manager.submit(1, "", "pass")["code"] == "bad_argument"
+    refused = manager.submit(1, "x", "x = (1\n")
+    assert refused["code"] == "syntax_error" and refused["line"] == 1
+    assert manager.records == {}
+
+
+def test_the_random_object_is_seeded_so_reruns_draw_the_same_numbers():
+    draws = []
+    for _ in range(2):
+        world = FakeWorld()
+        manager = ProgramManager(world, in_process=True)
+        pid = manager.submit(
+            1, "dice", "def main():\n    return [random.randint(1, 6) for i in range(8)]\n"
+        )["id"]
+        run_until_done(manager, world, pid)
+        draws.append(manager.outcome(pid)["value"])
+    assert draws[0] == draws[1]

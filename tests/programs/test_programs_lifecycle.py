@@ -1,0 +1,177 @@
+"""Programs on the real engine: blocking across ticks, cancel, the direct-action rule, feedback,
+determinism, restarts and a crashed host."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.engine import World
+from app.programs.manager import ProgramManager
+from tests.programs.helpers import run_ticks, run_until_done
+
+
+@pytest.fixture
+def world():
+    return World.create(seed=7)
+
+
+@pytest.fixture
+def char(world):
+    return world.add_character(name="ada")
+
+
+@pytest.fixture
+def manager(world):
+    m = ProgramManager(world, in_process=True)
+    yield m
+    m.close()
+
+
+def test_a_long_wait_blocks_the_program_across_ticks_and_resumes_with_the_result(
+    world, char, manager
+):
+    pid = manager.submit(
+        char, "nap", "r = wait(10)\nlog('woke', tick())\ndef main():\n    return r\n"
+    )["id"]
+    run_ticks(manager, world, 3)
+    status = manager.status(pid)
+    assert status["status"] == "waiting"
+    assert status["waiting_for"]["type"] == "wait" and status["line"] == 1
+    status = run_until_done(manager, world, pid)
+    assert status["status"] == "finished"
+    assert manager.logs(pid) == ["woke 10"]
+
+
+def test_a_parked_program_is_not_in_the_per_tick_work(world, char, manager):
+    manager.submit(char, "nap", "wait(50)\n")
+    run_ticks(manager, world, 2)
+    assert manager.runnable == set()
+
+
+def test_an_infinite_loop_without_api_calls_is_preempted_each_tick_and_the_world_ticks(
+    world, char, manager
+):
+    pid = manager.submit(char, "spin", "while True:\n    pass\n")["id"]
+    run_ticks(manager, world, 3)
+    status = manager.status(pid)
+    assert status["status"] == "running" and status["line"] == 2
+    assert status["steps_tick"] == manager.budget.steps_per_tick
+    assert world.tick == 3
+
+
+def test_cancel_stops_the_program_and_says_so(world, char, manager):
+    pid = manager.submit(char, "walker", "while True:\n    wait(5)\n")["id"]
+    run_ticks(manager, world, 2)
+    assert manager.cancel(pid)["ok"]
+    status = manager.status(pid)
+    assert status["status"] == "stopped"
+    assert status["outcome"]["error"]["code"] == "cancelled"
+    assert manager.cancel(pid)["code"] == "not_running"
+    assert manager.cancel(999)["code"] == "unknown_program"
+    run_ticks(manager, world, 10)
+    assert manager.status(pid)["status"] == "stopped"
+
+
+def test_a_direct_action_stops_the_program_but_say_does_not(world, char, manager):
+    pid = manager.submit(char, "walker", "while True:\n    wait(5)\n")["id"]
+    run_ticks(manager, world, 2)
+    assert manager.submit_direct(char, {"type": "say", "text": "hi"}).ok
+    run_ticks(manager, world, 1)
+    assert manager.status(pid)["status"] == "waiting"
+    assert manager.submit_direct(char, {"type": "move", "dir": "n"}).ok
+    status = manager.status(pid)
+    assert status["status"] == "stopped"
+    assert status["outcome"]["error"]["code"] == "direct_action"
+
+
+def test_a_direct_action_submitted_straight_to_the_world_also_stops_the_program(
+    world, char, manager
+):
+    pid = manager.submit(char, "walker", "while True:\n    wait(5)\n")["id"]
+    run_ticks(manager, world, 2)
+    assert world.submit(char, {"type": "move", "dir": "n"}).ok
+    run_ticks(manager, world, 1)
+    assert manager.status(pid)["outcome"]["error"]["code"] == "direct_action"
+
+
+def test_a_new_program_replaces_the_characters_running_program(world, char, manager):
+    first = manager.submit(char, "one", "while True:\n    wait(5)\n")["id"]
+    second = manager.submit(char, "two", "wait(1)\n")["id"]
+    assert manager.status(first)["outcome"]["error"]["code"] == "replaced"
+    assert run_until_done(manager, world, second)["status"] == "finished"
+
+
+def test_observation_extra_carries_status_calls_logs_and_the_outcome(world, char, manager):
+    pid = manager.submit(char, "hello", "log('hi')\nmove('n')\ncraft('iron_sword')\n")["id"]
+    run_until_done(manager, world, pid)
+    extra = manager.observation_extra(char)
+    assert extra["programs"][0]["status"] == "failed"
+    kinds = [e["kind"] for e in extra["program_events"]]
+    assert (
+        kinds[0] == "program_started" and "program_log" in kinds and kinds[-1] == "program_failed"
+    )
+    calls = [e for e in extra["program_events"] if e["kind"] == "program_call"]
+    assert calls[0]["ok"] and calls[0]["action"] == {"type": "move", "dir": "n"}
+    assert not calls[1]["ok"] and calls[1]["code"] == "missing_materials"
+    error = manager.outcome(pid)["error"]
+    assert error["line"] == 3 and error["message"].startswith("line 3: ")
+    assert manager.observation_extra(char)["program_events"] == []
+
+
+def test_a_rerun_with_the_same_inputs_gives_the_same_world():
+    source = (
+        "def main():\n"
+        "    for i in range(6):\n"
+        "        move(random.choice(['n', 's', 'e', 'w']))\n"
+        "    return position()\n"
+    )
+    hashes = []
+    for _ in range(2):
+        world = World.create(seed=3)
+        char = world.add_character(name="ada")
+        manager = ProgramManager(world, in_process=True)
+        pid = manager.submit(char, "dance", source)["id"]
+        run_ticks(manager, world, 30)
+        hashes.append((world.state_hash(), manager.outcome(pid)))
+    assert hashes[0] == hashes[1]
+
+
+def test_after_a_restart_running_programs_are_marked_interrupted(world, char, manager):
+    pid = manager.submit(char, "long", "wait(100)\n")["id"]
+    run_ticks(manager, world, 2)
+    state = manager.to_state()
+    revived = ProgramManager(world, in_process=True)
+    revived.restore_state(state)
+    status = revived.status(pid)
+    assert status["status"] == "interrupted"
+    assert "submit it again" in status["outcome"]["error"]["message"]
+    assert revived.observation_extra(char)["program_events"][-1]["kind"] == "program_interrupted"
+
+
+def test_programs_in_the_process_host_behave_like_in_process(world, char):
+    source = "def main():\n    move('e')\n    r = wait(2)\n    return [r, position()]\n"
+    outcomes = []
+    for in_process in (True, False):
+        w = World.create(seed=7)
+        c = w.add_character(name="ada")
+        m = ProgramManager(w, in_process=in_process)
+        pid = m.submit(c, "same", source)["id"]
+        run_until_done(m, w, pid)
+        outcomes.append((m.outcome(pid), w.state_hash()))
+        m.close()
+    assert outcomes[0] == outcomes[1]
+
+
+def test_a_crashed_host_fails_its_programs_and_the_world_keeps_ticking(world, char):
+    manager = ProgramManager(world)  # a real host process
+    pid = manager.submit(char, "long", "while True:\n    wait(3)\n")["id"]
+    run_ticks(manager, world, 2)
+    manager._host.process.kill()
+    run_ticks(manager, world, 5)
+    status = manager.status(pid)
+    assert status["status"] == "failed"
+    assert status["outcome"]["error"]["code"] == "host_crashed"
+    again = manager.submit(char, "again", "move('n')\n")["id"]
+    assert run_until_done(manager, world, again)["status"] == "finished"
+    assert manager.host_restarts == 1
+    manager.close()
