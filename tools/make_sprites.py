@@ -185,7 +185,7 @@ def flax(d, r):
         d.point((x, 3), fill=P["white"])
 
 
-@sprite("flax_empty", "flax_regrowing")
+@sprite("flax_empty", "flax_picked", "flax_regrowing")
 def flax_empty(d, r):
     grass_base(d, r)
     for x in (3, 7, 11):
@@ -201,7 +201,7 @@ def bush(d, r):
         d.point((x, y), fill=P["white"])
 
 
-@sprite("bush_empty", "bush_regrowing")
+@sprite("bush_empty", "bush_picked", "bush_regrowing")
 def bush_empty(d, r):
     grass_base(d, r)
     blob(d, [1, 4, 14, 14], "leaf", "leaf_dk")
@@ -289,6 +289,25 @@ def entrance(d, r):
     for i, y in enumerate(range(3, 14, 3)):
         d.rectangle([2 + i, y, 13 - i, y + 2], fill=P["rock_lt" if i % 2 else "rock"])
     d.rectangle([6, 13, 9, 15], fill=P["black"])
+
+
+@sprite("ground", "dirt", "path")
+def ground(d, r):
+    speckle(d, r, "sand_dk", ["trunk", "sand"], 30)
+
+
+@sprite("sanctum_floor")
+def sanctum_floor(d, r):
+    speckle(d, r, "shade", ["dfloor_dk", "purple"], 16)
+    d.rectangle([0, 0, 15, 15], outline=P["dfloor_dk"])
+    d.point((7, 7), fill=P["purple_lt"])
+
+
+@sprite("portal_closed")
+def portal_closed(d, r):
+    dungeon_floor(d, r)
+    d.ellipse([2, 1, 13, 14], outline=P["purple"])
+    d.ellipse([4, 3, 11, 12], outline=P["dfloor_dk"])
 
 
 @sprite("void", "unknown", "none")
@@ -447,7 +466,7 @@ def chest_open(d, r):
     d.rectangle([4, 8, 11, 9], fill=P["black"])
 
 
-@sprite("portal", "exit_portal", "exit")
+@sprite("portal", "portal_open", "exit_portal", "exit")
 def portal(d, r):
     d.ellipse([1, 0, 14, 15], fill=P["purple"], outline=P["outline"])
     d.ellipse([3, 2, 12, 13], fill=P["purple_lt"])

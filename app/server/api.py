@@ -45,3 +45,39 @@ def healthz() -> ResponseReturnValue:
 def world() -> ResponseReturnValue:
     runner = current_app.extensions["asiworld"].runner
     return jsonify(world_summary(runner.keyframe(), runner.stats()))
+
+
+def content_summary(content: object | None) -> dict:
+    """What the play page's menus need: recipes, placeable structures and item kinds."""
+    if content is None:
+        return {"recipes": [], "structures": {}, "items": {}, "tiles": []}
+    recipes = [
+        {
+            "id": r.id,
+            "station": r.station,
+            "inputs": dict(r.inputs),
+            "output": r.output,
+            "count": r.count,
+            "ticks": r.ticks,
+            "requires": r.requires,
+        }
+        for r in content.recipes.values()
+    ]
+    structures = {
+        name: {"cost": dict(spec.get("cost") or {}), "station": bool(spec.get("station"))}
+        for name, spec in content.structures.items()
+    }
+    items = {
+        name: {"category": spec.get("category"), "slot": spec.get("slot")}
+        for name, spec in content.items.items()
+    }
+    # Observations spell tiles as one character each; the page needs the names for sprites.
+    tiles = [{"name": t["name"], "char": t["char"]} for t in content.tiles]
+    return {"recipes": recipes, "structures": structures, "items": items, "tiles": tiles}
+
+
+@api.get("/api/content")
+def content() -> ResponseReturnValue:
+    # Content is immutable after loading, so reading it off the runner thread is safe.
+    world = current_app.extensions["asiworld"].runner.world
+    return jsonify(content_summary(getattr(world, "content", None)))

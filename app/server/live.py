@@ -75,7 +75,7 @@ class LiveRooms:
             spectator.follow = char
             if char is None:
                 return None
-            return self._observe(char, full_memory=True)
+            return self._observe(char, full_memory=True, consume=False)
 
         return self.runner.call(set_follow)
 
@@ -136,7 +136,7 @@ class LiveRooms:
             if char is None or spectator.stale or self._backlog(spectator.sid) > HIGH_WATER:
                 continue
             if char not in cache:
-                obs = self._observe(char, full_memory=True)
+                obs = self._observe(char, full_memory=True, consume=False)
                 if obs is None:
                     spectator.follow = None
                     continue
@@ -157,12 +157,15 @@ class LiveRooms:
 
     # --- helpers ----------------------------------------------------------------------------
 
-    def _observe(self, char: int, full_memory: bool = False) -> dict | None:
+    def _observe(
+        self, char: int, full_memory: bool = False, consume: bool = True
+    ) -> dict | None:
+        """The character's scoped observation; spectators pass consume=False so following an
+        agent's character never takes the events out of that agent's own next observation."""
+        world = self.runner.world
         try:
-            if full_memory:
-                return self.runner.world.observe(char, full_memory=True)
-            return self.runner.world.observe(char)
-        except (KeyError, LookupError, ValueError):
+            return world.observe(char, full_memory=full_memory, consume=consume)
+        except Exception:  # the engine refuses unknown characters (Refusal): no observation
             return None
 
     def _emit(self, event: str, data: Any, sid: str) -> None:

@@ -111,6 +111,7 @@ class WorldRunner:
     def add_character(self, name: str, label: str = "human") -> int:
         def add() -> int:
             cid = self.world.add_character(name=name, label=label)
+            self._keyframe = None  # the cached keyframe no longer lists everyone
             self._inputs.append((self.world.tick, None, {"type": "join", "name": name, "id": cid}))
             return cid
 
@@ -121,7 +122,9 @@ class WorldRunner:
 
         def build() -> dict:
             if self._keyframe is None or self._keyframe.get("tick") != self.world.tick:
-                self._keyframe = self.frames.keyframe()
+                # A fresh builder: keyframe() resets a builder's delta baseline, and the live
+                # builder's next delta must still cover everything since the last frame.
+                self._keyframe = type(self.frames)(self.world).keyframe()
             return self._keyframe
 
         return self.call(build)

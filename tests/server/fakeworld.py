@@ -149,7 +149,7 @@ class FakeWorld:
     def _visible(self, me: dict, x: int, y: int) -> bool:
         return abs(x - me["x"]) <= self.radius and abs(y - me["y"]) <= self.radius
 
-    def observe(self, cid: int, full_memory: bool = False) -> dict:
+    def observe(self, cid: int, full_memory: bool = False, consume: bool = True) -> dict:
         if cid not in self.entities or self.entities[cid]["kind"] != "character":
             raise KeyError(cid)
         me = self.entities[cid]
@@ -163,7 +163,9 @@ class FakeWorld:
                     for x in range(x0, x0 + 2 * r + 1)
                 )
             )
-        events, self.unread[cid] = self.unread[cid], []
+        events = self.unread[cid]
+        if consume:
+            self.unread[cid] = []
         obs = {
             "tick": self.tick,
             "time": {"day": 1, "minute": self.tick // 60, "phase": "day", "ticks_to_dawn": 0},

@@ -1,0 +1,116 @@
+// Side panels shared by the live and play pages: measure bars, inventory, equipment, the
+// ongoing action and recent events. Plain DOM, no framework.
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+
+export function bar(label, value, max = 100, kind = label) {
+  const v = Math.max(0, Math.min(max, value ?? 0));
+  return el("div", { class: `bar bar-${kind}`, title: `${label} ${Math.round(v)}/${max}` },
+    el("span", { class: "bar-label" }, label),
+    el("span", { class: "bar-track" }, el("span", { class: "bar-fill", style: `width:${(100 * v) / max}%` })),
+    el("span", { class: "bar-value" }, String(Math.round(v))));
+}
+
+export function measures(c) {
+  return el("div", { class: "measures" },
+    bar("health", c.health, c.max_health || 100),
+    bar("hunger", c.hunger),
+    bar("energy", c.energy));
+}
+
+export function pretty(name) {
+  return String(name ?? "").replace(/_/g, " ");
+}
+
+export function actionText(action) {
+  if (!action) return "idle";
+  const left = action.ticks_left != null ? ` · ${action.ticks_left} ticks left` : "";
+  return `${pretty(action.type)} (${action.status || "running"})${left}`;
+}
+
+export function inventoryList(items, onClick) {
+  const list = el("ul", { class: "inventory" });
+  if (!items || !items.length) list.append(el("li", { class: "empty" }, "empty"));
+  for (const it of items || []) {
+    const li = el("li", { class: onClick ? "clickable" : "", "data-item": it.item },
+      el("span", { class: "item-name" }, pretty(it.item)),
+      el("span", { class: "item-count" }, `×${it.count}`));
+    if (onClick) li.addEventListener("click", () => onClick(it));
+    list.append(li);
+  }
+  return list;
+}
+
+export function equipmentList(equipment, onClick) {
+  const list = el("ul", { class: "equipment" });
+  for (const slot of ["weapon", "armor", "outfit", "light"]) {
+    const item = (equipment || {})[slot];
+    const li = el("li", { class: item && onClick ? "clickable" : "" },
+      el("span", { class: "slot" }, slot),
+      el("span", { class: "item-name" }, item ? pretty(typeof item === "object" ? item.item : item) : "—"));
+    if (item && onClick) li.addEventListener("click", () => onClick(slot));
+    list.append(li);
+  }
+  return list;
+}
+
+export function describeEvent(ev, names = {}) {
+  const who = (id) => names[id] || `#${id}`;
+  switch (ev.kind) {
+    case "joined": return `${ev.name} joined`;
+    case "gathered": return `${who(ev.char)} gathered ${ev.count} ${pretty(ev.item)}`;
+    case "crafted": return `${who(ev.char)} crafted ${ev.count} ${pretty(ev.item)}`;
+    case "placed": return `${who(ev.char)} placed ${pretty(ev.item)}`;
+    case "ate": return `${who(ev.char)} ate ${pretty(ev.item)}`;
+    case "equipped": return `${who(ev.char)} equipped ${pretty(ev.item)}`;
+    case "damaged": return `${ev.char != null ? who(ev.char) : pretty(ev.entity)} took ${ev.amount} damage (${pretty(ev.source)})`;
+    case "attacked": return `${who(ev.char)} hit ${pretty(ev.target_kind)} for ${ev.damage}`;
+    case "killed": return `${who(ev.char)} defeated ${pretty(ev.target_kind)}`;
+    case "down": return `${who(ev.char)} was knocked down`;
+    case "recovered": return `${who(ev.char)} recovered at the ${ev.at}`;
+    case "day": return `day ${ev.day}: ${ev.phase}`;
+    case "op_failed": return `${who(ev.char)}: ${ev.message}`;
+    case "said": return `${who(ev.char)}: “${ev.text}”`;
+    case "dungeon_entered": return `${who(ev.char)} entered tier ${ev.tier}`;
+    case "dungeon_left": return `${who(ev.char)} left tier ${ev.tier}`;
+    case "boss_defeated": return `${who(ev.char)} defeated ${pretty(ev.boss)}!`;
+    case "coins": return `${who(ev.char)} got ${ev.amount} T-coins`;
+    case "bought": return `${who(ev.char)} bought ${pretty(ev.item)}`;
+    case "slept": return `${who(ev.char)} fell asleep`;
+    case "woke": return `${who(ev.char)} woke (${ev.reason})`;
+    case "task_complete": return `${who(ev.char)} completed the ${ev.task} task!`;
+    default: return null; // action / op_done etc. are too chatty for the log
+  }
+}
+
+export class EventLog {
+  constructor(node, limit = 60) {
+    this.node = node;
+    this.limit = limit;
+  }
+
+  add(ev, names) {
+    const text = describeEvent(ev, names);
+    if (!text) return;
+    const cls = ev.kind === "op_failed" || ev.kind === "down" || ev.kind === "damaged" ? "bad" : "";
+    this.node.prepend(el("li", { class: cls }, el("span", { class: "tick" }, `${ev.tick}`), " ", text));
+    while (this.node.children.length > this.limit) this.node.lastChild.remove();
+  }
+}
+
+export function clockText(time, tick) {
+  if (!time || time.day == null) return `tick ${tick}`;
+  const minute = Math.floor(time.minute ?? 0);
+  return `Day ${time.day} · minute ${minute} · ${time.phase ?? ""} · tick ${tick}`;
+}
+
+export const PHASE_ICON = { day: "☀", dusk: "🌇", night: "☾", dawn: "🌅" };
