@@ -1,0 +1,245 @@
+// /evaluation: the report's tables and charts, drawn from the results JSON of app.evaluation
+// (schema asiworld-evaluation/1). For a live world the JSON is fetched again every few seconds.
+
+const root = document.getElementById("evaluation");
+const RESULTS_URL = root.dataset.resultsUrl;
+const CHARACTER_URL = root.dataset.characterUrl;
+const LIVE = root.dataset.live === "1";
+const REFRESH_MS = 5000;
+
+const STAGES = ["Foothold", "Self-sufficiency", "Home", "Outer Court", "Inner Temple",
+  "Steadiness", "Royal Tomb", "Hero"];
+const CATEGORIES = ["movement", "gathering", "crafting", "building", "combat", "consumption",
+  "trade", "rest", "dungeon", "communication", "idle"];
+const LEVELS = ["1", "2", "3", "4"];
+const LEVEL_NAMES = { 1: "Outer Court", 2: "Inner Temple", 3: "Royal Tomb", 4: "Shadow Sanctum" };
+// The same palette as the PNG figures (Tableau 10 plus grey).
+const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+  "#ff9da7", "#9c755f", "#bab0ac", "#60636a"];
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k === "style") node.style.cssText = v;
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return node;
+}
+
+function fill(id, header, rows, numeric = new Set()) {
+  const table = document.getElementById(id);
+  table.replaceChildren(
+    el("thead", {}, el("tr", {}, ...header.map((h, i) => el("th", { class: numeric.has(i) ? "num" : "" }, h)))),
+    el("tbody", {}, ...(rows.length ? rows : [[el("span", { class: "empty" }, "nothing yet")]]).map(
+      (cells) => el("tr", {}, ...cells.map((c, i) => {
+        const wrap = c && c.wrap;
+        return el("td", { class: (numeric.has(i) ? "num" : "") + (wrap ? " wrap" : "") }, wrap ? c.text : c);
+      })),
+    )),
+  );
+}
+
+const minutes = (tick) => (tick === null || tick === undefined ? "–" : (tick / 60).toFixed(1));
+const yesNo = (flag) => el("span", { class: flag ? "yes" : "no" }, flag ? "Y" : "N");
+
+function nameCell(row, index) {
+  const href = CHARACTER_URL.replace("{id}", encodeURIComponent(row.id));
+  return el("span", {}, el("span", { class: "swatch", style: `background:${PALETTE[index % PALETTE.length]}` }),
+    el("a", { href, title: row.label ? `configuration ${row.label}` : "" }, row.name));
+}
+
+function render(results) {
+  const rows = results.configurations || [];
+  const meta = results.meta || {};
+  const shown = ["seed", "minutes", "ticks", "wall_seconds", "state_hash"]
+    .filter((k) => k in meta).map((k) => `${k} ${meta[k]}`);
+  document.getElementById("eval-meta").textContent =
+    [`tick ${results.tick} (minute ${minutes(results.tick)})`, `${rows.length} configurations`, ...shown]
+      .join(" · ") + (LIVE ? " · live" : "");
+
+  fill("eval-main",
+    ["Rank", "Configuration", "Outfit", "Depth", "Hero", "Kills", "Bosses", "Crafts", "Coins", "Trial", "Downs", "Score"],
+    rows.map((r, i) => {
+      const m = r.measures;
+      return [r.rank, nameCell(r, i), yesNo(m.outfit), m.depth, yesNo(m.hero), m.kills, m.bosses,
+        m.crafts, m.coins, m.trial, m.downs, el("strong", {}, r.score_shown)];
+    }),
+    new Set([0, 3, 5, 6, 7, 8, 9, 10, 11]));
+
+  fill("eval-stages", ["Stage", ...rows.map((r) => r.name), "Met by"],
+    STAGES.map((name, s) => [
+      `${s + 1}. ${name}`,
+      ...rows.map((r) => {
+        const st = r.achievements.stages[s];
+        return st.met ? el("span", { class: "met", title: `tick ${st.tick}` }, `✓ ${minutes(st.tick)}`) : "–";
+      }),
+      rows.filter((r) => r.achievements.stages[s].met).length,
+    ]));
+
+  fill("eval-curriculum", ["Configuration", "Stages met", "Trial", "Progress", "First unmet stage", "Missing qualification"],
+    rows.map((r, i) => {
+      const a = r.achievements;
+      const pct = Math.round((100 * a.trial) / 8);
+      const progress = el("span", {}, el("span", { class: "bar" }, el("span", { style: `width:${pct}%` })), `${pct}%`);
+      const unmet = a.first_unmet;
+      return [nameCell(r, i), a.coverage.join(", ") || "–", `${a.trial}/8`, progress,
+        unmet ? `${unmet.stage}. ${unmet.name}` : "none (all passed)",
+        { wrap: true, text: unmet ? unmet.missing : "–" }];
+    }));
+
+  fill("eval-activity", ["Configuration", "Days", "Crafts", "Kills", "Bosses", "Downs", "Damage taken", "Supplies used"],
+    rows.map((r, i) => {
+      const m = r.measures;
+      return [nameCell(r, i), m.days, m.crafts, m.kills, m.bosses, m.downs, m.damage_taken, m.supplies_used];
+    }),
+    new Set([1, 2, 3, 4, 5, 6, 7]));
+
+  const incidents = [];
+  rows.forEach((r) => r.incidents.forEach((inc) => incidents.push([r.name, inc])));
+  (results.world_incidents || []).forEach((inc) => incidents.push(["(world)", inc]));
+  fill("eval-incidents", ["Configuration", "Cause", "Start (min)", "End (min)", "Duration (s)"],
+    incidents.map(([name, inc]) => [name, inc.cause ?? "?", minutes(inc.start),
+      inc.ongoing ? "ongoing" : minutes(inc.end), inc.duration]),
+    new Set([2, 3, 4]));
+
+  drawDungeons(document.getElementById("eval-dungeons"), rows);
+  drawActions(document.getElementById("eval-actions"), rows);
+}
+
+// --- charts ---------------------------------------------------------------------------------
+
+function canvas2d(canvas) {
+  const ratio = window.devicePixelRatio || 1;
+  const width = canvas.clientWidth || 600;
+  const height = Number(canvas.getAttribute("height")) || 320;
+  canvas.width = Math.round(width * ratio);
+  canvas.height = Math.round(height * ratio);
+  canvas.style.height = `${height}px`;
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  ctx.clearRect(0, 0, width, height);
+  ctx.font = "12px system-ui, sans-serif";
+  return { ctx, width, height };
+}
+
+const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "#999";
+
+function panel(ctx, box, title, rows, value, top, label) {
+  const [x0, y0, x1, y1] = box;
+  const px0 = x0 + 40, py0 = y0 + 24, px1 = x1 - 4, py1 = y1 - 36;
+  ctx.fillStyle = css("--text");
+  ctx.textAlign = "center";
+  ctx.fillText(title, (x0 + x1) / 2, y0 + 10);
+  ctx.textAlign = "right";
+  for (let i = 0; i <= 4; i++) {
+    const y = py1 - ((py1 - py0) * i) / 4;
+    ctx.strokeStyle = css("--line");
+    ctx.beginPath(); ctx.moveTo(px0, y); ctx.lineTo(px1, y); ctx.stroke();
+    ctx.fillStyle = css("--muted");
+    ctx.fillText(label((top * i) / 4), px0 - 6, y + 4);
+  }
+  const groupW = (px1 - px0) / LEVELS.length;
+  const barW = Math.min(26, (groupW - 12) / Math.max(1, rows.length));
+  LEVELS.forEach((level, g) => {
+    const gx = px0 + g * groupW;
+    const start = gx + (groupW - barW * rows.length) / 2;
+    rows.forEach((r, n) => {
+      const v = value(r.dungeons[level]);
+      const bx = start + n * barW;
+      if (v === null) return;
+      const h = top > 0 ? ((py1 - py0) * Math.min(v, top)) / top : 0;
+      ctx.fillStyle = PALETTE[n % PALETTE.length];
+      ctx.fillRect(bx + 1, py1 - Math.max(h, 1), barW - 2, Math.max(h, 1));
+    });
+    ctx.fillStyle = css("--text");
+    ctx.textAlign = "center";
+    ctx.fillText(`Level ${level}`, gx + groupW / 2, py1 + 15);
+    ctx.fillStyle = css("--muted");
+    if (ctx.measureText(LEVEL_NAMES[level]).width < groupW - 4) {
+      ctx.fillText(LEVEL_NAMES[level], gx + groupW / 2, py1 + 29);
+    }
+  });
+}
+
+function drawDungeons(canvas, rows) {
+  const { ctx, width, height } = canvas2d(canvas);
+  const share = (d) => (d.attempts ? d.clears / d.attempts : null);
+  const damage = (d) => (d.clears ? d.clear_damage / d.clears : null);
+  let top = 0;
+  rows.forEach((r) => LEVELS.forEach((l) => { top = Math.max(top, damage(r.dungeons[l]) || 0); }));
+  top = niceCeiling(top);
+  const half = width / 2;
+  panel(ctx, [0, 0, half - 10, height], "Clear share", rows, share, 1, (v) => `${Math.round(v * 100)}%`);
+  panel(ctx, [half + 10, 0, width, height], "Mean damage in clears", rows, damage, top, (v) => v.toFixed(0));
+}
+
+function drawActions(canvas, rows) {
+  const { ctx, width, height } = canvas2d(canvas);
+  const legendW = 120;
+  const px0 = 40, py0 = 18, px1 = width - legendW - 8, py1 = height - 24;
+  ctx.textAlign = "right";
+  for (let i = 0; i <= 4; i++) {
+    const y = py1 - ((py1 - py0) * i) / 4;
+    ctx.strokeStyle = css("--line");
+    ctx.beginPath(); ctx.moveTo(px0, y); ctx.lineTo(px1, y); ctx.stroke();
+    ctx.fillStyle = css("--muted");
+    ctx.fillText(`${25 * i}%`, px0 - 6, y + 4);
+  }
+  const slot = (px1 - px0) / Math.max(1, rows.length);
+  const barW = Math.min(48, slot * 0.6);
+  rows.forEach((r, n) => {
+    const total = CATEGORIES.reduce((s, c) => s + (r.actions[c] || 0), 0);
+    const cx = px0 + slot * n + slot / 2;
+    let y = py1;
+    CATEGORIES.forEach((c, ci) => {
+      const count = r.actions[c] || 0;
+      if (!total || !count) return;
+      const h = ((py1 - py0) * count) / total;
+      ctx.fillStyle = PALETTE[ci];
+      ctx.fillRect(cx - barW / 2, y - h, barW, h);
+      y -= h;
+    });
+    ctx.fillStyle = css("--text");
+    ctx.textAlign = "center";
+    let name = r.name;
+    while (name.length > 1 && ctx.measureText(name).width > slot - 6) name = name.slice(0, -1);
+    ctx.fillText(name === r.name ? name : `${name.slice(0, -1)}…`, cx, py1 + 15);
+  });
+  ctx.textAlign = "left";
+  [...CATEGORIES].reverse().forEach((c, i) => {
+    const ly = py0 + i * 18;
+    ctx.fillStyle = PALETTE[CATEGORIES.length - 1 - i];
+    ctx.fillRect(width - legendW, ly, 10, 10);
+    ctx.fillStyle = css("--text");
+    ctx.fillText(c, width - legendW + 16, ly + 9);
+  });
+}
+
+function niceCeiling(v) {
+  if (v <= 0) return 10;
+  let step = 1;
+  for (;;) {
+    for (const m of [1, 2, 2.5, 5]) if (v <= m * step * 10) return m * step * 10;
+    step *= 10;
+  }
+}
+
+// --- loading --------------------------------------------------------------------------------
+
+let last = null;
+async function load() {
+  try {
+    const response = await fetch(RESULTS_URL, { cache: "no-store" });
+    if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+    last = await response.json();
+    render(last);
+  } catch (err) {
+    document.getElementById("eval-meta").textContent = `could not load the evaluation: ${err.message}`;
+  }
+  if (LIVE) setTimeout(load, REFRESH_MS);
+}
+
+window.addEventListener("resize", () => { if (last) render(last); });
+load();
