@@ -42,8 +42,9 @@ def real_world(seed: int, characters: int):
 
 def random_action(rng: random.Random, world, cid: int) -> dict:
     """A busy, seeded policy: the size measure needs characters that keep changing things."""
-    ent = world.observe(cid, consume=True)["self"] if hasattr(world, "observe") else {}
-    x, y = ent.get("x", 64), ent.get("y", 64)
+    # Position straight from the entity: observe() would change the state hash (see docs).
+    ent = world.entities[cid]
+    x, y = ent.x, ent.y
     r = rng.random()
     if r < 0.4:
         return {"type": "move_to", "x": x + rng.randint(-8, 8), "y": y + rng.randint(-8, 8)}
@@ -55,6 +56,25 @@ def random_action(rng: random.Random, world, cid: int) -> dict:
     if r < 0.9:
         return {"type": "move", "dir": rng.choice("nsew")}
     return {"type": "eat", "item": "berries"}
+
+
+def builtin_driver(world, chars: list[int], seed: int):
+    """The built-in configurations, round-robin over the characters (None when absent)."""
+    try:
+        from app.agents.builtin import available, make_agent
+        from app.agents.driver import AgentDriver
+    except ImportError:
+        return None, []
+    names = [n for n in available() if n != "random"] or available()
+    if not names:
+        return None, []
+    driver = AgentDriver(world)
+    by_name: dict[str, list[int]] = {}
+    for i, cid in enumerate(chars):
+        name = names[i % len(names)]
+        driver.add(cid, make_agent(name, seed=seed + i))
+        by_name.setdefault(name, []).append(cid)
+    return driver, [{"name": n, "characters": c} for n, c in by_name.items()]
 
 
 def fake_world(seed: int, characters: int):
@@ -106,12 +126,17 @@ def record(path: Path, engine: str, minutes: int, characters: int, seed: int) ->
         world, fb, chars = fake_world(seed, characters)
         used = "fake"
     rng = random.Random(seed)
-    header = header_for_world(world, [{"name": "bench", "characters": chars}], minutes * 60)
+    driver, configurations = builtin_driver(world, chars, seed) if used == "real" else (None, [])
+    configurations = configurations or [{"name": "bench", "characters": chars}]
+    header = header_for_world(world, configurations, minutes * 60)
     start = time.perf_counter()
     recording = RunRecording.start(path, world, fb, header)
     spent = 0.0
     for _ in range(minutes * TICKS_PER_MINUTE):
-        if used == "real":
+        if driver is not None:
+            driver.before_step()
+            events = world.step()
+        elif used == "real":
             for cid in chars:
                 if rng.random() < 0.1:
                     world.submit(cid, random_action(rng, world, cid))

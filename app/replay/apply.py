@@ -11,8 +11,9 @@ is the keyframe body with each area's ``tiles`` decoded from base64 into a bytea
 * ``deltas.removed`` ``[id, ...]``: those entities are deleted (applied after ``entities``).
 * ``deltas.structures`` / ``deltas.loot``: replace the whole list when present.
 * ``deltas.time``: replaces the clock.
-* ``deltas.areas`` ``{area: area_body | null}`` (for dungeon instances that open and close):
-  inserts or replaces an area (tiles base64, like a keyframe's) or deletes it when null.
+* ``deltas.areas`` ``{area: area_body}`` (a dungeon instance opened): inserts or replaces the
+  area (tiles in base64, as in a keyframe); ``deltas.areas_removed`` ``[area, ...]`` deletes areas.
+  Both apply before ``tiles``.
 
 Nested values are never mutated, only replaced, so states may share entity dicts with the frames
 they came from; copying a state (``copy_state``) is cheap.
@@ -50,11 +51,10 @@ def apply_frame(state: State | None, frame: dict) -> State:
     if state is None:
         raise ValueError("the first frame applied must carry a keyframe")
     deltas = frame.get("deltas") or {}
+    for area_id in deltas.get("areas_removed") or ():
+        state["areas"].pop(str(area_id), None)
     for area_id, body in (deltas.get("areas") or {}).items():
-        if body is None:
-            state["areas"].pop(str(area_id), None)
-        else:
-            state["areas"][str(area_id)] = _decode_area(body)
+        state["areas"][str(area_id)] = _decode_area(body)
     for area_id, x, y, code in deltas.get("tiles") or ():
         area = state["areas"].get(str(area_id))
         if area is not None:

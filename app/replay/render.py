@@ -84,6 +84,13 @@ def _clock_line(state: dict[str, Any]) -> str:
     return "  ".join(parts)
 
 
+def _legend(raw: Any) -> dict[int, str]:
+    """Tile code -> name; the engine sends a list (index = code), a dict is accepted too."""
+    if isinstance(raw, list):
+        return dict(enumerate(raw))
+    return {int(code): name for code, name in (raw or {}).items()}
+
+
 def render_state(
     state: dict[str, Any],
     *,
@@ -95,7 +102,7 @@ def render_state(
     body = state["areas"][str(area)]
     w, h = int(body["w"]), int(body["h"])
     scale = scale or scale_for(w, h)
-    legend = {int(code): name for code, name in (state.get("legend") or {}).items()}
+    legend = _legend(state.get("legend"))
     palette = [TERRAIN.get(legend.get(code, ""), _stable_colour(f"t{code}")) for code in range(256)]
     flat = bytes(c for code in body["tiles"] for c in palette[code])
     terrain = Image.frombytes("RGB", (w, h), flat).resize((w * scale, h * scale), Image.NEAREST)

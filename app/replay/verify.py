@@ -27,57 +27,29 @@ class Verdict:
     message: str = ""
 
 
-def engine_world_factory() -> Callable[[int, int], Any]:
-    """`(seed, size) -> World` from the real engine (imported only when verifying)."""
-    from app.engine import World, load_content
-
-    content = load_content()
-    return lambda seed, size: World.create(seed=seed, content=content, size=size)
+class _Mismatch(Exception):
+    def __init__(self, verdict: Verdict) -> None:
+        self.verdict = verdict
 
 
-def resimulate(
-    make_world: Callable[[int, int], Any],
-    seed: int,
-    size: int,
-    log: Iterable[tuple[int, int | None, dict]],
-    hashes: dict[int, str],
-    until: int | None = None,
-) -> Verdict:
-    """Replay the log tick by tick; stop at the first hash that differs."""
-    world = make_world(seed, size)
-    until = max(hashes, default=0) if until is None else until
-    by_tick: dict[int, list[tuple[int | None, dict]]] = {}
-    for tick, char, action in log:
-        by_tick.setdefault(int(tick), []).append((char, action))
-    checked = 0
-    while world.tick < until:
-        inputs = []
-        for char, action in by_tick.get(world.tick, ()):
-            if char is None and action.get("type") == "join":
-                got_id = world.add_character(
-                    name=action.get("name", ""), label=action.get("label", "")
-                )
-                if "id" in action and got_id != action["id"]:
-                    return Verdict(
-                        False,
-                        checked,
-                        world.tick,
-                        world.tick,
-                        code="join_mismatch",
-                        message=f"a join at tick {world.tick} made character {got_id}, "
-                        f"the recording says {action['id']}",
-                    )
-            else:
-                inputs.append((char, action))
-        world.step(inputs)
-        expected = hashes.get(world.tick)
-        if expected is not None:
-            checked += 1
-            got = world.state_hash()
-            if got != expected:
-                return Verdict(
+class HashCheck:
+    """An ``on_tick(world, events)`` hook that compares each recorded hash as the tick is reached."""
+
+    def __init__(self, hashes: dict[int, str]) -> None:
+        self.hashes = hashes
+        self.checked = 0
+
+    def __call__(self, world: Any, events: list | None = None) -> None:
+        expected = self.hashes.get(world.tick)
+        if expected is None:
+            return
+        self.checked += 1
+        got = world.state_hash()
+        if got != expected:
+            raise _Mismatch(
+                Verdict(
                     False,
-                    checked,
+                    self.checked,
                     world.tick,
                     world.tick,
                     expected,
@@ -86,7 +58,51 @@ def resimulate(
                     message=f"state hash differs at tick {world.tick}: recorded {expected}, "
                     f"re-simulated {got}",
                 )
-    return Verdict(True, checked, world.tick)
+            )
+
+
+def resimulate(
+    make_world: Callable[[int, int], Any],
+    seed: int,
+    size: int,
+    log: Iterable[tuple[int, int | None, dict]],
+    until: int,
+    on_tick: Callable[[Any, list], None],
+) -> Any:
+    """The contract's re-simulation with any world (the tests' stand-in has no resim module):
+    joins logged at tick T become ``add_character`` before T's step, actions go to ``step``."""
+    world = make_world(seed, size)
+    by_tick: dict[int, list[tuple[int | None, dict]]] = {}
+    for tick, char, action in log:
+        by_tick.setdefault(int(tick), []).append((char, action))
+    while world.tick < until:
+        inputs = []
+        for char, action in by_tick.get(world.tick, ()):
+            if char is None and action.get("type") == "join":
+                made = world.add_character(
+                    name=action.get("name", ""), label=action.get("label", "")
+                )
+                if "id" in action and made != action["id"]:
+                    raise ValueError(
+                        f"join at tick {world.tick} made character {made}, the log says {action['id']}"
+                    )
+            else:
+                inputs.append((char, action))
+        on_tick(world, world.step(inputs))
+    return world
+
+
+def engine_resimulator() -> Callable[..., Any]:
+    """The engine's own re-simulation (imported only when verifying)."""
+    from app.engine import load_content
+    from app.engine.resim import replay_inputs
+
+    content = load_content()
+
+    def run(seed: int, size: int, log: list, until: int, on_tick: Callable) -> Any:
+        return replay_inputs(seed, log, until, content=content, size=size, on_tick=on_tick)
+
+    return run
 
 
 def verify_replay(
@@ -94,11 +110,27 @@ def verify_replay(
     make_world: Callable[[int, int], Any] | None = None,
     until: int | None = None,
 ) -> Verdict:
+    """Re-simulate `replay` and compare its hashes; `make_world(seed, size)` replaces the engine."""
     hashes = replay.hashes()
-    if not hashes:
-        return Verdict(False, 0, 0, code="no_hashes", message="the replay holds no state hashes")
     if until is not None:
         hashes = {t: h for t, h in hashes.items() if t <= until}
-    make_world = make_world or engine_world_factory()
+    hashes.pop(0, None)  # tick 0 has no step before it: no fixed moment to compare
+    if not hashes:
+        return Verdict(False, 0, 0, code="no_hashes", message="the replay holds no state hashes")
+    last = max(hashes)
+    if make_world is None:
+        run = engine_resimulator()
+    else:
+
+        def run(seed: int, size: int, log: list, until: int, on_tick: Callable) -> Any:
+            return resimulate(make_world, seed, size, log, until, on_tick)
+
+    check = HashCheck(hashes)
     header = replay.header
-    return resimulate(make_world, header.seed, header.width, replay.inputs(), hashes, until)
+    try:
+        world = run(header.seed, header.width, list(replay.inputs()), last, check)
+    except _Mismatch as mismatch:
+        return mismatch.verdict
+    except ValueError as exc:  # the engine refuses a log it cannot follow (e.g. a join mismatch)
+        return Verdict(False, check.checked, -1, code="log_mismatch", message=str(exc))
+    return Verdict(True, check.checked, world.tick)

@@ -54,7 +54,13 @@ def run_file(tmp_path_factory):
 
 @pytest.fixture
 def fake_engine(monkeypatch):
-    monkeypatch.setattr(verify_module, "engine_world_factory", lambda: fake_factory)
+    def fake_resimulator():
+        def run(seed, size, log, until, on_tick):
+            return verify_module.resimulate(fake_factory, seed, size, log, until, on_tick)
+
+        return run
+
+    monkeypatch.setattr(verify_module, "engine_resimulator", fake_resimulator)
 
 
 def test_verify_passes_on_an_untouched_recording(run_file):
