@@ -58,6 +58,7 @@ def rebuild_run(run_dir: Path) -> dict[str, Any]:
     events = load_events(run_dir / "events.jsonl")
     meta: dict[str, Any] = {}
     characters: list[dict[str, Any]] = []
+    old: dict[str, Any] = {}
     previous = run_dir / "results.json"
     if previous.is_file():
         try:
@@ -71,6 +72,9 @@ def rebuild_run(run_dir: Path) -> dict[str, Any]:
             if "id" in c and "name" in c
         ]
     results = evaluate(events, characters, meta)
+    # The schema is open: keys a run added beside ours (e.g. spread checks) survive a rebuild.
+    for key, value in old.items():
+        results.setdefault(key, value)
     write_reports(run_dir, results)
     return results
 

@@ -86,7 +86,10 @@ def make_run(tmp_path, name: str, events, meta) -> str:
 
 def test_report_rebuilds_a_run_and_keeps_its_meta(tmp_path, capsys):
     run = make_run(tmp_path, "e1", cohort_stream(), {"seed": 7, "wall_seconds": 3.5})
-    before = json.loads((tmp_path / "e1" / "results.json").read_text())
+    results_path = tmp_path / "e1" / "results.json"
+    before = json.loads(results_path.read_text())
+    before["spread"] = {"strongest_completes_both_tasks": True}  # a key the run added
+    results_path.write_text(json.dumps(before))
     (tmp_path / "e1" / "report.md").unlink()
     assert main(["report", run]) == 0
     after = json.loads((tmp_path / "e1" / "results.json").read_text())
