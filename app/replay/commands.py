@@ -39,7 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.add_argument("--to", dest="end", type=int, help="last tick of the GIF")
     export.add_argument("--fps", type=float, default=10.0, help="GIF frames per second")
     export.add_argument("--every", type=int, default=1, help="ticks between GIF frames")
-    export.add_argument("--area", default="0", help="area to draw (0 = the surface)")
+    export.add_argument("--area", default=None, help="area to draw (default: the surface)")
+    export.add_argument("--focus", type=int, help="character id: draw its area and ring it")
     export.add_argument("--scale", type=int, default=None, help="pixels per tile")
     export.set_defaults(func=cmd_export)
 
@@ -157,8 +158,11 @@ def cmd_export(args: argparse.Namespace) -> int:
                     print("error: bad_argument: --png needs --at TICK", file=sys.stderr)
                     return 2
                 state = replay.state_at(args.at)
-                _check_area(state, args.area)
-                render_state(state, area=args.area, scale=args.scale, names=names).save(args.png)
+                area = _area(state, args)
+                image = render_state(
+                    state, area=area, scale=args.scale, names=names, focus=args.focus
+                )
+                image.save(args.png)
                 print(f"wrote {args.png} (tick {args.at})")
             if args.gif:
                 return _export_gif(replay, args, names)
@@ -167,10 +171,19 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_area(state: dict, area: str) -> None:
-    if str(area) not in state["areas"]:
+def _area(state: dict, args: argparse.Namespace) -> str:
+    """The area to draw: --area, else the focused character's, else the surface."""
+    area = args.area
+    if area is None and args.focus is not None:
+        ent = state["entities"].get(str(args.focus))
+        if ent is None:
+            raise ReplayError("unknown_character", f"no character {args.focus} at this tick")
+        area = ent.get("area", 0)
+    area = "0" if area is None else str(area)
+    if area not in state["areas"]:
         known = ", ".join(sorted(state["areas"]))
         raise ReplayError("unknown_area", f"area {area} is not in the world at this tick ({known})")
+    return area
 
 
 def _export_gif(replay: Replay, args: argparse.Namespace, names: dict[int, str]) -> int:
@@ -189,12 +202,16 @@ def _export_gif(replay: Replay, args: argparse.Namespace, names: dict[int, str])
             f"{count} GIF frames is more than {MAX_GIF_FRAMES}; shorten the range or raise --every",
         )
     state = replay.state_at(start)
-    _check_area(state, args.area)
-    images = [render_state(state, area=args.area, scale=args.scale, names=names)]
+    area = _area(state, args)
+
+    def draw() -> Any:
+        return render_state(state, area=area, scale=args.scale, names=names, focus=args.focus)
+
+    images = [draw()]
     for frame in replay.frames(start + 1, end):
         state = apply_frame(state, frame)
-        if (frame["tick"] - start) % every == 0 and str(args.area) in state["areas"]:
-            images.append(render_state(state, area=args.area, scale=args.scale, names=names))
+        if (frame["tick"] - start) % every == 0 and area in state["areas"]:
+            images.append(draw())
     duration = max(20, round(1000 / max(args.fps, 0.1)))
     images[0].save(
         args.gif, save_all=True, append_images=images[1:], duration=duration, loop=0, optimize=False

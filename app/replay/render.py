@@ -97,6 +97,7 @@ def render_state(
     area: str = "0",
     scale: int | None = None,
     names: dict[int, str] | None = None,
+    focus: int | None = None,
 ) -> Image.Image:
     """The ground-truth picture of one area of `state` (an applied-frame state)."""
     body = state["areas"][str(area)]
@@ -141,8 +142,15 @@ def render_state(
         else:
             colour = CREATURES.get(ent.get("kind", ""), HOSTILE)
             draw.ellipse(cell(ent["x"], ent["y"], inset=max(0, scale // 4)), colour)
+    if focus is not None and str(focus) in state["entities"]:
+        ent = state["entities"][str(focus)]
+        if here(ent):
+            draw.rectangle(cell(ent["x"], ent["y"], inset=-scale), outline=(255, 255, 255))
     line = _clock_line(state)
     if names:
-        line += "   " + " ".join(f"{cid}:{n}" for cid, n in sorted(names.items()))
+        groups: dict[str, int] = {}
+        for name in names.values():
+            groups[name] = groups.get(name, 0) + 1
+        line += "   " + "  ".join(f"{n} x{k}" for n, k in groups.items())
     draw.text((3, 1), line, fill=(240, 240, 240))
     return image

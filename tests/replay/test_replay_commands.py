@@ -176,3 +176,35 @@ def test_rendering_marks_characters_in_their_own_colour(run_file):
     from app.replay.render import character_colour
 
     assert image.getpixel((x, y)) == character_colour(char["id"])
+
+
+def test_export_with_focus_rings_that_character_and_refuses_unknown_ones(
+    run_file, tmp_path, capsys
+):
+    with Replay.open(run_file) as replay:
+        cid = next(
+            int(i) for i, e in replay.state_at(10)["entities"].items() if e["kind"] == "character"
+        )
+    out = tmp_path / "focus.png"
+    assert (
+        main(
+            [
+                "replay",
+                "export",
+                str(run_file),
+                "--at",
+                "10",
+                "--png",
+                str(out),
+                "--focus",
+                str(cid),
+            ]
+        )
+        == 0
+    )
+    assert Image.open(out).format == "PNG"
+    assert (
+        main(["replay", "export", str(run_file), "--at", "10", "--png", str(out), "--focus", "999"])
+        == 2
+    )
+    assert "unknown_character" in capsys.readouterr().err
