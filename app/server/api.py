@@ -72,7 +72,9 @@ def content_summary(content: object | None) -> dict:
         for name, spec in content.items.items()
     }
     # Observations spell tiles as one character each; the page needs the names for sprites.
-    tiles = [{"name": t["name"], "char": t["char"]} for t in content.tiles]
+    tiles = [
+        {"name": t["name"], "char": t["char"], "walk": bool(t.get("walk"))} for t in content.tiles
+    ]
     return {"recipes": recipes, "structures": structures, "items": items, "tiles": tiles}
 
 

@@ -157,9 +157,7 @@ class LiveRooms:
 
     # --- helpers ----------------------------------------------------------------------------
 
-    def _observe(
-        self, char: int, full_memory: bool = False, consume: bool = True
-    ) -> dict | None:
+    def _observe(self, char: int, full_memory: bool = False, consume: bool = True) -> dict | None:
         """The character's scoped observation; spectators pass consume=False so following an
         agent's character never takes the events out of that agent's own next observation."""
         world = self.runner.world

@@ -83,6 +83,12 @@ $("minimap").addEventListener("click", (ev) => {
 window.addEventListener("keydown", (ev) => {
   if (ev.key === "Escape") unfollow();
 });
+// Delegated, on pointerdown: the list is rebuilt several times a second, and a click whose
+// press and release land on two different rebuilt rows would otherwise be lost.
+$("characters").addEventListener("pointerdown", (ev) => {
+  const row = ev.target.closest("li[data-char]");
+  if (row) follow(Number(row.dataset.char));
+});
 
 function currentArea() {
   const e = followed !== null ? state.entities[followed] : null;
@@ -93,7 +99,7 @@ function renderPanels() {
   $("clock").textContent = clockText(state.time, state.tick);
   const list = $("characters");
   list.replaceChildren(...state.characters().map((c) => el("li", {
-    class: c.id === followed ? "selected" : "", "data-char": c.id, onclick: () => follow(c.id),
+    class: c.id === followed ? "selected" : "", "data-char": c.id,
   },
   el("div", { class: "who" }, el("strong", {}, c.name || `#${c.id}`),
     c.down ? el("span", { class: "down" }, "down") : el("span", { class: "label" }, c.label || "")),

@@ -108,6 +108,15 @@ function structureAt(x, y) {
   return view.structures.find((s) => s.x === x && s.y === y);
 }
 
+function blocked(x, y) {
+  const name = tileName(x, y);
+  const tile = content.tiles.find((t) => t.name === name);
+  if (tile && !tile.walk) return true;
+  if (creatureAt(x, y)) return true;
+  const st = structureAt(x, y);
+  return !!st && !["floor", "door"].includes(st.kind);
+}
+
 function interact() {
   const me = view.self;
   const here = tileName(me.x, me.y) || "";
@@ -157,7 +166,9 @@ window.addEventListener("keydown", (ev) => {
   if (KEYS[key]) {
     ev.preventDefault();
     facing = KEYS[key];
-    act({ type: "move", dir: facing });
+    // Facing something solid only turns the character, so E and B act on it without a refusal.
+    const t = faced();
+    if (!blocked(t.x, t.y)) act({ type: "move", dir: facing });
     return;
   }
   const handlers = {
