@@ -141,6 +141,14 @@ class ProgramPolicy(RestrictingNodeTransformer):
             return node
         return _call(helper, [node.left, node.right], node)
 
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        node = super().visit_Compare(node)
+        # `x in big` walks big in one C call: route it through a helper that charges steps.
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+            negate = ast.Constant(isinstance(node.ops[0], ast.NotIn))
+            return _call("_contains_", [node.left, node.comparators[0], negate], node)
+        return node
+
     def visit_FormattedValue(self, node: ast.FormattedValue) -> ast.AST:
         node = super().visit_FormattedValue(node)
         if node.format_spec is None:

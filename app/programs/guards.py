@@ -18,6 +18,7 @@ from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack
 from app.programs.limits import Budget
 
 SEQUENCES = (str, bytes, list, tuple)
+CONTAINERS = (str, bytes, list, tuple, dict, set, frozenset)
 
 # Attribute names a program may never read, whatever the object: frame/traceback/code walking,
 # str.format attribute tricks, the class hierarchy, and text methods whose size we do not check.
@@ -152,6 +153,9 @@ class Guards:
             )
         value = getattr(obj, name)
         kind = type(obj)
+        if kind in CONTAINERS and len(obj) >= self.budget.charge_per_items:
+            # Methods of big containers (sort, index, count, copy...) walk them in C: charge.
+            self.charge(len(obj) // self.budget.charge_per_items)
         if kind is str or kind is bytes:
             if name in SIZED_TEXT_METHODS:
                 return self._sized_text_method(obj, name)
@@ -193,7 +197,19 @@ class Guards:
         return extend
 
     def getitem(self, obj: Any, key: Any) -> Any:
+        if type(key) is slice and type(obj) in CONTAINERS:
+            n = len(obj)
+            if n >= self.budget.charge_per_items:
+                self.charge(n // self.budget.charge_per_items)
         return obj[key]
+
+    def contains(self, item: Any, container: Any, negate: bool) -> bool:
+        if type(container) in CONTAINERS:
+            n = len(container)
+            if n >= self.budget.charge_per_items:
+                self.charge(n // self.budget.charge_per_items)
+        found = item in container
+        return not found if negate else found
 
     def write(self, obj: Any) -> Any:
         if type(obj) is list:
@@ -258,6 +274,7 @@ class Guards:
             "_add_": self.add,
             "_mod_": self.mod,
             "_format_": self.format,
+            "_contains_": self.contains,
         }
 
 

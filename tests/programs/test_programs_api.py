@@ -129,3 +129,36 @@ def test_the_random_object_is_seeded_so_reruns_draw_the_same_numbers():
         run_until_done(manager, world, pid)
         draws.append(manager.outcome(pid)["value"])
     assert draws[0] == draws[1]
+
+
+def test_ordinary_python_still_works_under_the_guards():
+    world = FakeWorld()
+    manager = ProgramManager(world, in_process=True)
+    source = (
+        "def main():\n"
+        "    d = {'a': 1}\n"
+        "    d['b'] = 2\n"
+        "    items = [3, 1, 2]\n"
+        "    items[0:1] = [0]\n"
+        "    items += [4]\n"
+        "    s = 'x' * 3 + f'{7:>3}' + '%d' % 5\n"
+        "    a, (b, c) = 1, (2, 3)\n"
+        "    total = sum(v for v in d.values())\n"
+        "    return [1 in items, 9 not in items, 'a' in 'abc', sorted(items), s, a + b + c,\n"
+        "            total, 2 ** 10, (lambda n: n * 2)(4), max(items), ', '.join(['p', 'q'])]\n"
+    )
+    pid = manager.submit(1, "plain python", source)["id"]
+    assert run_until_done(manager, world, pid)["status"] == "finished", manager.outcome(pid)
+    assert manager.outcome(pid)["value"] == [
+        True,
+        True,
+        True,
+        [0, 1, 2, 4],
+        "xxx  75",
+        6,
+        3,
+        1024,
+        8,
+        4,
+        "p, q",
+    ]

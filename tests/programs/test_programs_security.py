@@ -157,6 +157,17 @@ def test_escape_attempts_at_run_time_fail_with_a_clear_error(world, char, name):
     assert not any("caught" in line for line in manager.logs(status["id"]))
 
 
+@pytest.mark.parametrize(
+    "work", ["x.sort()", "y = 5 in x", "y = x[:]", "y = x.count(1)", "y = sorted(x)"]
+)
+def test_big_builtin_work_is_charged_so_a_tick_stays_short(world, char, manager, work):
+    pid = manager.submit(char, "heavy", f"x = [0] * 1000000\nwhile True:\n    {work}\n")["id"]
+    run_ticks(manager, world, 2)
+    status = manager.status(pid)
+    assert status["status"] == "running"
+    assert status["steps_tick"] >= 1000000 // 256  # one pass is charged a tick's budget or more
+
+
 def test_an_endless_loop_of_refused_calls_costs_a_few_calls_per_tick(world, char, manager):
     pid = manager.submit(
         char,
