@@ -1,0 +1,61 @@
+"""`asiworld serve` starts quietly in the default threading mode and stops cleanly on Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+
+def test_default_start_emits_no_deprecation_warning():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        from app.server import create_app
+        from tests.server.fakeworld import fake_world
+
+        app = create_app({"WORLD_FACTORY": fake_world})
+        assert app.extensions["socketio"].server.async_mode == "threading"
+    deprecations = [w for w in caught if issubclass(w.category, DeprecationWarning)]
+    assert deprecations == [], [str(w.message) for w in deprecations]
+    assert "eventlet" not in sys.modules
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.timeout(60)
+def test_serve_prints_the_url_and_ctrl_c_stops_without_a_traceback():
+    port = _free_port()
+    env = dict(os.environ, PYTHONWARNINGS="error::DeprecationWarning")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--speed", "20"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        line = proc.stdout.readline()
+        assert f"http://localhost:{port}/" in line
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    assert "stopped at tick" in out
+
+
+def test_serve_refuses_a_speed_of_zero():
+    from app.cli import main
+
+    assert main(["serve", "--speed", "0"]) == 2
