@@ -27,7 +27,7 @@ from app.replay.session import RunRecording, header_for_world  # noqa: E402
 
 TICKS_PER_MINUTE = 60
 TARGET_MINUTES = 300
-TARGET_BYTES = 15 * 1024 * 1024
+TARGET_BYTES = 15_000_000
 ITEMS = ["wood", "stone", "coal", "iron_ore", "fibre", "berries", "raw_meat", "wool", "torch"]
 
 
@@ -112,7 +112,8 @@ def fake_world(seed: int, characters: int):
     return world, FakeFrameBuilder(world), chars
 
 
-def record(path: Path, engine: str, minutes: int, characters: int, seed: int) -> tuple[str, float]:
+def record(path: Path, engine: str, minutes: int, characters: int, seed: int, policy: str) -> float:
+    """Record the run; returns the simulation minutes actually recorded."""
     if engine in ("auto", "real"):
         try:
             world, fb, chars = real_world(seed, characters)
@@ -126,39 +127,41 @@ def record(path: Path, engine: str, minutes: int, characters: int, seed: int) ->
         world, fb, chars = fake_world(seed, characters)
         used = "fake"
     rng = random.Random(seed)
-    driver, configurations = builtin_driver(world, chars, seed) if used == "real" else (None, [])
+    driver, configurations = None, []
+    if used == "real" and policy == "builtin":
+        driver, configurations = builtin_driver(world, chars, seed)
     configurations = configurations or [{"name": "bench", "characters": chars}]
     header = header_for_world(world, configurations, minutes * 60)
     start = time.perf_counter()
     recording = RunRecording.start(path, world, fb, header)
     spent = 0.0
-    for _ in range(minutes * TICKS_PER_MINUTE):
-        if driver is not None:
-            driver.before_step()
-            events = world.step()
-        elif used == "real":
-            for cid in chars:
-                if rng.random() < 0.1:
-                    world.submit(cid, random_action(rng, world, cid))
-            events = world.step()
-        else:
-            events = world.step(
-                [
-                    (c, {"type": "move", "dir": rng.choice("nsew")})
-                    for c in chars
-                    if rng.random() < 0.5
-                ]
-            )
-        t = time.perf_counter()
-        recording.after_step(events)
-        spent += time.perf_counter() - t
+    try:
+        for _ in range(minutes * TICKS_PER_MINUTE):
+            if driver is not None:
+                driver.before_step()
+                events = world.step()
+            elif used == "real":
+                for cid in chars:
+                    if rng.random() < 0.1:
+                        world.submit(cid, random_action(rng, world, cid))
+                events = world.step()
+            else:
+                moves = [(c, {"type": "move", "dir": rng.choice("nsew")}) for c in chars]
+                events = world.step([m for m in moves if rng.random() < 0.5])
+            t = time.perf_counter()
+            recording.after_step(events)
+            spent += time.perf_counter() - t
+    except Exception as exc:  # an engine failure ends the run; measure what was recorded
+        print(f"the world stopped at tick {world.tick}: {type(exc).__name__}: {exc}")
     recording.close()
     total = time.perf_counter() - start
+    done = world.tick / TICKS_PER_MINUTE
+    who = "built-in configurations" if driver is not None else "a seeded random policy"
     print(
-        f"recorded {minutes} min with the {used} world in {total:.1f} s "
-        f"(recorder share {spent:.2f} s, {spent / (minutes * 60) * 1e6:.0f} us per tick)"
+        f"recorded {done:.1f} min with the {used} world and {who} in {total:.1f} s "
+        f"(recorder {spent:.2f} s, {spent / max(1, world.tick) * 1e6:.0f} us per tick)"
     )
-    return used, spent
+    return done
 
 
 def seek(path: Path, seeks: int, seed: int) -> list[float]:
@@ -182,18 +185,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--characters", type=int, default=9)
     parser.add_argument("--engine", choices=("auto", "real", "fake"), default="auto")
     parser.add_argument("--seeks", type=int, default=40)
+    parser.add_argument("--policy", choices=("builtin", "random"), default="builtin")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", help="keep the replay at this path")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(args.keep) if args.keep else Path(tmp) / "bench.asirep"
-        record(path, args.engine, args.minutes, args.characters, args.seed)
+        minutes = record(path, args.engine, args.minutes, args.characters, args.seed, args.policy)
         size = path.stat().st_size
-        per_minute = size / args.minutes
+        per_minute = size / minutes
         projected = per_minute * TARGET_MINUTES
         verdict = "under" if projected < TARGET_BYTES else "OVER"
         print(
-            f"size: {size:,} bytes for {args.minutes} min x {args.characters} characters = "
+            f"size: {size:,} bytes for {minutes:.1f} min x {args.characters} characters = "
             f"{per_minute:,.0f} bytes per simulation minute"
         )
         print(

@@ -27,7 +27,7 @@ class Replay:
         self.path = path
         self.size_bytes = size
         self._file = file
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # one file position and one cache, shared by threads
         self._cache: OrderedDict[int, Any] = OrderedDict()
         self.schema = 0
         self.header: ReplayHeader
@@ -141,18 +141,21 @@ class Replay:
         return found[1]
 
     def read_chunk(self, ref: ChunkRef) -> Any:
-        """The decoded body of one chunk (cached: scrubbing revisits the same chunks)."""
-        cached = self._cache.get(ref.offset)
-        if cached is not None:
-            self._cache.move_to_end(ref.offset)
-            return cached
-        body = fmt.decode_payload(self.chunk_payload(ref))
-        if ref.kind == fmt.FRAMES:
-            body["frames"] = unpack_frames(body["frames"])
-        self._cache[ref.offset] = body
-        if len(self._cache) > 64:
-            self._cache.popitem(last=False)
-        return body
+        """The decoded body of one chunk (cached: scrubbing revisits the same chunks).
+
+        Shared with later callers: read it, do not change it."""
+        with self._lock:
+            cached = self._cache.get(ref.offset)
+            if cached is not None:
+                self._cache.move_to_end(ref.offset)
+                return cached
+            body = fmt.decode_payload(self.chunk_payload(ref))
+            if ref.kind == fmt.FRAMES:
+                body["frames"] = unpack_frames(body["frames"])
+            self._cache[ref.offset] = body
+            if len(self._cache) > 64:
+                self._cache.popitem(last=False)
+            return body
 
     def chunks_for(
         self, start: int, end: int, kinds: str = fmt.KEYFRAME + fmt.FRAMES + fmt.EVENTS

@@ -266,3 +266,14 @@ def test_compact_frame_chunks_decode_to_exactly_the_recorded_entities():
     packed = fmt.decode_payload(fmt.encode_payload(pack_frames(frames)))
     assert "entity_patches" in packed[1] and packed[1]["entity_patches"]["3"] == {"x": 2}
     assert unpack_frames(packed) == frames
+
+
+def test_one_open_replay_serves_seeks_from_several_threads_alike(recorded):
+    from concurrent.futures import ThreadPoolExecutor
+
+    path, frames, _ = recorded
+    expected = states_by_tick(frames)
+    ticks = [7, 390, 123, 256, 61, 300, 199, 333] * 3
+    with Replay.open(path) as replay, ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda t: _jsonable(replay.state_at(t)), ticks))
+    assert got == [expected[t] for t in ticks]
