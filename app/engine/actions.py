@@ -198,6 +198,9 @@ def _load_rules() -> None:
     from .rules import building, combat, consumption, crafting, gathering, movement, rest, trade
 
     del building, combat, consumption, crafting, gathering, movement, rest, trade
+    from .rules import dungeons, merchant  # dungeons wraps gather (chests), so it comes after
+
+    del dungeons, merchant
 
 
 _load_rules()

@@ -57,6 +57,8 @@ class World:
         world.areas[SURFACE] = Area(id=SURFACE, kind="surface", terrain=terrain, amount=amount)
         world.landmarks = marks
         creatures.populate(world)
+        for hook_installer in _RESTORE_HOOKS:  # rule modules' hooks (dungeons)
+            hook_installer(world)
         return world
 
     def add_character(self, name: str, label: str = "") -> int:

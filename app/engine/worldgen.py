@@ -128,7 +128,8 @@ def _clear(terrain: np.ndarray, x: int, y: int, r: int, T: dict) -> None:
 def _road(terrain: np.ndarray, start: tuple[int, int], end: tuple[int, int], T: dict) -> None:
     """An L-shaped road of bare ground (bridging water) from start to end."""
     (x0, y0), (x1, y1) = start, end
-    keep = (T["plaza"], T["merchant"])
+    # A later road must not pave over a gate or the altar placed before it.
+    keep = (T["plaza"], T["merchant"], T["gate_1"], T["gate_2"], T["gate_3"], T["altar"])
     for x in range(min(x0, x1), max(x0, x1) + 1):
         if terrain[y0, x] not in keep:
             terrain[y0, x] = T["ground"]

@@ -135,8 +135,13 @@ def recover(world: World, char: Character) -> None:
     """After the down time: health back to the wake value, at a usable bed or the plaza."""
     char.down = False
     char.health = int(world.content.knockdown.wake_health)
-    bed = homes.reachable_bed(world, char) if char.area == SURFACE else None
-    if bed is not None:
+    # A rule module may say where (a knockdown inside a dungeon wakes at its gate).
+    spot = next(filter(None, (hook(world, char) for hook in world.extensions.get(
+        "recover_hooks", ()))), None)
+    bed = homes.reachable_bed(world, char) if char.area == SURFACE and spot is None else None
+    if spot is not None:
+        pos, at = spot
+    elif bed is not None:
         pos, at = world.free_tile_near(SURFACE, bed, radius=3), "bed"
     else:
         pos, at = world.free_tile_near(SURFACE, world.landmarks.plaza), "plaza"

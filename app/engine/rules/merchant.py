@@ -1,0 +1,69 @@
+"""buy: the trading post at the plaza sells for T-coins (prices in content/merchant.toml) and buys
+nothing. Spending is told by the `bought` event's cost; `coins` events are earnings only."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .. import inventory
+from ..actions import Arg, Handler, register
+from ..errors import Refusal
+from ..model import SURFACE, Character, Op
+from .common import chebyshev
+
+if TYPE_CHECKING:
+    from ..world import World
+
+
+def price_list(world: World) -> dict[str, int]:
+    return {k: int(v) for k, v in world.content.raw["merchant"]["sells"].items()}
+
+
+def _check(world: World, char: Character, args: dict) -> None:
+    mx, my = world.landmarks.merchant
+    if char.area != SURFACE or chebyshev(char.x, char.y, mx, my) > world.content.place.reach:
+        raise Refusal(
+            "not_at_merchant", f"{char.name} must stand next to the merchant at ({mx}, {my}) to buy"
+        )
+    item, count = args["item"], args["count"]
+    prices = price_list(world)
+    if item not in world.content.items:
+        raise Refusal("unknown_item", f"there is no item called {item!r}")
+    if item not in prices:
+        offer = ", ".join(f"{k} ({v})" for k, v in prices.items())
+        raise Refusal("not_sold", f"the merchant does not sell {item}; on offer: {offer}")
+    most = int(world.content.raw["merchant"]["max_count"])
+    if count > most:
+        raise Refusal("bad_argument", f"buy: at most {most} at a time")
+    cost = prices[item] * count
+    if char.coins < cost:
+        raise Refusal(
+            "not_enough_coins",
+            f"{count} {item} cost {cost} T-coins; {char.name} has"
+            f" {char.coins} (T-coins come from dungeon chests and enemies)",
+        )
+    if inventory.room_for(char, item, world.content) < count:
+        raise Refusal("inventory_full", f"{char.name} has no room for {count} {item}")
+
+
+def _buy(world: World, char: Character, op: Op) -> bool:
+    item, count = op.args["item"], op.args["count"]
+    cost = price_list(world)[item] * count
+    char.coins -= cost
+    inventory.add(char, item, count, world.content)
+    world.emit("bought", char=char.id, item=item, count=count, cost=cost)
+    op.result = {"item": item, "count": count, "cost": cost, "coins": char.coins}
+    return True
+
+
+register(
+    Handler(
+        "buy",
+        "trade",
+        {"item": Arg("str"), "count": Arg("int", required=False, default=1, low=1, high=1000)},
+        _check,
+        _buy,
+        help="next to the merchant: buy items for T-coins at the prices in its list"
+        " (the travel-outfit design, healing potions, torches, shears)",
+    )
+)
