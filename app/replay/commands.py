@@ -65,7 +65,7 @@ def describe(replay: Replay) -> dict[str, Any]:
     first, last = replay.first_tick, replay.last_tick
     ticks = (last - first) if first is not None else 0
     minutes = ticks / TICKS_PER_MINUTE
-    characters = sum(len(c.characters) for c in header.configurations)
+    joined = replay.characters()
     return {
         "file": str(replay.path),
         "schema": replay.schema,
@@ -78,7 +78,7 @@ def describe(replay: Replay) -> dict[str, Any]:
         "configurations": [
             {"name": c.name, "characters": c.characters} for c in header.configurations
         ],
-        "characters": characters,
+        "characters": [{k: c[k] for k in ("id", "name", "label")} for c in joined],
         "first_tick": first,
         "last_tick": last,
         "minutes": round(minutes, 2),
@@ -106,6 +106,9 @@ def cmd_info(args: argparse.Namespace) -> int:
     print(f"  content {data['content_hash'] or '-'}, horizon {data['horizon']} ticks")
     for conf in data["configurations"]:
         print(f"  configuration {conf['name']}: characters {conf['characters']}")
+    if data["characters"]:
+        joined = ", ".join(f"{c['id']} {c['name']} ({c['label']})" for c in data["characters"])
+        print(f"  joined: {joined}")
     print(
         f"  ticks {data['first_tick']}-{data['last_tick']} ({data['minutes']} simulation minutes)"
     )

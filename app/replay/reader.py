@@ -263,6 +263,15 @@ class Replay:
                 if kinds is None or event.get("kind") in kinds:
                     yield event
 
+    def characters(self) -> list[dict[str, Any]]:
+        """Every character that joined: ``{"id", "name", "label", "tick"}`` from the join inputs
+        (a headless run's label is its configuration's name)."""
+        return [
+            {"id": a.get("id"), "name": a.get("name"), "label": a.get("label", ""), "tick": t}
+            for t, char, a in self.inputs()
+            if char is None and a.get("type") == "join"
+        ]
+
     def hashes(self) -> dict[int, str]:
         """State hashes by tick."""
         return {tick: h for tick, h in self._rows(fmt.HASHES, "hashes", None, None)}

@@ -85,6 +85,10 @@ class RunRecording:
         self.recorder.record(frame, self._new_inputs(), events, hash=digest)
         return frame
 
+    def tick_hook(self, world: Any, events: list[dict]) -> None:
+        """A headless ``Run`` hook ``(world, events)`` (runs after each step)."""
+        self.after_step(events)
+
     def on_tick(self, info: Any) -> None:
         """A WorldRunner ``on_tick`` hook (runs on the runner thread, after the step)."""
         self.after_step(info.events, info.frame)

@@ -33,3 +33,21 @@ def test_a_recording_started_mid_run_still_verifies_from_the_seed(tmp_path):
         verdict = verify_replay(replay, lambda seed, size: FakeWorld.create(seed, size=size))
     assert verdict.ok, verdict.message
     assert verdict.checked == 13
+
+
+def test_characters_are_listed_from_the_join_inputs_with_their_configuration_label(tmp_path):
+    world = FakeWorld.create(2, size=16)
+    fb = FakeFrameBuilder(world)
+    path = tmp_path / "joins.asirep"
+    recording = RunRecording.start(path, world, fb)
+    for tick in range(6):
+        if tick in (0, 2):
+            world.add_character(f"p{tick}", label="planner")
+        recording.tick_hook(world, world.step())
+    recording.close()
+    with Replay.open(path) as replay:
+        joined = replay.characters()
+    assert [(c["name"], c["label"], c["tick"]) for c in joined] == [
+        ("p0", "planner", 0),
+        ("p2", "planner", 2),
+    ]
