@@ -27,7 +27,6 @@ DEFAULTS = {
     "SEED": 7,
     "SPEED": 10.0,  # ticks per real second
     "AGENTS": [],  # built-in configurations to populate the world, e.g. ["forager", "planner"]
-    "AGENT_EVERY": 1,  # ticks between built-in agent decisions (an agent may set its own `every`)
     "WORLD_SIZE": None,  # None: the content's default
     "WORLD_FACTORY": None,  # callable(config) -> (world, frame_builder); None: the real engine
     "DATA_DIR": None,

@@ -52,30 +52,38 @@ def serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no per-request noise
     agents = [name.strip() for name in args.agents.split(",") if name.strip()]
-    app = create_app(
-        {
-            "SEED": args.seed,
-            "SPEED": args.speed,
-            "AGENTS": agents,
-            "DATA_DIR": args.data_dir,
-            "ASYNC_MODE": args.async_mode,
-            "ADMIN_TOKEN": args.admin_token,
-        }
-    )
-    runner = services(app).runner
-    runner.start()
-    shown = "localhost" if args.host in ("127.0.0.1", "0.0.0.0") else args.host
-    url = f"http://{shown}:{args.port}/"
-    print(f"ASIWorld is live (seed {args.seed}, {args.speed:g} ticks/s): open {url}", flush=True)
-    print(f"  spectate {url}live   play {url}play   Ctrl-C stops", flush=True)
-    try:
+    runner = None
+    try:  # Ctrl-C may come at any moment, even before the server listens
+        app = create_app(
+            {
+                "SEED": args.seed,
+                "SPEED": args.speed,
+                "AGENTS": agents,
+                "DATA_DIR": args.data_dir,
+                "ASYNC_MODE": args.async_mode,
+                "ADMIN_TOKEN": args.admin_token,
+            }
+        )
+        runner = services(app).runner
+        runner.start()
+        shown = "localhost" if args.host in ("127.0.0.1", "0.0.0.0") else args.host
+        url = f"http://{shown}:{args.port}/"
+        print(
+            f"ASIWorld is live (seed {args.seed}, {args.speed:g} ticks/s): open {url}", flush=True
+        )
+        print(f"  spectate {url}live   play {url}play   Ctrl-C stops", flush=True)
         run_options = {"log_output": False, "use_reloader": False}
         if args.async_mode == "threading":
             run_options["allow_unsafe_werkzeug"] = True  # the dev server is the default here
         socketio.run(app, host=args.host, port=args.port, **run_options)
     except KeyboardInterrupt:
         pass
+    except ValueError as exc:  # e.g. an unknown built-in configuration in --agents
+        print(f"asiworld serve: {exc}", file=sys.stderr)
+        return 2
     finally:
-        runner.stop()
-    print(f"\nstopped at tick {runner.world.tick}", flush=True)
+        if runner is not None:
+            runner.stop()
+    tick = runner.world.tick if runner is not None else 0
+    print(f"\nstopped at tick {tick}", flush=True)
     return 0

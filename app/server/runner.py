@@ -32,17 +32,7 @@ class TickInfo:
     tick: int
     events: list[dict]
     frame: dict
-    inputs: list[tuple[int, int | None, dict]] = field(default_factory=list)
-
-
-@dataclass
-class BuiltinAgent:
-    """A built-in character driven by an `app.agents` Agent every `every` ticks."""
-
-    char: int
-    name: str
-    agent: Any
-    every: int = 1
+    inputs: list[tuple[int, int | None, dict]] = field(default_factory=list)  # input_log rows
 
 
 class RunnerStopped(RuntimeError):
@@ -61,13 +51,13 @@ class WorldRunner:
         self.frames = frame_builder
         self.speed = float(speed)
         self.paused = False
-        self.agents: list[BuiltinAgent] = []
         self._clock = clock
         self._hooks: list[Callable[[TickInfo], None]] = []
+        self._before: list[Callable[[], None]] = []
         self._commands: queue.Queue[tuple[Callable[[], Any], Future]] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
-        self._inputs: list[tuple[int, int | None, dict]] = []
+        self._log_seen = len(getattr(world, "input_log", []))
         self._keyframe: dict | None = None
         self._tick_times: deque[float] = deque(maxlen=64)
         self._next_due = 0.0
@@ -77,6 +67,12 @@ class WorldRunner:
     def on_tick(self, callback: Callable[[TickInfo], None]) -> Callable[[TickInfo], None]:
         """Register a hook called on the runner thread after every tick. Usable as a decorator."""
         self._hooks.append(callback)
+        return callback
+
+    def before_tick(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Register a hook called on the runner thread just before each world.step(): built-in
+        agents decide and submit here (app.agents.driver.AgentDriver.before_step)."""
+        self._before.append(callback)
         return callback
 
     # --- commands (any thread) -------------------------------------------------------------
@@ -100,19 +96,12 @@ class WorldRunner:
     def submit(self, char: int, action: dict) -> Any:
         """Validate and queue an action now; an accepted one applies at the next tick."""
 
-        def apply() -> Any:
-            result = self.world.submit(char, action)
-            if result.ok:
-                self._inputs.append((self.world.tick, char, action))
-            return result
-
-        return self.call(apply)
+        return self.call(lambda: self.world.submit(char, action))
 
     def add_character(self, name: str, label: str = "human") -> int:
         def add() -> int:
             cid = self.world.add_character(name=name, label=label)
             self._keyframe = None  # the cached keyframe no longer lists everyone
-            self._inputs.append((self.world.tick, None, {"type": "join", "name": name, "id": cid}))
             return cid
 
         return self.call(add)
@@ -175,12 +164,18 @@ class WorldRunner:
     # --- the tick (runner thread only) ------------------------------------------------------
 
     def advance(self) -> TickInfo:
-        """One tick: built-in agents decide, the world steps, a frame is built, hooks run."""
-        self._drive_agents()
+        """One tick: before-hooks (agents) submit, the world steps, a frame is built, hooks run."""
+        for hook in list(self._before):
+            try:
+                hook()
+            except Exception:  # a broken agent must not stop the world
+                log.exception("before_tick hook %r failed", hook)
         events = self.world.step()
         frame = self.frames.frame(events)
-        info = TickInfo(tick=self.world.tick, events=events, frame=frame, inputs=self._inputs)
-        self._inputs = []
+        # The engine's input log is the record of what was applied (joins, humans, agents).
+        log_now = getattr(self.world, "input_log", [])
+        inputs, self._log_seen = list(log_now[self._log_seen :]), len(log_now)
+        info = TickInfo(tick=self.world.tick, events=events, frame=frame, inputs=inputs)
         self._tick_times.append(self._clock())
         for hook in list(self._hooks):
             try:
@@ -188,21 +183,6 @@ class WorldRunner:
             except Exception:  # a broken observer must not stop the world
                 log.exception("on_tick hook %r failed", hook)
         return info
-
-    def _drive_agents(self) -> None:
-        tick = self.world.tick
-        for builtin in self.agents:
-            if tick % builtin.every:
-                continue
-            try:
-                action = builtin.agent.decide(self.world.observe(builtin.char))
-            except Exception:
-                log.exception("built-in agent %s failed to decide", builtin.name)
-                continue
-            if action:
-                result = self.world.submit(builtin.char, action)
-                if result.ok:
-                    self._inputs.append((tick, builtin.char, action))
 
     # --- thread lifecycle -------------------------------------------------------------------
 

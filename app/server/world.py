@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 from typing import Any
 
-from app.server.runner import BuiltinAgent, WorldRunner
+from app.server.runner import WorldRunner
 
 log = logging.getLogger(__name__)
 
@@ -22,38 +21,33 @@ def engine_world(config: dict) -> tuple[Any, Any]:
     return world, FrameBuilder(world)
 
 
-def _agent_factory() -> Any:
-    try:
-        module = importlib.import_module("app.agents.builtin")
-    except ImportError:
-        return None
-    return getattr(module, "make_agent", None)
+def add_builtin_agents(runner: WorldRunner, names: list[str], seed: int = 0) -> None:
+    """Populate the world with one character per configuration name, driven by the agents
+    package's AgentDriver before every tick (the same driver headless runs use).
 
-
-def add_builtin_agents(runner: WorldRunner, names: list[str], every: int = 1) -> None:
-    """Populate the world with one character per name; drive it with `app.agents` if present.
-
-    Without the agents package the characters still join (so the world is populated) but stand
+    Without the agents package the characters still join, so the world is populated, but stand
     idle; the log says so.
     """
-    make_agent = _agent_factory()
+    try:
+        from app.agents.builtin import make_agent
+        from app.agents.driver import AgentDriver
+    except ImportError:
+        make_agent = AgentDriver = None
+    driver = AgentDriver(runner.world) if AgentDriver is not None else None
     for index, name in enumerate(names, start=1):
-        char_name = f"{name}-{index}"
-        cid = runner.add_character(name=char_name, label=name)
-        if make_agent is None:
-            log.warning("app.agents.builtin is not available: %s stands idle", char_name)
+        agent = make_agent(name, seed=seed + index) if make_agent is not None else None
+        cid = runner.add_character(name=f"{name}-{index}", label=name)
+        if driver is None:
+            log.warning("app.agents is not available: %s-%d stands idle", name, index)
             continue
-        agent = make_agent(name)
-        runner.agents.append(
-            BuiltinAgent(
-                char=cid, name=char_name, agent=agent, every=getattr(agent, "every", every)
-            )
-        )
+        driver.add(cid, agent)
+    if driver is not None and driver.seats:
+        runner.before_tick(driver.before_step)
 
 
 def build_runner(config: dict) -> WorldRunner:
     factory = config.get("WORLD_FACTORY") or engine_world
     world, frame_builder = factory(config)
     runner = WorldRunner(world, frame_builder, speed=config["SPEED"])
-    add_builtin_agents(runner, list(config.get("AGENTS") or []), every=config["AGENT_EVERY"])
+    add_builtin_agents(runner, list(config.get("AGENTS") or []), seed=config["SEED"])
     return runner

@@ -7,6 +7,8 @@ import signal
 import socket
 import subprocess
 import sys
+import time
+import urllib.request
 import warnings
 
 import pytest
@@ -45,6 +47,13 @@ def test_serve_prints_the_url_and_ctrl_c_stops_without_a_traceback():
     try:
         line = proc.stdout.readline()
         assert f"http://localhost:{port}/" in line
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:  # wait until it listens: stop a serving server
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.1)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
     finally:
