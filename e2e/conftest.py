@@ -5,6 +5,7 @@ Chromium comes from the system (/usr/bin/chromium); nothing is downloaded.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import socket
@@ -38,6 +39,7 @@ def live_server():
 
     from app.server import create_app, services
 
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no per-request lines
     app = create_app({"SEED": 7, "SPEED": 20})
     runner = services(app).runner
     port = free_port()
