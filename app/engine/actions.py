@@ -168,7 +168,8 @@ def advance(world: World, char: Character) -> None:
 
 def _run_effect(world: World, char: Character, handler: Handler, op: Op, standalone: bool) -> None:
     try:
-        if handler.recheck and not standalone and op.started != world.tick:
+        # Checked again even in the tick it started: others act between its start and its effect.
+        if handler.recheck and not standalone:
             handler.check(world, char, {"type": op.type, **op.args})
         done = handler.effect(world, char, op)
     except Refusal as refusal:

@@ -140,7 +140,6 @@ class Character(Entity):
     entries: dict[int, int] = field(default_factory=dict)  # tier -> entries so far
     sanctum_open: bool = False
     tasks: dict[str, int] = field(default_factory=dict)  # task -> tick completed
-    last_observed: int = -1
 
     @property
     def is_character(self) -> bool:

@@ -68,7 +68,6 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
     events = list(world.char_events[char.id])
     if consume:
         world.char_events[char.id].clear()
-        char.last_observed = world.tick
     am = mem.areas.get(char.area)
     memory: dict[str, Any] = {
         "seen_tiles": int((am.ticks >= 0).sum()) if am is not None else 0,

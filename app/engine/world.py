@@ -104,7 +104,6 @@ class World:
 
     # ------------------------------------------------------------------ the tick
     def step(self, inputs: list[tuple[int, dict[str, Any]]] | None = None) -> list[dict[str, Any]]:
-        self._events = []
         self.tile_changes = []
         self.structures_changed = False
         self.loot_changed = False
@@ -114,7 +113,7 @@ class World:
         for char_id, action, op in queued:
             self._apply_input(char_id, action, op)
 
-        clock_events = survival.clock_edges(self)
+        survival.clock_edges(self)
         for ent in list(self.entities.values()):
             if isinstance(ent, Character):
                 actions.advance(self, ent)
@@ -131,14 +130,17 @@ class World:
         for ent in self.entities.values():
             if isinstance(ent, Character):
                 vision.update(self, ent)
-        del clock_events
         self.tick += 1
-        return self._events
+        # Events emitted between steps (a join) travel with the next step's events.
+        events, self._events = self._events, []
+        return events
 
     def _apply_input(self, char_id: int, action: dict[str, Any], op: int | None) -> None:
         # Every input takes an operation id, accepted or not, so a re-simulation that feeds the
         # log through step(inputs) numbers operations exactly as the live world did.
         op = op if op is not None else self.new_op_id()
+        # Logged whether or not it still passes now: a re-run must fail it the same way.
+        self.input_log.append((self.tick, char_id, action))
         try:
             char = self.character(char_id)
             normal = actions.check(self, char, action)
@@ -147,7 +149,6 @@ class World:
                       type=str(action.get("type")) if isinstance(action, dict) else None,
                       code=refusal.code, message=refusal.message)
             return
-        self.input_log.append((self.tick, char.id, normal))
         actions.start(self, char, normal, op)
 
     # ------------------------------------------------------------------ events

@@ -40,10 +40,10 @@ def _missing(world: World, char: Character, recipe: Recipe, stations: set[str]) 
 def choose_recipe(world: World, char: Character, name: str) -> Recipe:
     """A recipe id, or an item name whose first recipe that can be made now is taken."""
     content = world.content
-    if name in content.recipes:
-        candidates = [content.recipes[name]]
-    elif name in content.recipes_by_output:
+    if name in content.recipes_by_output:  # an item: any of its recipes
         candidates = content.recipes_by_output[name]
+    elif name in content.recipes:
+        candidates = [content.recipes[name]]
     else:
         raise Refusal("unknown_recipe", f"there is no recipe for {name!r}")
     stations = stations_near(world, char)

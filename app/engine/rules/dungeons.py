@@ -160,6 +160,7 @@ def _enter(world: World, char: Character, op: Op) -> bool:
     members = _party(world, char, op.args, tier, spot)
     area = open_instance(world, char, tier)
     ids = [m.id for m in members]
+    area.info["members"] = list(ids)  # who is inside now; enemies wake only near them
     state = _state(world)
     for m in members:
         if m is not char:
@@ -315,6 +316,8 @@ def end_expedition(world: World, char: Character, alive: bool) -> dict[str, Any]
         "party": list(exp["party"]),
     }
     char.expedition = None
+    if char.id in area.info.get("members", ()):
+        area.info["members"].remove(char.id)
     world.emit("dungeon_left", char=char.id, **record)
     _state(world)["sweep"].append(area.id)
     return record
@@ -487,15 +490,32 @@ def _boss_falls(world: World, boss: Creature, killer: Entity | None) -> None:
 
 
 def _characters_in(world: World, area_id: int) -> list[Character]:
-    return [e for e in world.entities.values() if isinstance(e, Character) and e.area == area_id]
+    area = world.areas.get(area_id)
+    ids = sorted(area.info.get("members", ())) if area is not None else []
+    return [world.entities[i] for i in ids if i in world.entities]
+
+
+def _creature_turn(world: World, cr: Creature) -> bool:
+    """Dungeon creatures: an enemy with nobody of its instance within sight keeps still (and
+    costs nothing); the Shadow King follows his pattern. True when the turn is spent."""
+    area = world.areas[cr.area]
+    if area.kind not in INSIDE:
+        return False
+    if cr.kind == sanctum_spec(world.content)["boss"]:
+        return _king_turn(world, cr)
+    if cr.target is None:
+        sight = int(world.content.creatures[cr.kind].get("sight", 0))
+        return not any(
+            chebyshev(c.x, c.y, cr.x, cr.y) <= sight and not c.down
+            for c in _characters_in(world, cr.area)
+        )
+    return False
 
 
 def _king_turn(world: World, cr: Creature) -> bool:
     """The Shadow King: below half health he enters phase 2, strikes faster and calls shades.
     Returns True when his turn is spent (a strike); otherwise the common chase logic runs."""
     spec = sanctum_spec(world.content)
-    if cr.kind != spec["boss"]:
-        return False
     pattern = spec["pattern"]
     if cr.phase == 1 and cr.health <= cr.max_health * float(pattern["phase2_at"]):
         cr.phase = 2
@@ -601,7 +621,7 @@ def install(world: World) -> None:
     _hook(world, "defeat_hooks", _on_defeat)
     _hook(world, "down_hooks", _on_down)
     _hook(world, "recover_hooks", _recover_spot)
-    _hook(world, "creature_hooks", _king_turn)
+    _hook(world, "creature_hooks", _creature_turn)
 
 
 def _register_installer() -> None:

@@ -1,0 +1,41 @@
+# The two commands of the README. Both set everything up on a fresh machine first.
+#   make serve   install, then run the live world on http://127.0.0.1:8000
+#   make test    install (Python packages, Debian's chromium), then every test (unit + browser)
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PORT   ?= 8000
+ARGS   ?=
+
+.PHONY: install install-browser serve test lint samples bench
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+install: $(PY)
+	$(PY) -m pip install --quiet -e '.[test]'
+
+# Browser tests drive Debian's Chromium; a browser download is never needed.
+install-browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+serve: install
+	$(VENV)/bin/asiworld serve --port $(PORT) $(ARGS)
+
+test: install install-browser
+	$(VENV)/bin/ruff check app tests e2e benchmarks
+	@$(PY) -m pytest -q -p no:cacheprovider $(ARGS); rc=$$?; \
+	  if [ $$rc -eq 5 ]; then echo "pytest: no tests were collected"; exit 0; fi; exit $$rc
+
+lint: install
+	$(VENV)/bin/ruff check app tests e2e benchmarks
+
+samples: install
+	$(VENV)/bin/asiworld replay samples
+
+bench: install
+	$(VENV)/bin/asiworld bench engine

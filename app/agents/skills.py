@@ -1,0 +1,134 @@
+"""Skills the built-in configurations share: a map remembered from observations (agents keep
+their own notes, like an outside agent would), finding the nearest known source, exploring,
+and small action builders. Nothing here reads the world directly."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+TILE = {  # the one-character tile codes of observations (content/terrain.toml)
+    "tree": "T", "rock": "#", "coal": "c", "iron": "i", "flax": "f", "bush": "b",
+    "water": "~", "grass": ".", "sand": ",", "ground": "_", "plaza": "=",
+}
+SOURCES = "T#cifb"
+BUILDABLE = ".,_"
+
+
+class MapNotes:
+    """Every tile the character has seen, by position, and where each kind of source is."""
+
+    def __init__(self) -> None:
+        self.tiles: dict[tuple[int, int], str] = {}
+        self.sources: dict[str, set[tuple[int, int]]] = {ch: set() for ch in SOURCES}
+        self.size = 128
+        self.area = 0
+
+    def update(self, obs: dict[str, Any]) -> None:
+        view = obs["view"]
+        if view.get("area", 0) != self.area:
+            self.area = view.get("area", 0)
+            if self.area != 0:
+                return
+        if self.area != 0:
+            return
+        plaza = obs.get("landmarks", {}).get("plaza")
+        if plaza:
+            self.size = plaza[0] * 2
+        x0, y0 = view["x0"], view["y0"]
+        for i, row in enumerate(view["tiles"]):
+            for j, ch in enumerate(row):
+                if ch == " ":
+                    continue
+                pos = (x0 + j, y0 + i)
+                old = self.tiles.get(pos)
+                if old == ch:
+                    continue
+                if old in self.sources:
+                    self.sources[old].discard(pos)
+                self.tiles[pos] = ch
+                if ch in self.sources:
+                    self.sources[ch].add(pos)
+
+    def nearest(self, kinds: str, x: int, y: int, avoid: set | None = None,
+                max_dist: int = 999) -> tuple[int, int] | None:
+        best, best_d = None, max_dist + 1
+        for ch in kinds:
+            for p in self.sources.get(ch, ()):
+                if avoid and p in avoid:
+                    continue
+                d = abs(p[0] - x) + abs(p[1] - y)
+                if d < best_d or (d == best_d and best is not None and p < best):
+                    best, best_d = p, d
+        return best
+
+    def open_spot_near(self, x: int, y: int, taken: set, radius: int = 6) -> tuple[int, int] | None:
+        """A remembered buildable tile near (x, y), not in `taken`."""
+        for r in range(1, radius + 1):
+            for dy in range(-r, r + 1):
+                for dx in range(-r, r + 1):
+                    p = (x + dx, y + dy)
+                    if max(abs(dx), abs(dy)) == r and self.tiles.get(p) in tuple(BUILDABLE) \
+                            and p not in taken:
+                        return p
+        return None
+
+    def frontier(self, rng: random.Random, x: int, y: int, reach: int = 30) -> tuple[int, int]:
+        """A place not yet seen, within reach: somewhere new to look."""
+        for _ in range(30):
+            tx = min(max(x + rng.randint(-reach, reach), 1), self.size - 2)
+            ty = min(max(y + rng.randint(-reach, reach), 1), self.size - 2)
+            if (tx, ty) not in self.tiles:
+                return (tx, ty)
+        return (rng.randint(1, self.size - 2), rng.randint(1, self.size - 2))
+
+
+def inv(obs: dict[str, Any]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for stack in obs["self"]["inventory"]:
+        out[stack["item"]] = out.get(stack["item"], 0) + stack["count"]
+    return out
+
+
+def adjacent(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1])) == 1
+
+
+def near(a: tuple[int, int], b: tuple[int, int], d: int) -> bool:
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1])) <= d
+
+
+def me(obs: dict[str, Any]) -> tuple[int, int]:
+    return obs["self"]["x"], obs["self"]["y"]
+
+
+def free_neighbour(obs: dict[str, Any], notes: MapNotes, avoid: set) -> tuple[int, int] | None:
+    """An adjacent buildable tile with nothing on it, to place something on."""
+    x, y = me(obs)
+    busy = {(e["x"], e["y"]) for e in obs["entities"]}
+    busy |= {(s["x"], s["y"]) for s in obs["structures"]}
+    busy |= {(f["x"], f["y"]) for f in obs.get("floors", [])}
+    busy |= {(b["x"], b["y"]) for b in obs.get("loot", [])}
+    for dx, dy in ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)):
+        p = (x + dx, y + dy)
+        if notes.tiles.get(p) in tuple(BUILDABLE) and p not in busy and p not in avoid:
+            return p
+    return None
+
+
+def goto(x: int, y: int) -> dict[str, Any]:
+    return {"type": "move_to", "x": int(x), "y": int(y)}
+
+
+def gather(p: tuple[int, int]) -> dict[str, Any]:
+    return {"type": "gather", "x": int(p[0]), "y": int(p[1])}
+
+
+FOOD_ORDER = ("berry_stew", "cooked_meat", "berries", "raw_meat")
+
+
+def best_food(items: dict[str, int]) -> str | None:
+    for food in FOOD_ORDER:
+        if items.get(food):
+            return food
+    return None

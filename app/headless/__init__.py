@@ -1,0 +1,1 @@
+"""Headless runs: a world advanced as fast as the machine allows, with built-in agents."""

@@ -1,0 +1,123 @@
+"""One headless evaluation run: a new shared world, the configurations joining with a small
+stagger, the horizon, and the results (events, measures, report) written to a folder."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.agents.builtin import make_agent
+from app.agents.driver import AgentDriver
+from app.engine import World, load_content
+
+TickHook = Callable[[World, list[dict[str, Any]]], None]
+
+
+@dataclass
+class RunConfig:
+    seed: int = 7
+    minutes: int = 300
+    agents: list[str] = field(default_factory=lambda: ["forager"])
+    stagger_ticks: int = 2  # approximately synchronised entry
+    think_ticks: int = 3  # model latency of the built-in configurations, in ticks
+    size: int | None = None
+    out: Path | None = None
+    progress: bool = False
+    record: bool = True  # write a replay when `out` is set
+
+
+class Run:
+    def __init__(self, config: RunConfig, hooks: list[TickHook] | None = None):
+        self.config = config
+        self.content = load_content()
+        self.world = World.create(seed=config.seed, content=self.content, size=config.size)
+        self.driver = AgentDriver(self.world)
+        self.hooks: list[TickHook] = list(hooks or [])
+        self.events: list[dict[str, Any]] = []
+        self.characters: list[dict[str, Any]] = []
+        self._joins = [(i * config.stagger_ticks, name, i) for i, name in enumerate(config.agents)]
+
+    def _join_due(self) -> None:
+        while self._joins and self._joins[0][0] <= self.world.tick:
+            _, name, index = self._joins.pop(0)
+            agent = make_agent(name, seed=self.config.seed * 1000 + index,
+                               think_ticks=self.config.think_ticks)
+            same = sum(1 for c in self.characters if c["label"] == name)
+            char_name = name if same == 0 else f"{name}-{same + 1}"
+            cid = self.world.add_character(char_name, label=name)
+            self.driver.add(cid, agent)
+            self.characters.append({"id": cid, "name": char_name, "label": name})
+
+    def step(self) -> list[dict[str, Any]]:
+        self._join_due()
+        self.driver.before_step()
+        events = self.world.step()
+        self.events.extend(events)
+        for hook in self.hooks:
+            hook(self.world, events)
+        return events
+
+    def run(self) -> dict[str, Any]:
+        ticks = self.config.minutes * self.content.time.ticks_per_minute
+        started = time.perf_counter()
+        bar = ProgressBar(ticks) if self.config.progress else None
+        while self.world.tick < ticks:
+            self.step()
+            if bar and self.world.tick % 60 == 0:
+                bar.show(self.world.tick)
+        if bar:
+            bar.done()
+        wall = time.perf_counter() - started
+        return self.results(wall)
+
+    def results(self, wall_seconds: float) -> dict[str, Any]:
+        meta = {"seed": self.config.seed, "minutes": self.config.minutes,
+                "ticks": self.world.tick, "wall_seconds": round(wall_seconds, 3),
+                "state_hash": self.world.state_hash(), "agents": list(self.config.agents),
+                "content_hash": self.content.hash}
+        try:
+            from app.evaluation.report import evaluate
+        except ImportError:  # the evaluation layer is optional for the engine alone
+            return {**meta, "configurations": self.characters}
+        return evaluate(self.events, self.characters, meta)
+
+
+class ProgressBar:
+    """A one-line bar on a terminal; silent when stderr is not one."""
+
+    def __init__(self, total: int, width: int = 40):
+        self.total, self.width = total, width
+        self.tty = sys.stderr.isatty()
+        self.started = time.perf_counter()
+
+    def show(self, done: int) -> None:
+        if not self.tty:
+            return
+        frac = done / max(1, self.total)
+        filled = int(frac * self.width)
+        rate = done / max(1e-9, time.perf_counter() - self.started)
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {frac:6.1%}"
+                         f" tick {done}/{self.total} ({rate:,.0f} ticks/s)")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.tty:
+            sys.stderr.write("\n")
+
+
+def write_outputs(out: Path, run: Run, results: dict[str, Any]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "events.jsonl", "w", encoding="utf-8") as f:
+        for event in run.events:
+            f.write(json.dumps(event, separators=(",", ":")) + "\n")
+    try:
+        from app.evaluation.report import write_reports
+    except ImportError:
+        (out / "results.json").write_text(json.dumps(results, indent=2))
+        return
+    write_reports(out, results)
