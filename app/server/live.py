@@ -46,6 +46,9 @@ class Seat:
 class LiveRooms:
     def __init__(self, socketio: Any, runner: WorldRunner) -> None:
         self.socketio = socketio
+        # The Socket.IO server bound to *this* app: the module-level SocketIO is re-bound by each
+        # create_app, and the runner thread must keep talking to its own app's clients.
+        self.server = socketio.server
         self.runner = runner
         self.spectators: dict[str, Spectator] = {}
         self.seats: dict[str, Seat] = {}  # token -> seat
@@ -64,7 +67,7 @@ class LiveRooms:
             spectator.stale = False
             keyframe = self.runner.keyframe()
             self._emit("frame", keyframe, sid)
-            self.socketio.server.enter_room(sid, SPECTATORS, namespace=NAMESPACE)
+            self.server.enter_room(sid, SPECTATORS, namespace=NAMESPACE)
             return {"tick": keyframe["tick"]}
 
         return self.runner.call(join)
@@ -113,7 +116,7 @@ class LiveRooms:
 
     def on_tick(self, info: TickInfo) -> None:
         if self.spectators:
-            self.socketio.emit("frame", info.frame, to=SPECTATORS, namespace=NAMESPACE)
+            self.server.emit("frame", info.frame, to=SPECTATORS, namespace=NAMESPACE)
             self._pace_spectators()
             if info.tick % FOLLOW_EVERY == 0:
                 self._send_follows()
@@ -125,7 +128,7 @@ class LiveRooms:
             if not spectator.stale and queued > HIGH_WATER:
                 spectator.stale = True
                 self.dropped_to_keyframe += 1
-                self.socketio.server.leave_room(spectator.sid, SPECTATORS, namespace=NAMESPACE)
+                self.server.leave_room(spectator.sid, SPECTATORS, namespace=NAMESPACE)
             elif spectator.stale and queued <= LOW_WATER:
                 self.add_spectator(spectator.sid)
 
@@ -167,11 +170,11 @@ class LiveRooms:
             return None
 
     def _emit(self, event: str, data: Any, sid: str) -> None:
-        self.socketio.emit(event, data, to=sid, namespace=NAMESPACE)
+        self.server.emit(event, data, to=sid, namespace=NAMESPACE)
 
     def _backlog(self, sid: str) -> int:
         """Packets waiting in this client's Engine.IO send queue (0 for test clients)."""
-        server = self.socketio.server
+        server = self.server
         try:
             eio_sid = server.manager.eio_sid_from_sid(sid, NAMESPACE)
             sock = server.eio.sockets.get(eio_sid)
