@@ -165,9 +165,14 @@ class LiveRooms:
         agent's character never takes the events out of that agent's own next observation."""
         world = self.runner.world
         try:
-            return world.observe(char, full_memory=full_memory, consume=consume)
+            obs = world.observe(char, full_memory=full_memory, consume=consume)
         except Exception:  # the engine refuses unknown characters (Refusal): no observation
             return None
+        if full_memory and isinstance(obs.get("memory"), dict):
+            # memory.ticks (when each tile was last seen) is ~4x the size of memory.tiles and the
+            # page draws fog from the tiles alone; leave it out of every browser message.
+            obs["memory"] = {k: v for k, v in obs["memory"].items() if k != "ticks"}
+        return obs
 
     def _emit(self, event: str, data: Any, sid: str) -> None:
         self.server.emit(event, data, to=sid, namespace=NAMESPACE)
