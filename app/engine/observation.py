@@ -43,6 +43,7 @@ def entity_dict(ent: Entity) -> dict[str, Any]:
 
 def observe(world: World, char: Character, *, full_memory: bool = False,
             consume: bool = True) -> dict[str, Any]:
+    vision.update(world, char)  # a no-op unless something moved since the tick's own update
     mem = world.memory[char.id]
     area = world.areas[char.area]
     vis = mem.visible
@@ -65,14 +66,15 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
         if vision.can_see(mem, x, y):
             loot.append({"x": x, "y": y, "items": dict(bag.items), "expires": bag.expires})
 
+    in_view = {e["id"] for e in entities}
     events = list(world.char_events[char.id])
     if consume:
         world.char_events[char.id].clear()
     am = mem.areas.get(char.area)
     memory: dict[str, Any] = {
         "seen_tiles": int((am.ticks >= 0).sum()) if am is not None else 0,
-        "entities": sorted((e for e in mem.entities.values() if not _visible_now(mem, e, char)),
-                           key=lambda e: -e["tick"])[:32],
+        "entities": sorted((e for e in mem.entities.values() if e["id"] not in in_view),
+                           key=lambda e: (-e["tick"], e["id"]))[:32],
     }
     if full_memory and am is not None:
         memory["tiles"] = [bytes(r).decode("latin-1") for r in
@@ -93,10 +95,6 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
         "events": events,
         "memory": memory,
     }
-
-
-def _visible_now(mem: vision.Memory, e: dict, char: Character) -> bool:
-    return e["area"] == char.area and vision.can_see(mem, e["x"], e["y"])
 
 
 def _landmarks(world: World, char: Character) -> dict[str, Any]:

@@ -84,7 +84,8 @@ class Run:
             from app.evaluation.report import evaluate
         except ImportError:  # the evaluation layer is optional for the engine alone
             return {**meta, "configurations": self.characters}
-        return evaluate(self.events, self.characters, meta)
+        # The run's own facts stay at the top level too, where scripts look for them first.
+        return {**meta, **evaluate(self.events, self.characters, meta)}
 
 
 class ProgressBar:

@@ -1,0 +1,56 @@
+"""`asiworld run` advances a world headless with built-in characters and writes results.json;
+`asiworld bench engine` prints its figures. Bad arguments exit 2 with a code and a sentence."""
+
+from __future__ import annotations
+
+import json
+
+from app.cli import main
+
+
+def test_a_headless_run_writes_results_with_the_runs_facts_and_each_characters_measures(tmp_path, capsys):
+    out = tmp_path / "run"
+    code = main(["run", "--seed", "3", "--minutes", "3", "--agents", "forager,forager,random",
+                 "--size", "64", "--out", str(out)])
+    assert code == 0
+    results = json.loads((out / "results.json").read_text())
+    for key in ("seed", "minutes", "ticks", "wall_seconds", "state_hash"):
+        assert key in results
+    assert results["ticks"] == 180 and results["seed"] == 3
+    names = [c["name"] for c in results["configurations"]]
+    assert sorted(names) == ["forager", "forager-2", "random"]
+    for c in results["configurations"]:
+        for key in ("kills", "crafts", "downs", "days"):
+            assert key in c["measures"]
+    assert (out / "events.jsonl").stat().st_size > 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["state_hash"] == results["state_hash"]
+
+
+def test_two_runs_with_one_seed_end_in_the_same_state(tmp_path, capsys):
+    hashes = []
+    for _ in range(2):
+        assert main(["run", "--seed", "9", "--minutes", "2", "--agents", "forager,random",
+                     "--size", "64"]) == 0
+        hashes.append(json.loads(capsys.readouterr().out)["state_hash"])
+    assert hashes[0] == hashes[1]
+
+
+def test_an_unknown_configuration_is_refused(capsys):
+    assert main(["run", "--minutes", "1", "--agents", "forager,wizard"]) == 2
+    assert "unknown_configuration" in capsys.readouterr().err
+
+
+def test_bad_numbers_are_refused(capsys):
+    assert main(["run", "--minutes", "0"]) == 2
+    assert main(["run", "--minutes", "1", "--size", "10"]) == 2
+    assert main(["run", "--minutes", "1", "--agents", ","]) == 2
+    assert "bad_argument" in capsys.readouterr().err
+
+
+def test_the_engine_bench_prints_ticks_per_second(capsys):
+    from app.headless.bench import bench_engine, bench_observation
+
+    row = bench_engine(2, 30)
+    assert row["ticks_per_second"] > 0
+    assert bench_observation(samples=20)["observation_median_ms"] > 0
