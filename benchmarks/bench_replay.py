@@ -42,7 +42,6 @@ def real_world(seed: int, characters: int):
 
 def random_action(rng: random.Random, world, cid: int) -> dict:
     """A busy, seeded policy: the size measure needs characters that keep changing things."""
-    # Position straight from the entity: observe() would change the state hash (see docs).
     ent = world.entities[cid]
     x, y = ent.x, ent.y
     r = rng.random()

@@ -127,11 +127,13 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from .verify import verify_replay
+    from .verify import provenance_notes, verify_replay
 
     try:
         with Replay.open(args.file) as replay:
             try:
+                for note in provenance_notes(replay.header):
+                    print(f"note: {note}")
                 verdict = verify_replay(replay, until=args.until)
             except ModuleNotFoundError as exc:
                 print(f"error: engine_missing: cannot import the engine ({exc})", file=sys.stderr)

@@ -105,6 +105,25 @@ def engine_resimulator() -> Callable[..., Any]:
     return run
 
 
+def provenance_notes(header: Any) -> list[str]:
+    """Why a re-simulation may differ before it starts: other content or another engine build."""
+    import app
+    from app.engine import load_content
+
+    notes = []
+    current = load_content().hash
+    if header.content_hash and header.content_hash != current:
+        notes.append(
+            f"the replay was recorded with content {header.content_hash}, this build has "
+            f"{current}: changed rules or numbers make the hashes differ"
+        )
+    if header.engine_version != app.__version__:
+        notes.append(
+            f"recorded by asiworld {header.engine_version}, verifying with {app.__version__}"
+        )
+    return notes
+
+
 def verify_replay(
     replay: Replay,
     make_world: Callable[[int, int], Any] | None = None,

@@ -208,3 +208,13 @@ def test_export_with_focus_rings_that_character_and_refuses_unknown_ones(
         == 2
     )
     assert "unknown_character" in capsys.readouterr().err
+
+
+def test_verify_notes_when_the_replay_came_from_other_content(tmp_path, fake_engine, capsys):
+    path = tmp_path / "other.asirep"
+    header = make_header()
+    header.content_hash = "0000000000000000"
+    with Recorder(path, header, hash_every=10) as rec:
+        record_fake_run(rec, seed=5, ticks=30)
+    assert main(["replay", "verify", str(path)]) == 0
+    assert "note: the replay was recorded with content 0000000000000000" in capsys.readouterr().out

@@ -18,7 +18,7 @@ TICKS = 240
 
 
 def busy_action(rng: random.Random, world, cid: int) -> dict:
-    ent = world.entities[cid]  # not observe(): that changes the hash (see docs/replays.md)
+    ent = world.entities[cid]
     if rng.random() < 0.5:
         return {"type": "move_to", "x": ent.x + rng.randint(-6, 6), "y": ent.y + rng.randint(-6, 6)}
     dx, dy = rng.choice(((1, 0), (-1, 0), (0, 1), (0, -1)))
@@ -87,11 +87,6 @@ def test_verify_passes_on_an_engine_run_and_fails_on_a_forged_input(engine_run, 
     assert verdict.mismatch_tick == 140 or verdict.code == "log_mismatch"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: observe() sets Character.last_observed, which state_hash() includes, so "
-    "a run whose agents observe cannot be re-simulated from the input log alone",
-)
 def test_verify_passes_on_a_run_whose_agents_observe(tmp_path):
     path = tmp_path / "observed.asirep"
     record_engine_run(path, observe=True)
