@@ -63,9 +63,7 @@ def generate_instance(content: Content, seed: int, char_id: int, tier: int, coun
 
     taken = {entrance, portal, boss}
     chest_rooms = [r for r in rooms[1:] if r != boss_room] or [boss_room]
-    chests = _place_chests(
-        rng, terrain, walk, chest_rooms, int(spec["chests"]), taken, entrance, T["chest"]
-    )
+    chests = _place_chests(rng, terrain, walk, chest_rooms, int(spec["chests"]), taken, T["chest"])
     taken |= set(chests)
 
     far = int(rules["enemy_min_distance"])
@@ -184,7 +182,6 @@ def _place_chests(
     rooms: list[Room],
     n: int,
     taken: set[Pos],
-    entrance: Pos,
     chest: int,
 ) -> list[Pos]:
     """Chests stand in room corners, and only where they cut no way through the dungeon."""
@@ -193,19 +190,42 @@ def _place_chests(
         corners += [(x, y), (x + w - 1, y), (x, y + h - 1), (x + w - 1, y + h - 1)]
     rng.shuffle(corners)
     placed: list[Pos] = []
-    open_tiles = int(walk.sum())
     for pos in corners:
         if len(placed) >= n:
             break
-        if pos in taken:
+        if pos in taken or pos in placed or not _cuts_nothing(walk, *pos):
             continue
         walk[pos[1], pos[0]] = False
-        if int((_distances(walk, entrance) >= 0).sum()) == open_tiles - len(placed) - 1:
-            placed.append(pos)
-            terrain[pos[1], pos[0]] = chest
-        else:
-            walk[pos[1], pos[0]] = True
+        terrain[pos[1], pos[0]] = chest
+        placed.append(pos)
     return placed
+
+
+_RING = ((-1, -1), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0))
+
+
+def _cuts_nothing(walk: np.ndarray, x: int, y: int) -> bool:
+    """Can (x, y) be walled up without parting anything? Yes when the open tiles around it that
+    touch it (n, s, e, w) are joined to each other through its ring of eight neighbours: then
+    every way through it has a way around it."""
+    h, w = walk.shape
+    ring = {
+        (x + dx, y + dy)
+        for dx, dy in _RING
+        if 0 <= x + dx < w and 0 <= y + dy < h and walk[y + dy, x + dx]
+    }
+    touching = [p for p in ((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)) if p in ring]
+    if len(touching) <= 1:
+        return True
+    seen = {touching[0]}
+    stack = [touching[0]]
+    while stack:
+        px, py = stack.pop()
+        for q in ((px + 1, py), (px - 1, py), (px, py + 1), (px, py - 1)):
+            if q in ring and q not in seen:
+                seen.add(q)
+                stack.append(q)
+    return all(p in seen for p in touching)
 
 
 def _share_coins(

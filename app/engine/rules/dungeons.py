@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .. import actions, inventory
 from ..actions import HANDLERS, Arg, Handler, register
 from ..content import Content, ContentError
+from ..creatures import sees
 from ..dungeon_gen import Layout, generate_instance, generate_sanctum
 from ..errors import Refusal
 from ..model import SURFACE, Area, Character, Creature, Entity, Op, Pos
@@ -496,20 +497,39 @@ def _characters_in(world: World, area_id: int) -> list[Character]:
 
 
 def _creature_turn(world: World, cr: Creature) -> bool:
-    """Dungeon creatures: an enemy with nobody of its instance within sight keeps still (and
-    costs nothing); the Shadow King follows his pattern. True when the turn is spent."""
+    """Dungeon creatures look only at the characters inside their own instance (not at every
+    entity in the world); with none near they doze for a few ticks, which changes nothing
+    because nobody can cross the extra distance in that time. The Shadow King follows his
+    pattern. True when the turn is spent."""
     area = world.areas[cr.area]
     if area.kind not in INSIDE:
         return False
     if cr.kind == sanctum_spec(world.content)["boss"]:
         return _king_turn(world, cr)
-    if cr.target is None:
-        sight = int(world.content.creatures[cr.kind].get("sight", 0))
-        return not any(
-            chebyshev(c.x, c.y, cr.x, cr.y) <= sight and not c.down
-            for c in _characters_in(world, cr.area)
-        )
-    return False
+    if cr.target is not None:
+        return False
+    sight = int(world.content.creatures[cr.kind].get("sight", 0))
+    doze = int(rules(world.content)["doze_ticks"])
+    near = False
+    best = None
+    for cid in area.info.get("members", ()):
+        char = world.entities.get(cid)
+        if char is None or char.down:
+            continue
+        d = chebyshev(char.x, char.y, cr.x, cr.y)
+        near = near or d <= sight + doze
+        if (
+            d <= sight
+            and (best is None or (d, cid) < best[:2])
+            and sees(world, area, cr, char, sight)
+        ):
+            best = (d, cid, char)
+    if best is not None:
+        cr.target = best[2].id  # the common logic chases and strikes from here
+        return False
+    if not near:
+        cr.next_move = world.tick + doze
+    return True
 
 
 def _king_turn(world: World, cr: Creature) -> bool:
