@@ -84,11 +84,28 @@ def can_see(mem: Memory, x: int, y: int) -> bool:
     return 0 <= i < h and 0 <= j < w and bool(mem.visible[i, j])
 
 
+def bodies(world: World, area: Area) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Positions of every body in an area as arrays, built once after bodies move and shared
+    by all the characters who look around in it (the world clears the cache on every move)."""
+    cache = world.body_cache
+    hit = cache.get(area.id)
+    if hit is not None:
+        return hit
+    ids = list(area.occupant.values())
+    pos = np.array(list(area.occupant.keys()), dtype=np.int32).reshape(-1, 2)
+    value = (pos[:, 0], pos[:, 1], ids)
+    cache[area.id] = value
+    return value
+
+
 def _remember_entities(world: World, char: Character, mem: Memory, area: Area) -> None:
     h, w = mem.visible.shape
     x0, y0 = mem.x0, mem.y0
-    for (x, y), eid in area.occupant.items():
-        if eid != char.id and x0 <= x < x0 + w and y0 <= y < y0 + h and mem.visible[y - y0, x - x0]:
+    xs, ys, ids = bodies(world, area)
+    inside = np.nonzero((xs >= x0) & (xs < x0 + w) & (ys >= y0) & (ys < y0 + h))[0]
+    for i in inside.tolist():
+        x, y, eid = int(xs[i]), int(ys[i]), ids[i]
+        if eid != char.id and mem.visible[y - y0, x - x0]:
             ent = world.entities[eid]
             mem.entities[eid] = {"id": eid, "kind": ent.kind, "x": x, "y": y, "area": char.area,
                                  "tick": world.tick}

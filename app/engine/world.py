@@ -44,6 +44,7 @@ class World:
         self.structures_changed = False
         self.loot_changed = False
         self.extensions: dict[str, Any] = {}  # state owned by other rule modules (dungeons)
+        self.body_cache: dict[int, tuple] = {}  # per-tick positions of bodies (vision.bodies)
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -72,6 +73,7 @@ class World:
                          energy=self.content.character.max_energy, spawn=pos, surface_pos=pos,
                          joined=self.tick)
         self.next_id += 1
+        self.body_cache.clear()
         self.entities[char.id] = char
         self.areas[SURFACE].occupant[pos] = char.id
         self.char_events[char.id] = deque(maxlen=EVENT_MEMORY)
@@ -193,6 +195,7 @@ class World:
         raise RuntimeError(f"no free tile near {pos} in area {area_id}")
 
     def move_entity(self, ent: Entity, x: int, y: int, area_id: int | None = None) -> None:
+        self.body_cache.clear()
         old = self.areas[ent.area]
         if old.occupant.get((ent.x, ent.y)) == ent.id:
             del old.occupant[(ent.x, ent.y)]
@@ -202,6 +205,7 @@ class World:
         self.areas[ent.area].occupant[(x, y)] = ent.id
 
     def remove_entity(self, ent: Entity) -> None:
+        self.body_cache.clear()
         area = self.areas.get(ent.area)
         if area is not None and area.occupant.get((ent.x, ent.y)) == ent.id:
             del area.occupant[(ent.x, ent.y)]
@@ -214,6 +218,7 @@ class World:
                             hostile=bool(spec.get("hostile", False)),
                             next_move=self.tick + 1, **extra)
         self.next_id += 1
+        self.body_cache.clear()
         self.entities[creature.id] = creature
         self.areas[area_id].occupant[pos] = creature.id
         return creature
@@ -289,7 +294,7 @@ class World:
         return h.hexdigest()
 
     # ------------------------------------------------------------------ persistence
-    _TRANSIENT = ("content", "_events", "tile_changes", "char_events")
+    _TRANSIENT = ("content", "_events", "tile_changes", "char_events", "body_cache")
 
     def snapshot(self) -> bytes:
         """The whole state as bytes; `World.restore` brings it back with the same future."""

@@ -25,14 +25,13 @@ class Section:
     def __init__(self, name: str, values: dict[str, Any]):
         self._name = name
         self._values = values
+        self.__dict__.update(values)  # plain attributes: read on every tick, so kept fast
 
     def __getattr__(self, key: str) -> Any:
+        # Only reached for a name that is not there.
         if key.startswith("_"):
             raise AttributeError(key)
-        try:
-            return self._values[key]
-        except KeyError:
-            raise ContentError(f"content: [{self._name}] has no '{key}'") from None
+        raise ContentError(f"content: [{self._name}] has no '{key}'")
 
     def get(self, key: str, default: Any = None) -> Any:
         return self._values.get(key, default)
@@ -91,6 +90,7 @@ class Content:
         return int(self.items[item].get("stack", self.character.stack_size))
 
     def legend(self) -> dict[str, str]:
+        """Tile character -> tile name (a fresh dict, safe to hand out)."""
         return {t["char"]: t["name"] for t in self.tiles}
 
 
