@@ -48,6 +48,7 @@ def services(app: Flask) -> Services:
 
 def create_app(config: dict | None = None) -> Flask:
     from app.server.admin import admin
+    from app.server.agent_api import init_agent_api
     from app.server.api import api
     from app.server.pages import pages
     from app.server.world import build_runner
@@ -74,6 +75,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(pages)
     app.register_blueprint(api)
     app.register_blueprint(admin)
+    init_agent_api(app)  # agents from outside: REST /api/agents and Socket.IO /agent
     return app
 
 

@@ -61,6 +61,7 @@ class WorldRunner:
         self._keyframe: dict | None = None
         self._tick_times: deque[float] = deque(maxlen=64)
         self._next_due = 0.0
+        self._extra_events: queue.SimpleQueue[dict] = queue.SimpleQueue()
 
     # --- hooks ------------------------------------------------------------------------------
 
@@ -97,6 +98,11 @@ class WorldRunner:
         """Validate and queue an action now; an accepted one applies at the next tick."""
 
         return self.call(lambda: self.world.submit(char, action))
+
+    def add_event(self, event: dict) -> None:
+        """Queue an event from outside the engine (an agent harness's incident); it joins the
+        next tick's events, stamped with that tick, so every on_tick hook sees it."""
+        self._extra_events.put(dict(event))
 
     def add_character(self, name: str, label: str = "human") -> int:
         def add() -> int:
@@ -171,6 +177,8 @@ class WorldRunner:
             except Exception:  # a broken agent must not stop the world
                 log.exception("before_tick hook %r failed", hook)
         events = self.world.step()
+        while not self._extra_events.empty():
+            events.append({**self._extra_events.get_nowait(), "tick": self.world.tick})
         frame = self.frames.frame(events)
         # The engine's input log is the record of what was applied (joins, humans, agents).
         log_now = getattr(self.world, "input_log", [])

@@ -1,0 +1,492 @@
+"""The agent API: how agents outside the server (SDK, LLM harness, MCP, bots) play a character.
+
+REST under /api/agents (documented at /api/openapi.json) and the Socket.IO namespace /agent.
+An agent joins with a name and a configuration label and receives its character id and a token;
+every later call carries `Authorization: Bearer TOKEN`, and a token acts for its own character
+only. Only a sha256 of each token is kept.
+
+Every world read or change runs on the WorldRunner's thread (`runner.call`), and the agents'
+programs are stepped by runner hooks, so the engine never sees two threads. Events concerning a
+joined character are kept in a short numbered buffer (polled with `?after=SEQ`) and pushed to the
+character's Socket.IO room.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Blueprint, Flask, current_app, jsonify, request
+from flask.typing import ResponseReturnValue
+from flask_socketio import ConnectionRefusedError, join_room
+
+from app.server.runner import TickInfo, WorldRunner
+
+NAMESPACE = "/agent"
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9_\- ]{1,24}$")
+LABEL_PATTERN = re.compile(r"^[A-Za-z0-9_.\-]{1,32}$")
+EVENTS_KEPT = 500  # per character; an agent polling less often than this misses the oldest
+PROGRAM_ENDS = ("finished", "failed", "stopped", "interrupted")
+INCIDENT_CAUSE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+# Engine refusals that mean "this request is malformed", not "the world says no".
+MALFORMED_CODES = ("unknown_action", "bad_argument")
+
+agent_api = Blueprint("agent_api", __name__)
+
+
+class ApiError(Exception):
+    """An answer with a stable code; raised before anything changes."""
+
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.extra = status, code, message, extra
+
+    def body(self) -> dict:
+        return {"error": {"code": self.code, "message": self.message, **self.extra}}
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass
+class AgentSeat:
+    char: int
+    name: str
+    label: str
+    token_hash: str
+    events: deque = field(default_factory=lambda: deque(maxlen=EVENTS_KEPT))
+
+
+class AgentService:
+    """Seats, tokens, the event buffers and the programs of agents joined through the API."""
+
+    def __init__(self, runner: WorldRunner, socketio: Any, in_process_programs: bool = False):
+        from app.programs.manager import ProgramManager
+
+        self.runner = runner
+        self.socketio = socketio
+        self.programs = ProgramManager(runner.world, in_process=in_process_programs)
+        self.seats: dict[int, AgentSeat] = {}  # char -> seat
+        self.by_token: dict[str, int] = {}  # sha256(token) -> char
+        self.sid_char: dict[str, int] = {}  # socket id -> char
+        self.seq = 0
+        self._open_programs: set[int] = set()  # program ids whose end is not yet reported
+        self._lock = threading.Lock()  # guards the event buffers and the token table
+        runner.before_tick(self.programs.before_step)
+        runner.on_tick(self.on_tick)
+
+    # --- identity --------------------------------------------------------------------------
+
+    def join(self, name: str, label: str) -> tuple[int, str]:
+        cid = self.runner.add_character(name=name, label=label)
+        token = secrets.token_urlsafe(24)
+        digest = token_hash(token)
+        with self._lock:
+            self.seats[cid] = AgentSeat(char=cid, name=name, label=label, token_hash=digest)
+            self.by_token[digest] = cid
+        return cid, token
+
+    def char_for(self, token: str | None) -> int | None:
+        if not token:
+            return None
+        with self._lock:
+            return self.by_token.get(token_hash(token))
+
+    # --- world access (always on the runner thread) ------------------------------------------
+
+    def observe(self, cid: int, fmt: str = "json") -> dict:
+        def read() -> dict:
+            world = self.runner.world
+            if fmt == "text":
+                text = world.observe_text(cid)
+                obs = world.observe(cid)  # consumes the events the text listed
+                extra = self.programs.observation_extra(cid)
+                return {
+                    "tick": obs["tick"],
+                    "text": text + program_lines(extra),
+                    "self": obs["self"],
+                    "memory": obs.get("memory", {}),
+                    **extra,
+                }
+            return world.observe(cid) | self.programs.observation_extra(cid)
+
+        return self.runner.call(read)
+
+    def act(self, cid: int, action: dict) -> dict:
+        def submit() -> dict:
+            result = self.programs.submit_direct(cid, action)
+            return {**result.to_dict(), "tick": self.runner.world.tick}
+
+        return self.runner.call(submit)
+
+    def submit_program(self, cid: int, name: str, source: str) -> dict:
+        def submit() -> dict:
+            reply = self.programs.submit(cid, name, source)
+            if reply.get("ok"):
+                self._open_programs.add(reply["id"])
+            return reply
+
+        return self.runner.call(submit)
+
+    def program(self, pid: int) -> dict | None:
+        def read() -> dict | None:
+            status = self.programs.status(pid)
+            if status is None:
+                return None
+            return {
+                **status,
+                "logs": self.programs.logs(pid),
+                "outcome": self.programs.outcome(pid),
+            }
+
+        return self.runner.call(read)
+
+    def programs_of(self, cid: int) -> list[dict]:
+        def read() -> list[dict]:
+            records = self.programs.records.values()
+            return [r.status_dict() for r in records if r.char == cid]
+
+        return self.runner.call(read)
+
+    def cancel(self, pid: int) -> dict:
+        return self.runner.call(lambda: self.programs.cancel(pid))
+
+    def incident(self, cid: int, cause: str, start: int | None, end: int | None, detail: str):
+        """Queue an incident for the world's event stream (the runner stamps the tick)."""
+        now = self.runner.world.tick
+        event = {
+            "kind": "incident",
+            "char": cid,
+            "cause": cause,
+            "start": now if start is None else start,
+            "end": end,
+        }
+        if detail:
+            event["detail"] = detail
+        self.runner.add_event(event)
+        return event
+
+    # --- events ----------------------------------------------------------------------------
+
+    def on_tick(self, info: TickInfo) -> None:
+        """Runner thread, after each step: programs read their operations' ends, then every
+        event concerning a joined character enters its buffer and its Socket.IO room."""
+        self.programs.after_step(info.events)
+        mine = [e for e in info.events if e.get("char") in self.seats]
+        mine += self._program_ends(info.tick)
+        if not mine:
+            return
+        with self._lock:
+            numbered = []
+            for event in mine:
+                self.seq += 1
+                event = {**event, "seq": self.seq}
+                self.seats[event["char"]].events.append(event)
+                numbered.append(event)
+        for event in numbered:
+            self.socketio.emit("event", event, to=room(event["char"]), namespace=NAMESPACE)
+
+    def _program_ends(self, tick: int) -> list[dict]:
+        ends = []
+        for pid in sorted(self._open_programs):
+            record = self.programs.records.get(pid)
+            if record is None or record.status in PROGRAM_ENDS:
+                self._open_programs.discard(pid)
+            if record is not None and record.status in PROGRAM_ENDS:
+                ends.append(
+                    {
+                        "tick": tick,
+                        "kind": "program_outcome",
+                        "char": record.char,
+                        "program": pid,
+                        "name": record.name,
+                        "status": record.status,
+                        "outcome": record.outcome,
+                    }
+                )
+        return ends
+
+    def events_after(self, cid: int, after: int, limit: int = 200) -> dict:
+        with self._lock:
+            seat = self.seats[cid]
+            events = [e for e in seat.events if e["seq"] > after][:limit]
+            return {"events": events, "last": events[-1]["seq"] if events else max(after, 0)}
+
+
+def room(cid: int) -> str:
+    return f"agent-{cid}"
+
+
+def program_lines(extra: dict) -> str:
+    lines = []
+    for status in extra.get("programs", []):
+        where = f" line {status['line']}" if status.get("line") else ""
+        lines.append(f"program #{status['id']} {status['name']}: {status['status']}{where}")
+        if status.get("outcome") is not None:
+            lines.append(f"  outcome: {status['outcome']}")
+    for event in extra.get("program_events", [])[-10:]:
+        if event["kind"] == "program_log":
+            lines.append(f"  log: {event.get('text')}")
+    return ("\n" + "\n".join(lines)) if lines else ""
+
+
+# --- request helpers -----------------------------------------------------------------------
+
+
+def _service() -> AgentService:
+    return current_app.extensions["asiworld_agents"]
+
+
+def _error(exc: ApiError) -> ResponseReturnValue:
+    return jsonify(exc.body()), exc.status
+
+
+def _bearer() -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def _authorise(cid: int) -> AgentService:
+    """The token must be known (401) and belong to this character (403)."""
+    service = _service()
+    token = _bearer()
+    if token is None:
+        raise ApiError(
+            401, "missing_token", "send the agent token as 'Authorization: Bearer TOKEN'"
+        )
+    owner = service.char_for(token)
+    if owner is None:
+        raise ApiError(401, "unknown_token", "this agent token is not known here: join first")
+    if owner != cid:
+        raise ApiError(403, "not_your_character", f"this token acts for character {owner} only")
+    return service
+
+
+def _body() -> dict:
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise ApiError(400, "bad_json", "the request body must be a JSON object")
+    return data
+
+
+def _text(body: dict, key: str, pattern: re.Pattern, what: str, default: str | None = None) -> str:
+    value = body.get(key, default)
+    if not isinstance(value, str) or not pattern.match(value.strip()):
+        raise ApiError(422, f"bad_{key}", what)
+    return value.strip()
+
+
+def _action(body: dict) -> dict:
+    action = body.get("action")
+    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+        raise ApiError(422, "bad_action", "`action` must be an object with a string `type`")
+    return action
+
+
+def _int_arg(name: str, default: int) -> int:
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ApiError(422, "bad_argument", f"`{name}` must be a whole number") from None
+
+
+def _own_program(service: AgentService, cid: int, pid: int) -> dict:
+    info = service.program(pid)
+    if info is None:
+        raise ApiError(404, "unknown_program", f"there is no program {pid}")
+    if info["char"] != cid:
+        raise ApiError(403, "not_your_program", f"program {pid} belongs to another character")
+    return info
+
+
+@agent_api.errorhandler(ApiError)
+def _api_error(exc: ApiError) -> ResponseReturnValue:
+    return _error(exc)
+
+
+# --- routes --------------------------------------------------------------------------------
+
+
+@agent_api.get("/api/openapi.json")
+def openapi_spec() -> ResponseReturnValue:
+    from app.server.openapi import spec
+
+    return jsonify(spec())
+
+
+@agent_api.post("/api/agents/join")
+def join() -> ResponseReturnValue:
+    body = _body()
+    name = _text(body, "name", NAME_PATTERN, "a name is 1 to 24 letters, digits, spaces, - or _")
+    label = _text(
+        body,
+        "label",
+        LABEL_PATTERN,
+        "a label is 1 to 32 letters, digits, '.', '-' or '_'",
+        default="external",
+    )
+    cid, token = _service().join(name, label)
+    return jsonify({"character": cid, "name": name, "label": label, "token": token}), 201
+
+
+@agent_api.get("/api/agents/<int:cid>/observe")
+def observe(cid: int) -> ResponseReturnValue:
+    service = _authorise(cid)
+    fmt = request.args.get("format", "json")
+    if fmt not in ("json", "text"):
+        raise ApiError(422, "bad_format", "format is 'json' or 'text'")
+    return jsonify(service.observe(cid, fmt))
+
+
+@agent_api.post("/api/agents/<int:cid>/act")
+def act(cid: int) -> ResponseReturnValue:
+    service = _authorise(cid)
+    action = _action(_body())
+    try:
+        result = service.act(cid, action)
+    except (TypeError, ValueError, KeyError) as err:  # the engine should refuse, not raise
+        raise ApiError(422, "bad_action", f"the engine could not read this action: {err}") from err
+    if not result["ok"] and result["code"] in MALFORMED_CODES:
+        return jsonify({"error": {"code": result["code"], "message": result["message"]}}), 422
+    return jsonify(result)
+
+
+@agent_api.post("/api/agents/<int:cid>/programs")
+def submit_program(cid: int) -> ResponseReturnValue:
+    service = _authorise(cid)
+    body = _body()
+    name, source = body.get("name"), body.get("source")
+    if not isinstance(name, str) or not isinstance(source, str):
+        raise ApiError(422, "bad_program", "a program needs `name` and `source` (text)")
+    reply = service.submit_program(cid, name, source)
+    if not reply.get("ok"):
+        extra = {"line": reply["line"]} if reply.get("line") is not None else {}
+        raise ApiError(422, reply["code"], reply["message"], **extra)
+    return jsonify(reply), 201
+
+
+@agent_api.get("/api/agents/<int:cid>/programs")
+def list_programs(cid: int) -> ResponseReturnValue:
+    return jsonify({"programs": _authorise(cid).programs_of(cid)})
+
+
+@agent_api.get("/api/agents/<int:cid>/programs/<int:pid>")
+def program_status(cid: int, pid: int) -> ResponseReturnValue:
+    service = _authorise(cid)
+    return jsonify(_own_program(service, cid, pid))
+
+
+@agent_api.delete("/api/agents/<int:cid>/programs/<int:pid>")
+def cancel_program(cid: int, pid: int) -> ResponseReturnValue:
+    service = _authorise(cid)
+    _own_program(service, cid, pid)
+    reply = service.cancel(pid)
+    if not reply.get("ok"):
+        raise ApiError(409, reply["code"], reply["message"])
+    return jsonify(reply)
+
+
+@agent_api.get("/api/agents/<int:cid>/events")
+def events(cid: int) -> ResponseReturnValue:
+    service = _authorise(cid)
+    after = _int_arg("after", 0)
+    limit = _int_arg("limit", 200)
+    if not 1 <= limit <= 500:
+        raise ApiError(422, "bad_argument", "`limit` is between 1 and 500")
+    return jsonify(service.events_after(cid, after, limit))
+
+
+@agent_api.post("/api/agents/<int:cid>/incidents")
+def incident(cid: int) -> ResponseReturnValue:
+    service = _authorise(cid)
+    body = _body()
+    cause = body.get("cause")
+    if not isinstance(cause, str) or not INCIDENT_CAUSE.match(cause):
+        raise ApiError(422, "bad_cause", "`cause` is a snake_case word, e.g. model_error")
+    start, end = body.get("start"), body.get("end")
+    for key, value in (("start", start), ("end", end)):
+        if value is not None and (type(value) is not int or value < 0):
+            raise ApiError(422, f"bad_{key}", f"`{key}` is a tick (a whole number >= 0) or null")
+    if start is not None and end is not None and end < start:
+        raise ApiError(422, "bad_end", "`end` comes before `start`")
+    detail = body.get("detail", "")
+    if not isinstance(detail, str) or len(detail) > 500:
+        raise ApiError(422, "bad_detail", "`detail` is text of at most 500 characters")
+    return jsonify({"ok": True, "incident": service.incident(cid, cause, start, end, detail)}), 201
+
+
+# --- Socket.IO /agent ----------------------------------------------------------------------
+
+
+def _socket_fail(code: str, message: str) -> dict:
+    return {"ok": False, "error": {"code": code, "message": message}}
+
+
+def register_socket_handlers(socketio: Any) -> None:
+    """The /agent namespace: connect with `auth={"token": ...}`; `observe` and `act` answer as
+    acknowledgements; events arrive as `event` messages."""
+
+    @socketio.on("connect", namespace=NAMESPACE)
+    def on_connect(auth: Any = None) -> None:
+        token = auth.get("token") if isinstance(auth, dict) else None
+        cid = _service().char_for(token if isinstance(token, str) else None)
+        if cid is None:
+            raise ConnectionRefusedError("unknown_token: connect with auth={'token': TOKEN}")
+        _service().sid_char[request.sid] = cid
+        join_room(room(cid))
+
+    @socketio.on("disconnect", namespace=NAMESPACE)
+    def on_disconnect(*_: Any) -> None:
+        _service().sid_char.pop(request.sid, None)
+
+    @socketio.on("observe", namespace=NAMESPACE)
+    def on_observe(data: Any = None) -> dict:
+        service = _service()
+        cid = service.sid_char.get(request.sid)
+        fmt = data.get("format", "json") if isinstance(data, dict) else "json"
+        if cid is None:
+            return _socket_fail("unknown_token", "connect with a token first")
+        if fmt not in ("json", "text"):
+            return _socket_fail("bad_format", "format is 'json' or 'text'")
+        return {"ok": True, "observation": service.observe(cid, fmt)}
+
+    @socketio.on("act", namespace=NAMESPACE)
+    def on_act(data: Any = None) -> dict:
+        service = _service()
+        cid = service.sid_char.get(request.sid)
+        if cid is None:
+            return _socket_fail("unknown_token", "connect with a token first")
+        try:
+            action = _action(data if isinstance(data, dict) else {})
+            return service.act(cid, action)
+        except ApiError as exc:
+            return _socket_fail(exc.code, exc.message)
+        except (TypeError, ValueError, KeyError) as err:
+            return _socket_fail("bad_action", f"the engine could not read this action: {err}")
+
+
+def init_agent_api(app: Flask) -> None:
+    """Attach the agent API to an app made by create_app (after socketio.init_app)."""
+    from app.server import services, socketio
+
+    # socketio.on() binds to the current Socket.IO server only, and init_app makes a new server
+    # per app, so the namespace is registered once per server.
+    if NAMESPACE not in getattr(socketio.server, "handlers", {}):
+        register_socket_handlers(socketio)
+    service = AgentService(
+        services(app).runner, socketio, bool(app.config.get("PROGRAMS_IN_PROCESS", False))
+    )
+    app.extensions["asiworld_agents"] = service
+    app.register_blueprint(agent_api)
