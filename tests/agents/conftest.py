@@ -32,3 +32,17 @@ def join(http, name: str = "ada", label: str = "tester") -> tuple[int, dict]:
     assert reply.status_code == 201, reply.get_json()
     body = reply.get_json()
     return body["character"], {"Authorization": f"Bearer {body['token']}"}
+
+
+@pytest.fixture
+def served(app):
+    """The app over real HTTP on a free loopback port (for the SDK, harness and MCP server).
+    The runner thread is not started: tests step the world between agent turns."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()

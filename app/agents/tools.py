@@ -1,0 +1,140 @@
+"""The tools an outside agent plays with, shared by the LLM harness and the MCP server.
+
+One tool per action type, generated from the engine's action table (`actions.describe()`), plus
+tools to observe, to submit/inspect/cancel a hosted program, and to wait for an event. Every tool
+answers with a JSON-ready dict and never raises for a game reason: refusals and API errors come
+back as `{"ok": false, "code", "message"}` so a model can read them and try something else.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.agents.sdk import ApiError, Client
+from app.server.openapi import arg_schema
+
+WAIT_LIMIT_SECONDS = 60.0
+
+EXTRA_TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "observe",
+        "description": "Read your character's current observation as text (map, stats, events).",
+        "parameters": {"type": "object", "properties": {}},
+    },
+    {
+        "name": "submit_program",
+        "description": "Hand the server a program (restricted Python calling the game API) that "
+        "keeps acting for you while you think. It replaces your current program; any direct "
+        "action except say stops it.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "a short name, 1-64 characters"},
+                "source": {"type": "string", "description": "the program text"},
+            },
+            "required": ["name", "source"],
+        },
+    },
+    {
+        "name": "program_status",
+        "description": "Status, logs and outcome of a program (all your programs without id).",
+        "parameters": {"type": "object", "properties": {"id": {"type": "integer"}}},
+    },
+    {
+        "name": "cancel_program",
+        "description": "Stop a running program; its current operation is left to finish.",
+        "parameters": {
+            "type": "object",
+            "properties": {"id": {"type": "integer"}},
+            "required": ["id"],
+        },
+    },
+    {
+        "name": "wait_for_event",
+        "description": "Do nothing until an event concerning you arrives (e.g. op_done, "
+        "op_failed, program_outcome, damaged, down) or the timeout passes.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "kinds": {"type": "array", "items": {"type": "string"}},
+                "timeout_seconds": {"type": "number", "minimum": 0, "maximum": WAIT_LIMIT_SECONDS},
+            },
+        },
+    },
+]
+
+
+def action_tools() -> list[dict[str, Any]]:
+    """A tool per action type: the action's arguments become the tool's parameters."""
+    from app.engine import actions
+
+    tools = []
+    for action in actions.describe():
+        props = {name: arg_schema(spec) for name, spec in action["args"].items()}
+        required = [name for name, spec in action["args"].items() if spec.get("required")]
+        params: dict[str, Any] = {"type": "object", "properties": props}
+        if required:
+            params["required"] = required
+        tools.append(
+            {
+                "name": action["type"],
+                "description": f"Action ({action['category']}): {action['help']}.",
+                "parameters": params,
+            }
+        )
+    return tools
+
+
+def tool_specs() -> list[dict[str, Any]]:
+    return action_tools() + EXTRA_TOOLS
+
+
+def openai_tools() -> list[dict[str, Any]]:
+    """The same tools in the OpenAI chat-completions `tools` format."""
+    return [{"type": "function", "function": spec} for spec in tool_specs()]
+
+
+def _failure(code: str, message: str) -> dict:
+    return {"ok": False, "code": code, "message": message}
+
+
+class ToolBox:
+    """Runs tools against the agent API through the SDK client."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.action_names = {spec["name"] for spec in action_tools()}
+        self.names = self.action_names | {spec["name"] for spec in EXTRA_TOOLS}
+
+    def call(self, name: str, args: Any) -> dict:
+        if not isinstance(args, dict):
+            return _failure("bad_argument", "tool arguments must be a JSON object")
+        try:
+            return self._call(name, args)
+        except ApiError as err:
+            return _failure(err.code, err.message)
+
+    def _call(self, name: str, args: dict) -> dict:
+        client = self.client
+        if name in self.action_names:
+            return client.act({"type": name, **args})
+        if name == "observe":
+            obs = client.observe("text")
+            return {"ok": True, "tick": obs["tick"], "text": obs["text"]}
+        if name == "submit_program":
+            return client.run_program(args.get("name", ""), args.get("source", ""))
+        if name == "program_status":
+            return {"ok": True, **client.program_status(args.get("id"))}
+        if name == "cancel_program":
+            if type(args.get("id")) is not int:
+                return _failure("bad_argument", "cancel_program needs `id`: a program id")
+            return client.cancel(args["id"])
+        if name == "wait_for_event":
+            timeout = args.get("timeout_seconds", 10.0)
+            if not isinstance(timeout, int | float) or timeout < 0:
+                return _failure("bad_argument", "timeout_seconds is a number of seconds >= 0")
+            event = client.wait_for_event(
+                args.get("kinds"), timeout=min(timeout, WAIT_LIMIT_SECONDS)
+            )
+            return {"ok": True, "event": event}
+        return _failure("unknown_tool", f"there is no tool {name!r}")
