@@ -54,6 +54,7 @@ class WorldRunner:
         self._clock = clock
         self._hooks: list[Callable[[TickInfo], None]] = []
         self._before: list[Callable[[], None]] = []
+        self._durable: list[Callable[[], None]] = []
         self._commands: queue.Queue[tuple[Callable[[], Any], Future]] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -76,6 +77,18 @@ class WorldRunner:
         self._before.append(callback)
         return callback
 
+    def make_durable(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Register a hook that makes accepted inputs durable (app/server/persistence.py). It runs
+        on the runner thread after every command, before its result (an acknowledgement) leaves
+        the runner, and after the before-tick hooks, before the world steps. If it raises, the
+        command fails and the world pauses instead of applying what was not saved."""
+        self._durable.append(callback)
+        return callback
+
+    def _make_durable(self) -> None:
+        for hook in self._durable:
+            hook()
+
     # --- commands (any thread) -------------------------------------------------------------
 
     @property
@@ -88,8 +101,12 @@ class WorldRunner:
         Without a running thread (tests, headless use) `fn` runs right here, which keeps the
         single-owner rule because then the caller is the only thread touching the world.
         """
-        if not self.running or threading.current_thread() is self._thread:
-            return fn()
+        if threading.current_thread() is self._thread:
+            return fn()  # a hook on the runner thread: the caller's own durability point follows
+        if not self.running:
+            result = fn()
+            self._make_durable()
+            return result
         future: Future = Future()
         self._commands.put((fn, future))
         return future.result(timeout=timeout)
@@ -176,6 +193,12 @@ class WorldRunner:
                 hook()
             except Exception:  # a broken agent must not stop the world
                 log.exception("before_tick hook %r failed", hook)
+        try:
+            self._make_durable()  # nothing is applied that is not saved
+        except Exception:
+            self.paused = True
+            log.exception("could not save this tick's inputs: the world is paused")
+            raise
         events = self.world.step()
         while not self._extra_events.empty():
             events.append({**self._extra_events.get_nowait(), "tick": self.world.tick})
@@ -219,7 +242,10 @@ class WorldRunner:
                 self._run_commands(block_until=now + 0.1)
                 continue
             if now >= self._next_due:
-                self.advance()
+                try:
+                    self.advance()
+                except Exception:  # inputs could not be saved: advance() paused the world
+                    continue
                 self._next_due += 1.0 / self.speed  # accumulate: sleep jitter never adds up
                 if self._clock() - self._next_due > MAX_LAG_SECONDS:
                     self._next_due = self._clock()
@@ -243,7 +269,9 @@ class WorldRunner:
                     return
             if future.set_running_or_notify_cancel():
                 try:
-                    future.set_result(fn())
+                    result = fn()
+                    self._make_durable()  # acknowledged only once saved
+                    future.set_result(result)
                 except BaseException as exc:  # handed back to the caller's thread
                     future.set_exception(exc)
 
