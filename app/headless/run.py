@@ -66,10 +66,20 @@ class Run:
         ticks = self.config.minutes * self.content.time.ticks_per_minute
         started = time.perf_counter()
         bar = ProgressBar(ticks) if self.config.progress else None
-        while self.world.tick < ticks:
-            self.step()
-            if bar and self.world.tick % 60 == 0:
-                bar.show(self.world.tick)
+        recording = None
+        if self.config.out is not None and self.config.record:  # OUT/replay.asirep
+            from app.replay.headless import record_run
+
+            recording = record_run(self, self.config.out)
+            self.hooks.append(recording.tick_hook)
+        try:
+            while self.world.tick < ticks:
+                self.step()
+                if bar and self.world.tick % 60 == 0:
+                    bar.show(self.world.tick)
+        finally:
+            if recording is not None:
+                recording.close()
         if bar:
             bar.done()
         wall = time.perf_counter() - started
