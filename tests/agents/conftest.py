@@ -37,12 +37,17 @@ def join(http, name: str = "ada", label: str = "tester") -> tuple[int, dict]:
 @pytest.fixture
 def served(app):
     """The app over real HTTP on a free loopback port (for the SDK, harness and MCP server).
-    The runner thread is not started: tests step the world between agent turns."""
+    The runner thread runs paused: every request's world access happens on that one thread
+    (in-process programs are greenlets bound to it), and tests step the world between turns."""
     import threading
 
     from werkzeug.serving import make_server
 
+    runner = services(app).runner
+    runner.start()
+    runner.pause()
     server = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
+    runner.stop()

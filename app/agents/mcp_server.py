@@ -1,0 +1,76 @@
+"""`asiworld mcp --server URL`: the agent tools over MCP (stdio), for MCP-capable coding agents.
+
+The tools are the LLM harness's (app/agents/tools.py): one per action type, plus observe,
+submit_program, program_status, cancel_program and wait_for_event. Each MCP tool is a function
+whose signature is built from the tool's JSON schema, so the MCP SDK validates arguments and
+publishes the same schema. The server joins the world on start (or reuses a token).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Literal
+
+from app.agents.harness import system_prompt
+from app.agents.sdk import Client
+from app.agents.tools import ToolBox, tool_specs
+
+SIMPLE_TYPES: dict[str, Any] = {"integer": int, "string": str, "number": float, "boolean": bool}
+
+
+def annotation(schema: dict) -> Any:
+    """A Python type for a JSON schema (the subset the tools use)."""
+    if "enum" in schema:
+        return Literal[tuple(schema["enum"])]
+    if schema.get("type") == "array":
+        return list[annotation(schema.get("items", {"type": "string"}))]
+    return SIMPLE_TYPES.get(schema.get("type"), Any)
+
+
+def tool_function(toolbox: ToolBox, spec: dict) -> Any:
+    """A function with the tool's parameters as keyword arguments; unset optional ones are left
+    out of the call so the world applies its own defaults."""
+    name = spec["name"]
+
+    def run(**kwargs: Any) -> dict:
+        return toolbox.call(name, {k: v for k, v in kwargs.items() if v is not None})
+
+    props = spec["parameters"].get("properties", {})
+    required = set(spec["parameters"].get("required", []))
+    params, annotations = [], {}
+    for arg, schema in props.items():
+        kind = annotation(schema)
+        if arg in required:
+            params.append(inspect.Parameter(arg, inspect.Parameter.KEYWORD_ONLY, annotation=kind))
+        else:
+            kind = kind | None
+            params.append(
+                inspect.Parameter(
+                    arg, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=None
+                )
+            )
+        annotations[arg] = kind
+    run.__signature__ = inspect.Signature(params, return_annotation=dict)  # type: ignore[attr-defined]
+    run.__annotations__ = {**annotations, "return": dict}
+    run.__name__ = name
+    return run
+
+
+def build_server(client: Client) -> Any:
+    """An MCPServer whose tools act for the client's character."""
+    from mcp.server.mcpserver import MCPServer
+
+    toolbox = ToolBox(client)
+    server = MCPServer(
+        "asiworld",
+        instructions=f"You play character {client.character} in ASIWorld.\n\n{system_prompt()}",
+    )
+    for spec in tool_specs():
+        server.add_tool(
+            tool_function(toolbox, spec), name=spec["name"], description=spec["description"]
+        )
+    return server
+
+
+def serve_stdio(client: Client) -> None:
+    build_server(client).run("stdio")
