@@ -589,3 +589,19 @@ def test_snapshots_and_replays_of_a_dungeon_run_reach_the_same_states():
     assert restored.state_hash() == world.state_hash()
     again = replay_inputs(7, world.input_log, world.tick, content=CONTENT, size=SIZE)
     assert again.state_hash() == world.state_hash()
+
+
+# ------------------------------------------------------------------------------ the planner
+@pytest.mark.slow
+def test_the_planner_completes_both_tasks_on_the_default_seed_within_the_horizon():
+    from app.headless.run import Run, RunConfig
+
+    run = Run(RunConfig(seed=7, minutes=300, agents=["planner"]))
+    done: dict[str, int] = {}
+    while run.world.tick < 300 * 60 and len(done) < 2:
+        for e in run.step():
+            if e["kind"] == "task_complete":
+                done[e["task"]] = e["tick"]
+    assert set(done) == {"production", "exploration"}
+    bosses = {e["tier"] for e in run.events if e["kind"] == "boss_defeated"}
+    assert bosses == {1, 2, 3, 4}

@@ -1,0 +1,539 @@
+"""planner: prepares, then goes deep. It mines and smelts iron for a sword and armor, weaves cloth,
+tans hides, cooks potions, and sets up a tailoring table; then clears the Outer Court and the
+Inner Temple, buys the travel-outfit design with the coins and tailors the outfit (production),
+lights a torch for the Royal Tomb, offers the three sigils at the altar and defeats the Shadow
+King (exploration). It sees only its observations and keeps its own notes."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .base import Agent
+from .skills import MapNotes, adjacent, gather, goto, inv, me, near
+
+Pos = tuple[int, int]
+WALKABLE_INSIDE = set(":EoO;")  # dungeon floor, entrance, portals, sanctum floor
+FOODS = ("berry_stew", "cooked_meat", "berries")
+# Ingots each unfinished piece of the plan still needs.
+INGOTS = {
+    "anvil": 3,
+    "iron_sword": 2,
+    "iron_armor": 5,
+    "stove": 1,
+    "tailoring_table": 1,
+    "travel_outfit": 1,
+}
+POTIONS_FOR = {1: 2, 2: 4, 3: 6, 4: 12}  # healing potions to carry into each tier
+COST = {
+    "workbench": {"wood": 4},
+    "furnace": {"stone": 6},
+    "anvil": {"iron_ingot": 3},
+    "loom": {"wood": 4, "fibre": 2},
+    "stove": {"stone": 4, "iron_ingot": 1},
+    "tailoring_table": {"wood": 4, "cloth": 2, "iron_ingot": 1},
+}
+WANTED = {
+    "hide",
+    "outer_sigil",
+    "inner_sigil",
+    "royal_sigil",
+    "healing_potion",
+    "berry_stew",
+    "cooked_meat",
+    "leather",
+    "iron_ingot",
+    "cloth",
+    "torch",
+}
+SOURCE = {"wood": "T", "stone": "#", "coal": "c", "fibre": "f", "berries": "b", "iron_ore": "i"}
+
+
+class DungeonNotes:
+    """What the character has seen of the instance it is in."""
+
+    def __init__(self, area: int):
+        self.area = area
+        self.tiles: dict[Pos, str] = {}
+        self.boss: Pos | None = None
+        self.portal: Pos | None = None
+        self.entrance: Pos | None = None
+        self.cleared = False
+        self.failed: set[Pos] = set()
+
+    def update(self, obs: dict[str, Any]) -> None:
+        view = obs["view"]
+        x0, y0 = view["x0"], view["y0"]
+        for i, row in enumerate(view["tiles"]):
+            for j, ch in enumerate(row):
+                if ch != " ":
+                    pos = (x0 + j, y0 + i)
+                    self.tiles[pos] = ch
+                    if ch in "oO":
+                        self.portal = pos
+                    elif ch == "E":
+                        self.entrance = pos
+        for e in obs["entities"]:
+            if e.get("boss"):
+                self.boss = (e["x"], e["y"])
+
+    def chests(self) -> list[Pos]:
+        return [p for p, ch in self.tiles.items() if ch == "C" and p not in self.failed]
+
+    def frontier(self, here: Pos) -> Pos | None:
+        best, best_d = None, 10**9
+        for (x, y), ch in self.tiles.items():
+            if ch not in WALKABLE_INSIDE or (x, y) in self.failed:
+                continue
+            if any(
+                (x + dx, y + dy) not in self.tiles for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
+            ):
+                d = abs(x - here[0]) + abs(y - here[1])
+                if d < best_d:
+                    best, best_d = (x, y), d
+        return best
+
+
+class Planner(Agent):
+    name = "planner"
+    description = "prepares iron gear, cloth, leather and potions, clears the tiers, tailors the outfit, defeats the Shadow King"
+
+    def __init__(self, seed: int = 0, think_ticks: int = 0):
+        super().__init__(seed, think_ticks)
+        self.notes = MapNotes()
+        self.sites: dict[str, Pos] = {}
+        self.avoid: set[Pos] = set()
+        self.last_target: Pos | None = None
+        self.explore_to: Pos | None = None
+        self.dungeon: DungeonNotes | None = None
+        self.sigils_offered = False
+        self.altar_tries: list[Pos] | None = None
+        self.hides_wanted = 2
+
+    # ------------------------------------------------------------------ feedback
+    def feedback(self, result: dict[str, Any]) -> None:
+        if not result.get("ok") and self.last_target is not None:
+            self._failed(self.last_target)
+
+    def _failed(self, target: Pos) -> None:
+        if self.dungeon is not None:
+            self.dungeon.failed.add(target)
+        else:
+            self.avoid.add(target)
+            if self.explore_to == target:
+                self.explore_to = None
+
+    def _learn(self, obs: dict[str, Any]) -> None:
+        area = obs["self"]["area"]
+        if area == 0:
+            self.dungeon = None
+            self.notes.update(obs)
+        else:
+            if self.dungeon is None or self.dungeon.area != area:
+                self.dungeon = DungeonNotes(area)
+            self.dungeon.update(obs)
+        for e in obs["events"]:
+            kind = e["kind"]
+            if kind == "op_failed" and self.last_target is not None:
+                self._failed(self.last_target)
+            elif kind == "placed":
+                self.sites.setdefault(e["item"], (e["x"], e["y"]))
+            elif kind == "boss_defeated" and self.dungeon is not None:
+                self.dungeon.cleared = True
+            elif kind == "offered":
+                self.sigils_offered = True
+        if len(self.avoid) > 300:
+            self.avoid.clear()
+
+    # ------------------------------------------------------------------ deciding
+    def decide(self, obs: dict[str, Any]) -> dict[str, Any] | None:
+        self._learn(obs)
+        s = obs["self"]
+        if s["down"] or s["asleep"]:
+            return None
+        items = inv(obs)
+        threat = self._adjacent_threat(obs)
+        heal = self._heal(obs, items)
+        if heal is not None:
+            return heal
+        if threat is not None:
+            return {"type": "attack", "target": threat}
+        loot = self._loot(obs)
+        if loot is not None:
+            return loot
+        if s["area"] != 0:
+            return self._inside(obs, items)
+        action = s["action"]
+        if action is not None and action["type"] in ("gather", "craft"):
+            return None
+        food = next((f for f in FOODS if items.get(f)), None)
+        if s["hunger"] < 55 and food:
+            return {"type": "eat", "item": food}
+        choice = self._plan(obs, items)
+        if (
+            action is not None
+            and choice is not None
+            and choice["type"] == action["type"]
+            and all(action["args"].get(k) == v for k, v in choice.items() if k != "type")
+        ):
+            return None  # already doing it
+        return choice
+
+    def _loot(self, obs: dict[str, Any]) -> dict[str, Any] | None:
+        """Bags with something worth having (a boar's hide, a boss's sigil) are picked up."""
+        here = me(obs)
+        bags = [
+            b
+            for b in obs["loot"]
+            if any(i in WANTED for i in b["items"])
+            and (b["x"], b["y"]) not in self.avoid
+            and near(here, (b["x"], b["y"]), 8)
+        ]
+        if not bags:
+            return None
+        bag = min(bags, key=lambda b: abs(b["x"] - here[0]) + abs(b["y"] - here[1]))
+        spot = (bag["x"], bag["y"])
+        self.last_target = spot
+        if near(here, spot, 1):
+            return {"type": "pick_up"}
+        action = obs["self"]["action"]
+        if (
+            action is not None
+            and action["type"] == "move_to"
+            and (action["args"]["x"], action["args"]["y"]) == spot
+        ):
+            return None
+        return goto(*spot)
+
+    def _heal(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any] | None:
+        s = obs["self"]
+        low = 45 if s["area"] == 0 else 55
+        if (
+            s["health"] < low
+            and items.get("healing_potion")
+            and (s["area"] != 0 or s["health"] < 30)
+        ):
+            return {"type": "use", "item": "healing_potion"}
+        if s["health"] < 70 and s["area"] != 0 and items.get("berry_stew"):
+            return {"type": "eat", "item": "berry_stew"}
+        return None
+
+    # ------------------------------------------------------------------ the surface plan
+    def _plan(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any] | None:
+        s = obs["self"]
+        eq = s["equipment"]
+        have = {k for k, v in items.items() if v} | {v for v in eq.values() if v}
+        tasks = s.get("tasks", {})
+        # Tools and the workbench.
+        if items.get("berries", 0) < 4 and s["hunger"] < 70:
+            return self._fetch(obs, "b")
+        if "workbench" not in self.sites:
+            return (
+                self._fetch(obs, "T") if items.get("wood", 0) < 4 else self._place(obs, "workbench")
+            )
+        for tool, needs in (("wooden_pickaxe", {"wood": 3}), ("wooden_sword", {"wood": 3})):
+            if (
+                tool not in have
+                and "stone_pickaxe" not in have
+                and not (tool == "wooden_sword" and ("iron_sword" in have))
+            ):
+                return self._make(obs, items, "workbench", tool, needs)
+        if "wooden_sword" in items and eq["weapon"] is None:
+            return {"type": "equip", "item": "wooden_sword"}
+        if "stone_pickaxe" not in have:
+            return self._make(obs, items, "workbench", "stone_pickaxe", {"wood": 1, "stone": 3})
+        if "axe" not in have:
+            return self._make(obs, items, "workbench", "axe", {"wood": 2, "stone": 1})
+        # Iron.
+        need_ingots = sum(n for thing, n in INGOTS.items() if not self._done(thing, have, tasks))
+        short = max(0, need_ingots - items.get("iron_ingot", 0))
+        if short:
+            if "furnace" not in self.sites:
+                if items.get("stone", 0) < 6:
+                    return self._fetch(obs, "#")
+                return self._place(obs, "furnace", near_site="workbench")
+            if items.get("iron_ore", 0) < short:
+                return self._fetch(obs, "i")
+            if items.get("coal", 0) < short:
+                return self._fetch(obs, "c")
+            return self._make(obs, items, "furnace", "iron_ingot", {}, count=short)
+        if "anvil" not in self.sites:
+            return self._place(obs, "anvil", near_site="workbench")
+        for gear in ("iron_sword", "iron_armor"):
+            if gear not in have:
+                return self._make(
+                    obs, items, "anvil", gear, {"wood": 1} if gear == "iron_sword" else {}
+                )
+            if gear in items:
+                return {"type": "equip", "item": gear}
+        # Cloth and leather for the table and the outfit.
+        outfit_done = self._done("travel_outfit", have, tasks)
+        cloth_need = (0 if "tailoring_table" in self.sites else 2) + (0 if outfit_done else 4)
+        if items.get("cloth", 0) < cloth_need:
+            if "loom" not in self.sites:
+                if items.get("fibre", 0) < 2:
+                    return self._fetch(obs, "f")
+                return self._place(obs, "loom", near_site="workbench")
+            missing = cloth_need - items.get("cloth", 0)
+            if items.get("fibre", 0) < 3 * missing:
+                return self._fetch(obs, "f")
+            return self._make(obs, items, "loom", "cloth", {}, count=missing)
+        if "tailoring_table" not in self.sites:
+            return self._place(obs, "tailoring_table", near_site="workbench")
+        if not outfit_done and items.get("leather", 0) < 2:
+            if items.get("hide", 0) >= 2 - items.get("leather", 0):
+                return self._make(
+                    obs, items, "workbench", "leather", {}, count=2 - items.get("leather", 0)
+                )
+            return self._hunt(obs, "boar")
+        if "stove" not in self.sites:
+            if items.get("stone", 0) < 4:
+                return self._fetch(obs, "#")
+            return self._place(obs, "stove", near_site="workbench")
+        # The outfit as soon as the design is affordable.
+        if not outfit_done:
+            if items.get("travel_outfit_design"):
+                return self._make(obs, items, "tailoring_table", "travel_outfit", {})
+            if s["coins"] >= 40:
+                return self._buy(obs, "travel_outfit_design", 1)
+        if "travel_outfit" in items:
+            return {"type": "equip", "item": "travel_outfit"}
+        # Supplies for the next descent, then go.
+        tier = self._next_tier(items, tasks)
+        if tier is None:
+            return {"type": "wait", "ticks": 60}
+        want = POTIONS_FOR[tier]
+        if items.get("healing_potion", 0) < want:
+            if s["coins"] >= 10 + (0 if outfit_done else 40) and s["coins"] >= 10:
+                n = min(
+                    want - items.get("healing_potion", 0),
+                    (s["coins"] - (0 if outfit_done else 40)) // 10,
+                )
+                if n > 0:
+                    return self._buy(obs, "healing_potion", n)
+            if items.get("fibre", 0) < 1:
+                return self._fetch(obs, "f")
+            if items.get("berries", 0) < 4 + 4:
+                return self._fetch(obs, "b")
+            count = min(
+                want - items.get("healing_potion", 0), items["berries"] // 4 - 1, items["fibre"]
+            )
+            if count > 0:
+                return self._make(obs, items, "stove", "healing_potion", {}, count=count)
+        if items.get("berries", 0) < 8:
+            return self._fetch(obs, "b")
+        if tier >= 3 and "torch" not in have:
+            if s["coins"] >= 3:
+                return self._buy(obs, "torch", 2)
+            return self._make(obs, items, "workbench", "torch", {"wood": 1, "coal": 1})
+        if tier >= 3 and eq["light"] is None and tier == 3:
+            pass  # lit at the gate, so it burns inside
+        return self._descend(obs, items, tier)
+
+    def _done(self, thing: str, have: set, tasks: dict) -> bool:
+        if thing in ("anvil", "stove", "tailoring_table"):
+            return thing in self.sites
+        if thing == "travel_outfit":
+            return "production" in tasks or "travel_outfit" in have
+        return thing in have
+
+    def _next_tier(self, items: dict[str, int], tasks: dict) -> int | None:
+        if "exploration" in tasks:
+            return None
+        if self.sigils_offered:
+            return 4
+        if items.get("royal_sigil"):
+            return 4
+        if items.get("inner_sigil"):
+            return 3
+        if items.get("outer_sigil"):
+            return 2
+        return 1
+
+    def _descend(self, obs: dict[str, Any], items: dict[str, int], tier: int) -> dict[str, Any]:
+        s = obs["self"]
+        if tier == 4:
+            altar = obs["landmarks"].get("altar")
+            if altar is None:
+                return self._seek_altar(obs)
+            altar = tuple(altar)
+            if not adjacent(me(obs), altar):
+                return self._go(altar)
+            if not self.sigils_offered:
+                return {"type": "offer"}
+            return {"type": "enter"}
+        gate = tuple(obs["landmarks"]["gates"][tier - 1])
+        if me(obs) != gate:
+            return self._go(gate)
+        if tier == 3 and s["equipment"]["light"] is None and items.get("torch"):
+            return {"type": "equip", "item": "torch"}
+        return {"type": "enter"}
+
+    def _seek_altar(self, obs: dict[str, Any]) -> dict[str, Any]:
+        """The altar lies along one of the eight compass lines from the plaza that no gate
+        takes, at the far distance: walk to each candidate until it comes into view."""
+        lm = obs["landmarks"]
+        cx, cy = lm["plaza"]
+        if self.altar_tries is None:
+            angles = [math.atan2(g[1] - cy, g[0] - cx) for g in lm["gates"]]
+            steps = [round(a / (math.pi / 4)) % 8 for a in angles]
+            offset = sum(a - round(a / (math.pi / 4)) * math.pi / 4 for a in angles) / len(angles)
+            size = 2 * cx
+            tries = []
+            for k in range(8):
+                if k in steps:
+                    continue
+                for dist in (54, 48):
+                    a = k * math.pi / 4 + offset
+                    x = min(max(int(round(cx + dist * math.cos(a))), 3), size - 4)
+                    y = min(max(int(round(cy + dist * math.sin(a))), 3), size - 4)
+                    tries.append((x, y))
+            self.altar_tries = tries
+        x, y = me(obs)
+        while self.altar_tries and (
+            self.altar_tries[0] in self.avoid or near((x, y), self.altar_tries[0], 3)
+        ):
+            self.altar_tries.pop(0)
+        if not self.altar_tries:
+            self.altar_tries = None
+            return self._explore(obs)
+        return self._go(self.altar_tries[0])
+
+    # ------------------------------------------------------------------ inside
+    def _inside(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any] | None:
+        d = self.dungeon
+        s = obs["self"]
+        here = me(obs)
+        action = s["action"]
+        food = next((f for f in FOODS if items.get(f)), None)
+        if s["hunger"] < 40 and food:
+            return {"type": "eat", "item": food}
+        if d.cleared:
+            if d.portal is not None:
+                if here == d.portal:
+                    return {"type": "leave"}
+                return self._go(d.portal)
+        elif s["health"] < 35 and not items.get("healing_potion") and d.entrance is not None:
+            if here == d.entrance:
+                return {"type": "leave"}  # retreat to fight another day
+            return self._go(d.entrance)
+        chests = sorted(d.chests(), key=lambda p: abs(p[0] - here[0]) + abs(p[1] - here[1]))
+        if chests and (d.cleared or abs(chests[0][0] - here[0]) + abs(chests[0][1] - here[1]) < 12):
+            if adjacent(here, chests[0]):
+                self.last_target = chests[0]
+                return gather(chests[0])
+            if action is not None and action["type"] == "move_to":
+                return None
+            return self._go(chests[0])
+        if action is not None and action["type"] == "move_to":
+            return None
+        if d.boss is not None and not d.cleared:
+            return self._go(d.boss)
+        target = d.frontier(here)
+        if target is None:
+            if d.entrance is not None and here != d.entrance:
+                return self._go(d.entrance)
+            return {"type": "leave"}
+        return self._go(target)
+
+    # ------------------------------------------------------------------ small moves
+    def _adjacent_threat(self, obs: dict[str, Any]) -> int | None:
+        x, y = me(obs)
+        best = None
+        for e in obs["entities"]:
+            if (e.get("hostile") or e["kind"] == "boar") and max(
+                abs(e["x"] - x), abs(e["y"] - y)
+            ) <= 1:
+                if best is None or e["health"] < best[0]:
+                    best = (e["health"], e["id"])
+        return best[1] if best else None
+
+    def _go(self, target: Pos) -> dict[str, Any]:
+        self.last_target = target
+        return goto(*target)
+
+    def _explore(self, obs: dict[str, Any]) -> dict[str, Any]:
+        x, y = me(obs)
+        if self.explore_to is None or near((x, y), self.explore_to, 2):
+            self.explore_to = self.notes.frontier(self.rng, x, y)
+        return self._go(self.explore_to)
+
+    def _fetch(self, obs: dict[str, Any], kind: str) -> dict[str, Any]:
+        x, y = me(obs)
+        target = self.notes.nearest(kind, x, y, avoid=self.avoid)
+        if target is None:
+            return self._explore(obs)
+        if adjacent((x, y), target):
+            self.last_target = target
+            return gather(target)
+        return self._go(target)
+
+    def _hunt(self, obs: dict[str, Any], kind: str) -> dict[str, Any]:
+        x, y = me(obs)
+        prey = [e for e in obs["entities"] if e["kind"] == kind]
+        if not prey:
+            return self._explore(obs)
+        e = min(prey, key=lambda e: abs(e["x"] - x) + abs(e["y"] - y))
+        if max(abs(e["x"] - x), abs(e["y"] - y)) <= 1:
+            return {"type": "attack", "target": e["id"]}
+        return self._go((e["x"], e["y"]))
+
+    def _place(
+        self, obs: dict[str, Any], item: str, near_site: str | None = None
+    ) -> dict[str, Any]:
+        items = inv(obs)
+        for mat, n in COST[item].items():
+            if items.get(mat, 0) < n and mat in SOURCE:
+                return self._fetch(obs, SOURCE[mat])
+        site = self.sites.get(near_site) if near_site else None
+        if site is not None and not near(me(obs), site, 1):
+            return self._go(site)
+        spot = self._spot(obs)
+        if spot is None:
+            x, y = me(obs)
+            return self._go(self.notes.frontier(self.rng, x, y, reach=4))
+        self.last_target = spot
+        return {"type": "place", "item": item, "x": spot[0], "y": spot[1]}
+
+    def _spot(self, obs: dict[str, Any]) -> Pos | None:
+        """A free buildable neighbour that does not wall the character in: corners first, and a
+        side only while two other sides stay open."""
+        x, y = me(obs)
+        busy = {(e["x"], e["y"]) for e in obs["entities"]}
+        busy |= {(s["x"], s["y"]) for s in obs["structures"]}
+        busy |= {(b["x"], b["y"]) for b in obs.get("loot", [])}
+        sides = [(x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)]
+        open_sides = [
+            p for p in sides if self.notes.tiles.get(p) in (".", ",", "_", "=") and p not in busy
+        ]
+        for p in ((x + 1, y + 1), (x - 1, y + 1), (x + 1, y - 1), (x - 1, y - 1)):
+            if self.notes.tiles.get(p) in (".", ",", "_") and p not in busy and p not in self.avoid:
+                return p
+        if len(open_sides) >= 3:
+            for p in open_sides:
+                if self.notes.tiles.get(p) in (".", ",", "_") and p not in self.avoid:
+                    return p
+        return None
+
+    def _make(
+        self,
+        obs: dict[str, Any],
+        items: dict[str, int],
+        station: str,
+        recipe: str,
+        needs: dict[str, int],
+        count: int = 1,
+    ) -> dict[str, Any]:
+        for item, n in needs.items():
+            if items.get(item, 0) < n:
+                return self._fetch(obs, SOURCE[item])
+        site = self.sites[station]
+        if not near(me(obs), site, 2):
+            return self._go(site)
+        return {"type": "craft", "recipe": recipe, "count": max(1, count)}
+
+    def _buy(self, obs: dict[str, Any], item: str, count: int) -> dict[str, Any]:
+        merchant = tuple(obs["landmarks"]["merchant"])
+        if not adjacent(me(obs), merchant):
+            return self._go(merchant)
+        return {"type": "buy", "item": item, "count": count}
