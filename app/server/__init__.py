@@ -75,6 +75,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(pages)
     app.register_blueprint(api)
     app.register_blueprint(admin)
+    app.register_blueprint(__import__("app.server.replays", fromlist=["replays"]).replays)
     init_agent_api(app)  # agents from outside: REST /api/agents and Socket.IO /agent
     return app
 

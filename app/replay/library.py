@@ -1,0 +1,182 @@
+"""The replays a server offers: found in folders, named by a stable id, opened once and shared.
+
+A replay's id is its file name without `.asirep`, or the run folder's name for `DIR/replay.asirep`
+(what `asiworld run --out DIR` writes). Ids are letters, digits, `.`, `_` and `-`; a second file
+with the same id gets `-2`, `-3`, ... in folder order.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from .format import EXTENSION, ReplayError
+from .phases import timeline
+from .reader import Replay
+
+ID_PATTERN = re.compile(r"^[A-Za-z0-9_.\-]{1,80}$")
+SERIES_EVERY = 30  # ticks between two chart samples
+SERIES_FIELDS = ("health", "hunger", "energy", "coins")
+# Events too chatty for the viewer's log (every accepted action and finished op).
+QUIET_EVENTS = {"action", "op_done", "op_cancelled", "dropped", "picked_up"}
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.\-]+", "-", text).strip("-.") or "replay"
+
+
+def find_replays(folders: Iterable[str | Path]) -> dict[str, Path]:
+    """id -> path for every `*.asirep` in the folders and their direct sub-folders."""
+    found: dict[str, Path] = {}
+    for folder in folders:
+        folder = Path(folder)
+        if not folder.is_dir():
+            continue
+        paths = sorted(folder.glob(f"*{EXTENSION}")) + sorted(folder.glob(f"*/*{EXTENSION}"))
+        for path in paths:
+            base = _slug(path.parent.name if path.stem == "replay" else path.stem)[:72]
+            rid, n = base, 1
+            while rid in found:
+                n += 1
+                rid = f"{base}-{n}"
+            found[rid] = path
+    return found
+
+
+class ReplayLibrary:
+    """Open replays and what the viewer derives from them (timeline, chart series), cached."""
+
+    def __init__(self, folders: Iterable[str | Path]) -> None:
+        self.folders = [Path(f) for f in folders]
+        self._lock = threading.Lock()
+        self._open: dict[Path, tuple[float, Replay]] = {}
+        self._derived: dict[tuple[Path, float, str], Any] = {}
+
+    def paths(self) -> dict[str, Path]:
+        return find_replays(self.folders)
+
+    def get(self, rid: str) -> Replay:
+        """The open replay for `rid`; ReplayError `unknown_replay` when there is none."""
+        if not ID_PATTERN.match(rid or ""):
+            raise ReplayError("unknown_replay", "a replay id is letters, digits, '.', '_', '-'")
+        path = self.paths().get(rid)
+        if path is None:
+            raise ReplayError("unknown_replay", f"there is no replay {rid!r}")
+        mtime = path.stat().st_mtime
+        with self._lock:
+            known = self._open.get(path)
+            if known is not None and known[0] == mtime:
+                return known[1]
+            replay = Replay.open(path)  # a file still being written is read up to its last chunk
+            if known is not None:
+                known[1].close()
+            self._open[path] = (mtime, replay)
+            return replay
+
+    def _cached(self, replay: Replay, name: str, build: Any) -> Any:
+        key = (replay.path, replay.path.stat().st_mtime, name)
+        with self._lock:
+            if key in self._derived:
+                return self._derived[key]
+        value = build()
+        with self._lock:
+            self._derived[key] = value
+        return value
+
+    # -- what the pages show ----------------------------------------------------------------
+
+    def listing(self) -> list[dict[str, Any]]:
+        rows = []
+        for rid, path in self.paths().items():
+            try:
+                rows.append({"id": rid, **provenance(self.get(rid))})
+            except ReplayError as exc:
+                rows.append({"id": rid, "file": path.name, "error": exc.code, "message": str(exc)})
+        return rows
+
+    def meta(self, rid: str) -> dict[str, Any]:
+        replay = self.get(rid)
+        return {
+            "id": rid,
+            **provenance(replay),
+            "header": replay.header.to_dict(),
+            "frame_chunks": [[r.t0, r.t1] for r in replay._frame_chunks],
+            "keyframes": list(replay._keyframe_ticks),
+        }
+
+    def overview(self, rid: str) -> dict[str, Any]:
+        """The timeline (phases, markers) and the event log, built once per replay."""
+        replay = self.get(rid)
+
+        def build() -> dict[str, Any]:
+            chars = [c["id"] for c in replay.characters()]
+            events = [e for e in replay.events() if e.get("kind") not in QUIET_EVENTS]
+            line = timeline(replay.events(), replay.first_tick or 0, replay.last_tick or 0, chars)
+            return {**line, "events": events}
+
+        return self._cached(replay, "overview", build)
+
+    def series(self, rid: str) -> dict[str, Any]:
+        """Per character, every SERIES_EVERY ticks: health, hunger, energy, coins (for charts)."""
+        replay = self.get(rid)
+        return self._cached(replay, "series", lambda: chart_series(replay))
+
+
+def provenance(replay: Replay) -> dict[str, Any]:
+    h = replay.header
+    first, last = replay.first_tick, replay.last_tick
+    chars = replay.characters()
+    configurations: dict[str, list[dict]] = {c.name: [] for c in h.configurations}
+    for c in chars:
+        configurations.setdefault(c["label"] or "unlabelled", []).append(c)
+    return {
+        "file": replay.path.name,
+        "title": h.title or replay.path.stem,
+        "seed": h.seed,
+        "width": h.width,
+        "height": h.height,
+        "engine_version": h.engine_version,
+        "content_hash": h.content_hash,
+        "schema": h.schema,
+        "created_at": h.created_at,
+        "horizon": h.horizon,
+        "first_tick": first,
+        "last_tick": last,
+        "minutes": round(((last or 0) - (first or 0)) / 60, 1),
+        "complete": replay.complete,
+        "size_bytes": replay.size_bytes,
+        "characters": chars,
+        "configurations": [{"name": k, "characters": v} for k, v in configurations.items()],
+    }
+
+
+def chart_series(replay: Replay) -> dict[str, Any]:
+    if replay.first_tick is None:
+        return {"every": SERIES_EVERY, "ticks": [], "characters": {}}
+    current: dict[str, dict] = {}
+    ticks: list[int] = []
+    out: dict[str, dict[str, list]] = {}
+    for frame in replay.frames():
+        body = frame.get("keyframe") or frame.get("deltas") or {}
+        for key, ent in (body.get("entities") or {}).items():
+            if ent.get("kind") == "character":
+                current[str(key)] = ent
+        for key in (frame.get("deltas") or {}).get("removed") or ():
+            current.pop(str(key), None)
+        tick = frame["tick"]
+        if tick % SERIES_EVERY and tick != replay.last_tick:
+            continue
+        ticks.append(tick)
+        for key, ent in current.items():
+            row = out.setdefault(key, {f: [] for f in SERIES_FIELDS})
+            missing = len(ticks) - 1 - len(row["health"])
+            for f in SERIES_FIELDS:  # a character that joined late: nothing before its join
+                row[f].extend([None] * missing)
+                row[f].append(ent.get(f))
+        for row in out.values():
+            for f in SERIES_FIELDS:
+                row[f].extend([None] * (len(ticks) - len(row[f])))
+    return {"every": SERIES_EVERY, "ticks": ticks, "characters": out}

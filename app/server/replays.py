@@ -1,0 +1,262 @@
+"""Replays in the browser: the list, the viewer page, and the JSON the viewer loads lazily.
+
+    GET  /replays                              the list, with provenance from each header
+    GET  /replay/<id>                          the viewer (?t=TICK&focus=CHAR&pov=CHAR&speed=X)
+    GET  /api/replays                          the list as JSON
+    GET  /api/replays/<id>                     header, tick range, frame-chunk ranges
+    GET  /api/replays/<id>/frames/<n>          frame chunk n (60 ticks of frames, events in)
+    GET  /api/replays/<id>/state?tick=T        a keyframe frame for tick T (seek)
+    GET  /api/replays/<id>/overview            phases, jump markers and the event log
+    GET  /api/replays/<id>/series              chart samples per character
+    GET  /api/replays/<id>/pov?tick=T&char=C   what C saw at T (re-simulated observation)
+    POST /api/replays/<id>/fork                {tick, char, seed}: the live world becomes the fork
+
+Replays are read from config REPLAY_DIRS (default: the repository's `replays/` folder, plus the
+folders in the ASIWORLD_REPLAYS environment variable, separated by the OS path separator).
+Errors are `{"ok": false, "code", "message"}` with a 4xx status; bad input changes nothing.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Response, current_app, render_template, request
+from flask.typing import ResponseReturnValue
+
+from app.replay.format import ReplayError
+from app.replay.library import ReplayLibrary
+from app.replay.worlds import ReplayWorlds, point_of_view
+
+REPO_DIR = Path(__file__).resolve().parent.parent.parent
+DEFAULT_DIR = REPO_DIR / "replays"
+GZIP_ABOVE = 4096  # bytes; frame chunks and keyframes compress about 8:1
+
+replays = Blueprint("replays", __name__)
+
+STATUS = {
+    "unknown_replay": 404,
+    "not_found": 404,
+    "unknown_chunk": 404,
+    "tick_out_of_range": 404,
+    "no_keyframe": 404,
+    "unknown_character": 404,
+    "bad_argument": 400,
+    "not_admin": 403,
+    "fork_unavailable": 409,
+}
+
+
+def replay_dirs(config: dict) -> list[Path]:
+    dirs = config.get("REPLAY_DIRS")
+    if dirs is None:
+        dirs = [DEFAULT_DIR]
+    extra = os.environ.get("ASIWORLD_REPLAYS", "")
+    return [Path(d) for d in [*dirs, *extra.split(os.pathsep)] if str(d)]
+
+
+def _services() -> tuple[ReplayLibrary, ReplayWorlds]:
+    ext = current_app.extensions
+    if "asiworld_replays" not in ext:
+        ext["asiworld_replays"] = (ReplayLibrary(replay_dirs(current_app.config)), ReplayWorlds())
+    return ext["asiworld_replays"]
+
+
+def _json(body: Any, status: int = 200) -> Response:
+    data = json.dumps(body, separators=(",", ":")).encode()
+    resp = Response(data, status=status, mimetype="application/json")
+    if len(data) > GZIP_ABOVE and "gzip" in request.headers.get("Accept-Encoding", ""):
+        resp.set_data(gzip.compress(data, compresslevel=1))
+        resp.headers["Content-Encoding"] = "gzip"
+    return resp
+
+
+def _error(exc: ReplayError) -> Response:
+    body = {"ok": False, "code": exc.code, "message": exc.message}
+    return _json(body, STATUS.get(exc.code, 422))
+
+
+def _int_arg(name: str, value: Any = None) -> int:
+    raw = request.args.get(name) if value is None else value
+    if isinstance(raw, bool):
+        raise ReplayError("bad_argument", f"{name} must be a whole number")
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        raise ReplayError("bad_argument", f"{name} must be a whole number") from None
+
+
+def _content_note(replay: Any) -> str | None:
+    try:
+        from app.engine import load_content
+
+        ours = load_content().hash
+    except Exception:
+        return None
+    theirs = replay.header.content_hash
+    if theirs and ours and theirs != ours:
+        return (
+            f"recorded with content {theirs}, this build has {ours}: the re-simulated world may "
+            "differ from the recording"
+        )
+    return None
+
+
+# --- pages -----------------------------------------------------------------------------------
+
+
+@replays.get("/replays")
+def list_page() -> str:
+    library, _ = _services()
+    return render_template(
+        "replays.html",
+        replays=library.listing(),
+        folders=[str(f) for f in library.folders],
+        replays_url="/replays",
+    )
+
+
+@replays.get("/replay/<rid>")
+def viewer_page(rid: str) -> ResponseReturnValue:
+    library, _ = _services()
+    try:
+        library.get(rid)
+    except ReplayError as exc:
+        page = render_template(
+            "replays.html",
+            replays=library.listing(),
+            replays_url="/replays",
+            folders=[str(f) for f in library.folders],
+            error=exc,
+        )
+        return page, STATUS.get(exc.code, 422)
+    return render_template("replay.html", rid=rid, replays_url="/replays")
+
+
+# --- data ------------------------------------------------------------------------------------
+
+
+@replays.get("/api/replays")
+def list_json() -> Response:
+    library, _ = _services()
+    return _json({"replays": library.listing(), "folders": [str(f) for f in library.folders]})
+
+
+@replays.get("/api/replays/<rid>")
+def meta(rid: str) -> Response:
+    library, _ = _services()
+    try:
+        return _json(library.meta(rid))
+    except ReplayError as exc:
+        return _error(exc)
+
+
+@replays.get("/api/replays/<rid>/frames/<int:n>")
+def frame_chunk(rid: str, n: int) -> Response:
+    library, _ = _services()
+    try:
+        replay = library.get(rid)
+        chunks = replay._frame_chunks
+        if not 0 <= n < len(chunks):
+            raise ReplayError("unknown_chunk", f"frame chunk {n} is not in 0-{len(chunks) - 1}")
+        ref = chunks[n]
+        frames = list(replay.frames(ref.t0, ref.t1))
+        return _json({"index": n, "t0": ref.t0, "t1": ref.t1, "frames": frames})
+    except ReplayError as exc:
+        return _error(exc)
+
+
+@replays.get("/api/replays/<rid>/state")
+def state(rid: str) -> Response:
+    library, _ = _services()
+    try:
+        replay = library.get(rid)
+        return _json(replay.frame_at(_int_arg("tick")))
+    except ReplayError as exc:
+        return _error(exc)
+
+
+@replays.get("/api/replays/<rid>/overview")
+def overview(rid: str) -> Response:
+    library, _ = _services()
+    try:
+        return _json(library.overview(rid))
+    except ReplayError as exc:
+        return _error(exc)
+
+
+@replays.get("/api/replays/<rid>/series")
+def series(rid: str) -> Response:
+    library, _ = _services()
+    try:
+        return _json(library.series(rid))
+    except ReplayError as exc:
+        return _error(exc)
+
+
+@replays.get("/api/replays/<rid>/pov")
+def pov(rid: str) -> Response:
+    library, worlds = _services()
+    try:
+        replay = library.get(rid)
+        tick, char = _int_arg("tick"), _int_arg("char")
+        if char not in {c["id"] for c in replay.characters()}:
+            raise ReplayError("unknown_character", f"character {char} is not in this replay")
+        world = worlds.world_at(replay, tick)
+        if char not in world.entities:
+            raise ReplayError("unknown_character", f"character {char} has not joined by {tick}")
+        recorded = replay.hashes().get(tick)
+        body = {
+            "ok": True,
+            "tick": tick,
+            "char": char,
+            "observation": point_of_view(world, char),
+            "verified": None if recorded is None else recorded == world.state_hash(),
+            "note": _content_note(replay),
+        }
+        return _json(body)
+    except ReplayError as exc:
+        return _error(exc)
+
+
+@replays.post("/api/replays/<rid>/fork")
+def fork(rid: str) -> ResponseReturnValue:
+    from app.replay.fork import install, reseed
+    from app.server.admin import check_admin
+
+    refused = check_admin()  # the admin token when one is configured, else loopback only
+    if refused is not None:
+        return refused
+    library, worlds = _services()
+    try:
+        body = request.get_json(silent=True)
+        if not isinstance(body, dict):
+            raise ReplayError("bad_argument", "send a JSON object {tick, char, seed}")
+        replay = library.get(rid)
+        tick = _int_arg("tick", body.get("tick"))
+        char = body.get("char")
+        if char is not None:
+            char = _int_arg("char", char)
+        seed = body.get("seed", "same")
+        if seed not in ("same", "new") and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise ReplayError("bad_argument", "seed is 'same', 'new' or a whole number >= 0")
+        if isinstance(seed, int) and seed < 0:
+            raise ReplayError("bad_argument", "seed is 'same', 'new' or a whole number >= 0")
+        world = worlds.world_at(replay, tick)
+        future_seed = reseed(world, seed)
+        seated = install(current_app._get_current_object(), world, char)
+    except ReplayError as exc:
+        return _error(exc)
+    return _json(
+        {
+            "ok": True,
+            **seated,
+            "replay": rid,
+            "seed": future_seed,
+            "redirect": "/play" if char is not None else "/live",
+            "note": _content_note(replay),
+        }
+    )
