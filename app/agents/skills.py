@@ -132,3 +132,124 @@ def best_food(items: dict[str, int]) -> str | None:
         if items.get(food):
             return food
     return None
+
+
+# ------------------------------------------------------------------ dungeons (rusher, builder)
+# Added for the rusher and the builder: what a character remembers of the instance it is in,
+# and one step of fighting through it. How much risk it takes is the caller's choice.
+
+INSIDE_WALKABLE = ":EoO;"  # dungeon floor, entrance, both portals, sanctum floor
+
+
+class InstanceNotes:
+    """The tiles, chests, entrance, portal and boss of the dungeon instance the character is in."""
+
+    def __init__(self, area: int) -> None:
+        self.area = area
+        self.tiles: dict[tuple[int, int], str] = {}
+        self.entrance: tuple[int, int] | None = None
+        self.portal: tuple[int, int] | None = None
+        self.boss: tuple[int, int] | None = None
+        self.cleared = False
+        self.failed: set[tuple[int, int]] = set()  # targets the way to which was refused
+
+    def update(self, obs: dict[str, Any]) -> None:
+        view = obs["view"]
+        x0, y0 = view["x0"], view["y0"]
+        for i, row in enumerate(view["tiles"]):
+            for j, ch in enumerate(row):
+                if ch == " ":
+                    continue
+                pos = (x0 + j, y0 + i)
+                self.tiles[pos] = ch
+                if ch in "oO":
+                    self.portal = pos
+                    self.cleared = self.cleared or ch == "O"
+                elif ch == "E":
+                    self.entrance = pos
+        for e in obs["entities"]:
+            if e.get("boss"):
+                self.boss = (e["x"], e["y"])
+        for e in obs["events"]:
+            if e["kind"] == "boss_defeated":
+                self.cleared = True
+
+    def chests(self) -> list[tuple[int, int]]:
+        return [p for p, ch in self.tiles.items() if ch == "C" and p not in self.failed]
+
+    def unexplored(self, here: tuple[int, int]) -> tuple[int, int] | None:
+        """The nearest remembered floor tile next to a tile never seen: where to look next."""
+        best, best_d = None, 10**9
+        for (x, y), ch in self.tiles.items():
+            if ch not in INSIDE_WALKABLE or (x, y) in self.failed:
+                continue
+            if any((x + dx, y + dy) not in self.tiles
+                   for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))):
+                d = abs(x - here[0]) + abs(y - here[1])
+                if d < best_d or (d == best_d and best is not None and (x, y) < best):
+                    best, best_d = (x, y), d
+        return best
+
+
+def hostiles(obs: dict[str, Any], radius: int = 99) -> list[dict[str, Any]]:
+    """Visible hostile creatures within `radius` (Chebyshev), nearest (then weakest) first."""
+    x, y = me(obs)
+    found = []
+    for e in obs["entities"]:
+        d = max(abs(e["x"] - x), abs(e["y"] - y))
+        if e.get("hostile") and d <= radius:
+            found.append((d, e.get("health", 0), e["id"], e))
+    return [f[3] for f in sorted(found, key=lambda f: f[:3])]
+
+
+def crawl(obs: dict[str, Any], notes: InstanceNotes, *, retreat_below: int | None,
+          potion_below: int, goal: tuple[int, int] | None = None) -> dict[str, Any] | None:
+    """One decision inside an instance: drink, strike, loot, push on toward the boss, or leave.
+
+    retreat_below: below this health walk back to the entrance and leave (None: never).
+    potion_below: below this health drink a healing potion when one is carried.
+    goal: the current move_to target, so a running walk toward it is not restarted."""
+    s = obs["self"]
+    here = me(obs)
+    items = inv(obs)
+    if s["health"] < potion_below and items.get("healing_potion"):
+        return {"type": "use", "item": "healing_potion"}
+    close = hostiles(obs, 1)
+    if close:
+        return {"type": "attack", "target": close[0]["id"]}
+    walking = s["action"] is not None and s["action"]["type"] == "move_to"
+    if s["hunger"] < 40:
+        food = best_food(items)
+        if food:
+            return {"type": "eat", "item": food}
+
+    def walk(p: tuple[int, int]) -> dict[str, Any] | None:
+        if walking and goal == p:
+            return None
+        return goto(*p)
+
+    def leave_by(p: tuple[int, int] | None) -> dict[str, Any] | None:
+        if p is None:
+            return None
+        return {"type": "leave"} if here == p else walk(p)
+
+    if not notes.cleared and retreat_below is not None and s["health"] < retreat_below:
+        return leave_by(notes.entrance)
+    chests = sorted(notes.chests(), key=lambda p: (abs(p[0] - here[0]) + abs(p[1] - here[1]), p))
+    if chests and adjacent(here, chests[0]):
+        return gather(chests[0])
+    if notes.cleared:
+        if chests:
+            return walk(chests[0])
+        return leave_by(notes.portal)
+    seen = hostiles(obs, 6)
+    if seen:
+        return walk((seen[0]["x"], seen[0]["y"]))
+    if chests and abs(chests[0][0] - here[0]) + abs(chests[0][1] - here[1]) <= 10:
+        return walk(chests[0])
+    if notes.boss is not None:
+        return walk(notes.boss)
+    target = notes.unexplored(here)
+    if target is not None:
+        return walk(target)
+    return leave_by(notes.entrance)
