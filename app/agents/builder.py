@@ -28,13 +28,15 @@ from .skills import (
 Pos = tuple[int, int]
 WALKABLE = set(".,_=")
 BUILDABLE_SET = set(BUILDABLE)
-SOLID_KINDS = {"wall", "bed", "workbench", "furnace", "stove", "loom", "anvil",
-               "tailoring_table"}
-STATION_COST = {"workbench": {"wood": 4}, "furnace": {"stone": 6},
-                "stove": {"stone": 4, "iron_ingot": 1}, "loom": {"wood": 4, "fibre": 2},
-                "anvil": {"iron_ingot": 3}}
-SOURCE_OF = {"wood": "T", "stone": "#", "coal": "c", "iron_ore": "i", "fibre": "f",
-             "berries": "b"}
+SOLID_KINDS = {"wall", "bed", "workbench", "furnace", "stove", "loom", "anvil", "tailoring_table"}
+STATION_COST = {
+    "workbench": {"wood": 4},
+    "furnace": {"stone": 6},
+    "stove": {"stone": 4, "iron_ingot": 1},
+    "loom": {"wood": 4, "fibre": 2},
+    "anvil": {"iron_ingot": 3},
+}
+SOURCE_OF = {"wood": "T", "stone": "#", "coal": "c", "iron_ore": "i", "fibre": "f", "berries": "b"}
 TIER1_CLEARS = 2  # how many Outer Court clears it goes for once well equipped
 POTIONS_FOR_TIER1 = 3
 
@@ -58,7 +60,7 @@ class Builder(Agent):
         self.explore_to: Pos | None = None
         self.clears = 0
         self.place_failures: dict[Pos, int] = {}
-        self.site_search_at = -10**9
+        self.site_search_at = -(10**9)
         self.failures_in_row = 0
 
     # -------------------------------------------------------------- reading feedback
@@ -121,8 +123,9 @@ class Builder(Agent):
         if s["down"]:
             return None
         if self.inside is not None:
-            return self._act(crawl(obs, self.inside, retreat_below=45, potion_below=55,
-                                   goal=self.goal))
+            return self._act(
+                crawl(obs, self.inside, retreat_below=45, potion_below=55, goal=self.goal)
+            )
         close = hostiles(obs, 1)
         if close:
             if s["asleep"]:
@@ -217,8 +220,9 @@ class Builder(Agent):
                 return self._ingots(obs, items, 3)
             return self._station(obs, items, "anvil")
         if eq["weapon"] != "iron_sword" and not items.get("iron_sword"):
-            return self._ingots_then(obs, items, 2, "anvil", "iron_sword",
-                                     {"iron_ingot": 2, "wood": 1})
+            return self._ingots_then(
+                obs, items, 2, "anvil", "iron_sword", {"iron_ingot": 2, "wood": 1}
+            )
         if eq["armor"] is None:
             if items.get("iron_armor"):
                 return {"type": "equip", "item": "iron_armor"}
@@ -255,8 +259,9 @@ class Builder(Agent):
         if items.get("cloth", 0) < 3:
             if "loom" not in self.sites:
                 return self._station(obs, items, "loom")
-            return self._craft(obs, items, "loom", "cloth", {"fibre": 3},
-                               count=3 - items.get("cloth", 0))
+            return self._craft(
+                obs, items, "loom", "cloth", {"fibre": 3}, count=3 - items.get("cloth", 0)
+            )
         return self._craft(obs, items, "workbench", "cloth_bed", {"wood": 4, "cloth": 3})
 
     def _cook_potion(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any]:
@@ -266,18 +271,25 @@ class Builder(Agent):
 
     # -------------------------------------------------------------- iron
     def _ingots(self, obs: dict[str, Any], items: dict[str, int], want: int) -> dict[str, Any]:
-        n = min(want - items.get("iron_ingot", 0), items.get("iron_ore", 0),
-                items.get("coal", 0))
+        n = min(want - items.get("iron_ingot", 0), items.get("iron_ore", 0), items.get("coal", 0))
         if n > 0:
-            return self._craft(obs, items, "furnace", "iron_ingot",
-                               {"iron_ore": 1, "coal": 1}, count=n)
+            return self._craft(
+                obs, items, "furnace", "iron_ingot", {"iron_ore": 1, "coal": 1}, count=n
+            )
         short = want - items.get("iron_ingot", 0)
         if items.get("iron_ore", 0) < short:
             return self._fetch(obs, "iron_ore")
         return self._fetch(obs, "coal")
 
-    def _ingots_then(self, obs: dict[str, Any], items: dict[str, int], want: int, station: str,
-                     recipe: str, needs: dict[str, int]) -> dict[str, Any]:
+    def _ingots_then(
+        self,
+        obs: dict[str, Any],
+        items: dict[str, int],
+        want: int,
+        station: str,
+        recipe: str,
+        needs: dict[str, int],
+    ) -> dict[str, Any]:
         if items.get("iron_ingot", 0) < want:
             return self._ingots(obs, items, want)
         return self._craft(obs, items, station, recipe, needs)
@@ -288,8 +300,7 @@ class Builder(Agent):
         assert self.site is not None
         x0, y0 = self.site
         floors = [(x0 + i, y0 + j) for j in range(1, 4) for i in range(1, 4)]
-        ring = [(x0 + i, y0 + j) for j in range(5) for i in range(5)
-                if i in (0, 4) or j in (0, 4)]
+        ring = [(x0 + i, y0 + j) for j in range(5) for i in range(5) if i in (0, 4) or j in (0, 4)]
         door = (x0 + 2, y0 + 4)
         return floors, [p for p in ring if p != door], door
 
@@ -341,16 +352,23 @@ class Builder(Agent):
         todo_floors = [p for p in floors if p not in self.built]
         if todo_floors:
             if not items.get("floor"):
-                return self._craft(obs, items, "workbench", "floor", {"wood": 1},
-                                   count=len(todo_floors))
+                return self._craft(
+                    obs, items, "workbench", "floor", {"wood": 1}, count=len(todo_floors)
+                )
             return self._place_at(obs, "floor", todo_floors[0])
         todo_walls = [p for p in walls if p not in self.built]
         if todo_walls:
             if not items.get("wall"):
                 if items.get("stone", 0) < 2:
                     return self._fetch(obs, "stone")
-                return self._craft(obs, items, "workbench", "stone_wall", {"stone": 2},
-                                   count=min(len(todo_walls), items.get("stone", 0) // 2))
+                return self._craft(
+                    obs,
+                    items,
+                    "workbench",
+                    "stone_wall",
+                    {"stone": 2},
+                    count=min(len(todo_walls), items.get("stone", 0) // 2),
+                )
             here = me(obs)
             todo_walls.sort(key=lambda p: (abs(p[0] - here[0]) + abs(p[1] - here[1]), p))
             return self._place_at(obs, "wall", todo_walls[0])
@@ -366,7 +384,9 @@ class Builder(Agent):
             return {"type": "install_lock", "x": door[0], "y": door[1]}
         return {"type": "lock", "x": door[0], "y": door[1]}
 
-    def _stand_spot(self, obs: dict[str, Any], target: Pos, inside_only: bool = False) -> Pos | None:
+    def _stand_spot(
+        self, obs: dict[str, Any], target: Pos, inside_only: bool = False
+    ) -> Pos | None:
         """A walkable tile next to `target` (not on it), nearest to the character."""
         here = me(obs)
         best, best_d = None, 10**9
@@ -445,8 +465,15 @@ class Builder(Agent):
         x0, y0 = self.site
         return {(x0 + i, y0 + j) for j in range(-1, 6) for i in range(-1, 6)}
 
-    def _craft(self, obs: dict[str, Any], items: dict[str, int], station: str, recipe: str,
-               needs: dict[str, int], count: int = 1) -> dict[str, Any]:
+    def _craft(
+        self,
+        obs: dict[str, Any],
+        items: dict[str, int],
+        station: str,
+        recipe: str,
+        needs: dict[str, int],
+        count: int = 1,
+    ) -> dict[str, Any]:
         for mat, n in needs.items():
             if items.get(mat, 0) < n:
                 if mat == "iron_ingot":

@@ -88,8 +88,9 @@ class Rusher(Agent):
         if s["asleep"]:
             return {"type": "wake"}
         if self.inside is not None:
-            return self._act(crawl(obs, self.inside, retreat_below=None, potion_below=30,
-                                   goal=self.goal))
+            return self._act(
+                crawl(obs, self.inside, retreat_below=None, potion_below=30, goal=self.goal)
+            )
         close = hostiles(obs, 1)
         if close:
             return {"type": "attack", "target": close[0]["id"]}
