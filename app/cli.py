@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "app.programs.commands",  # program run
     "app.evaluation.commands",  # report, score
     "app.replay.commands",  # replay info/verify/export
+    "app.replay.samples_commands",  # replay samples (after app.replay.commands)
     "app.agents.commands",  # agent, mcp
 )
 

@@ -1,0 +1,100 @@
+"""`asiworld replay samples`: (re)make the sample replays in `replays/` with the built-in
+configurations, so a fresh `asiworld serve` has something to show on /replays.
+
+Each sample is a headless run (`asiworld run ... --out DIR`, which records DIR/replay.asirep)
+whose replay file is moved to `replays/NAME.asirep`. Same seed, same agents, same engine and
+content: the same file contents (bar the created-at time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_DIR = Path(__file__).resolve().parent.parent.parent
+SAMPLES_DIR = REPO_DIR / "replays"
+
+
+@dataclass(frozen=True)
+class Sample:
+    name: str
+    title: str
+    agents: tuple[str, ...]
+    minutes: int
+    seed: int
+
+
+SAMPLES = (
+    Sample(
+        "nine-characters-60min",
+        "Nine characters, three configurations, one hour (seed 7)",
+        ("forager", "planner", "random") * 3,
+        60,
+        7,
+    ),
+    Sample(
+        "three-configurations-30min",
+        "Forager, planner and random side by side, half an hour (seed 11)",
+        ("forager", "planner", "random"),
+        30,
+        11,
+    ),
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    replay = subparsers.choices.get("replay")
+    actions = [
+        a for a in getattr(replay, "_actions", []) if isinstance(a, argparse._SubParsersAction)
+    ]
+    # `asiworld replay samples` when the replay command exists; else a command of its own.
+    parent, name = (actions[0], "samples") if actions else (subparsers, "replay-samples")
+    p = parent.add_parser(name, help="make the sample replays in replays/ (built-in agents)")
+    p.add_argument("--out", type=Path, default=SAMPLES_DIR, help="folder (default: replays/)")
+    p.add_argument("--only", default=None, help="one sample by name")
+    p.add_argument("--minutes", type=int, default=None, help="override every sample's length")
+    p.add_argument("--list", action="store_true", help="list the samples and exit")
+    p.set_defaults(func=cmd_samples)
+
+
+def make_sample(sample: Sample, out: Path, minutes: int | None = None) -> Path:
+    from app.headless.run import Run, RunConfig
+    from app.replay.headless import REPLAY_NAME
+
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        config = RunConfig(
+            seed=sample.seed,
+            minutes=minutes or sample.minutes,
+            agents=list(sample.agents),
+            out=Path(tmp),
+        )
+        run = Run(config)
+        run.title = sample.title
+        run.run()
+        target = out / f"{sample.name}.asirep"
+        shutil.move(str(Path(tmp) / REPLAY_NAME), target)
+    return target
+
+
+def cmd_samples(args: argparse.Namespace) -> int:
+    chosen = [s for s in SAMPLES if args.only in (None, s.name)]
+    if args.list:
+        for s in SAMPLES:
+            print(f"{s.name}: {len(s.agents)} characters, {s.minutes} min, seed {s.seed}")
+        return 0
+    if not chosen:
+        names = ", ".join(s.name for s in SAMPLES)
+        print(f"error: unknown_sample: no sample {args.only!r}; samples: {names}", file=sys.stderr)
+        return 2
+    if args.minutes is not None and args.minutes <= 0:
+        print("error: bad_argument: --minutes must be positive", file=sys.stderr)
+        return 2
+    for sample in chosen:
+        path = make_sample(sample, args.out, args.minutes)
+        print(f"wrote {path} ({path.stat().st_size:,} bytes)")
+    return 0
