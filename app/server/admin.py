@@ -1,34 +1,32 @@
-"""Admin controls: pause, resume, step and speed.
+"""Admin controls: pause, resume, step, speed, kick and snapshot.
 
-The check is deliberately simple for now (a later issue hardens auth): with ADMIN_TOKEN set, a
-request must carry it in `X-Admin-Token` (or `?token=`); without one, only loopback clients may
-control the world.
+Every route needs the admin token (`X-Admin-Token: T` or `Authorization: Bearer T`; see
+app/server/auth.py). `asiworld serve` always has one (given or generated and printed); an app
+made without one accepts loopback clients only.
 """
 
 from __future__ import annotations
 
-import hmac
-
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
+
+from app.server import auth
 
 admin = Blueprint("admin", __name__, url_prefix="/admin")
 
 
 def _refusal(code: str, message: str, status: int) -> ResponseReturnValue:
-    return jsonify({"ok": False, "code": code, "message": message}), status
+    body = {"ok": False, "code": code, "message": message}
+    return jsonify({**body, "error": {"code": code, "message": message}}), status
 
 
 @admin.before_request
 def check_admin() -> ResponseReturnValue | None:
-    token = current_app.config.get("ADMIN_TOKEN")
-    if token:
-        given = request.headers.get("X-Admin-Token") or request.args.get("token") or ""
-        if not hmac.compare_digest(given.encode(), str(token).encode()):
-            return _refusal("not_admin", "this control needs the admin token", 403)
-    elif request.remote_addr not in ("127.0.0.1", "::1", None):
-        return _refusal("not_admin", "without an admin token only loopback may control", 403)
-    return None
+    if auth.admin_allowed(request, current_app.config):
+        return None
+    if current_app.config.get("ADMIN_TOKEN"):
+        return _refusal("not_admin", "this control needs the admin token", 403)
+    return _refusal("not_admin", "without an admin token only loopback may control", 403)
 
 
 def _runner():
@@ -71,3 +69,20 @@ def speed() -> ResponseReturnValue:
         return _refusal("bad_argument", "speed must be above 0 and at most 1000", 400)
     _runner().set_speed(value)
     return jsonify({"ok": True, **_runner().stats()})
+
+
+@admin.post("/kick")
+def kick() -> ResponseReturnValue:
+    body = request.get_json(silent=True) or {}
+    char = body.get("char")
+    if type(char) is not int:
+        return _refusal("bad_argument", "kick needs `char`: a character id", 400)
+    return jsonify({"ok": True, **auth.kick(current_app, char)})
+
+
+@admin.post("/snapshot")
+def snapshot() -> ResponseReturnValue:
+    store = current_app.extensions.get("asiworld_store")
+    if store is None:
+        return _refusal("no_data_dir", "this server keeps nothing on disk (no --data-dir)", 409)
+    return jsonify({"ok": True, "tick": store.snapshot_now()})

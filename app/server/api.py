@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify
+from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
+from app.server import auth
+
 api = Blueprint("api", __name__)
+
+
+@api.record_once
+def _install_edge_checks(state) -> None:  # noqa: ANN001 - Flask's BlueprintSetupState
+    # Validation, rate limits and spectator checks for the whole app (REST and Socket.IO),
+    # installed as the factory registers this blueprint.
+    auth.install(state.app)
+
 
 MEASURES = ("health", "max_health", "hunger", "energy", "coins", "down", "asleep", "x", "y", "area")
 
@@ -43,6 +53,9 @@ def healthz() -> ResponseReturnValue:
 
 @api.get("/api/world")
 def world() -> ResponseReturnValue:
+    if not auth.gate(current_app).may_spectate_http(request):
+        body = {"code": "not_spectator", "message": "the world summary needs the spectator token"}
+        return jsonify({"error": body}), 403
     runner = current_app.extensions["asiworld"].runner
     return jsonify(world_summary(runner.keyframe(), runner.stats()))
 

@@ -13,6 +13,7 @@ from typing import Any
 from flask import current_app, request
 from flask_socketio import SocketIO, emit
 
+from app.server import auth
 from app.server.live import LiveRooms, Seat
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_\- ]{1,24}$")
@@ -41,14 +42,20 @@ def _seat(data: dict) -> Seat:
     token = data.get("token")
     if not isinstance(token, str) or not token:
         raise BadEvent("bad_token", "a player token is required: join first")
-    seat = _live().seats.get(token)
+    seat = _live().seats.get(token) or auth.restore_player_seat(current_app, token)
     if seat is None:
         raise BadEvent("unknown_token", "this player token is not known here: join again")
     return seat
 
 
+def _spectator(data: Any) -> None:
+    if not auth.gate(current_app).may_spectate(request.sid, data):
+        raise BadEvent("not_spectator", "spectating this world needs the spectator token")
+
+
 def _fail(event: str, exc: BadEvent) -> dict:
     body = {"ok": False, "code": exc.code, "message": exc.message, "event": event}
+    body["error"] = {"code": exc.code, "message": exc.message}
     emit("error", body)
     return body
 
@@ -63,11 +70,12 @@ def register(socketio: SocketIO) -> None:
     @socketio.on("disconnect")
     def on_disconnect(*_: Any) -> None:
         _live().forget(request.sid)
+        auth.gate(current_app).forget(request.sid)
 
     @socketio.on("spectate")
     def on_spectate(data: Any = None) -> dict:
         try:
-            _payload(data)
+            _spectator(_payload(data))
         except BadEvent as exc:
             return _fail("spectate", exc)
         return {"ok": True, **_live().add_spectator(request.sid)}
@@ -79,6 +87,7 @@ def register(socketio: SocketIO) -> None:
     def on_follow(data: Any = None) -> dict:
         try:
             body = _payload(data)
+            _spectator(body)
             char = body.get("char")
             if char is not None and (not isinstance(char, int) or isinstance(char, bool)):
                 raise BadEvent("bad_argument", "follow needs `char`: a character id (integer)")

@@ -1,0 +1,232 @@
+"""Who may do what: the admin token, the spectator token and characters' tokens.
+
+* **Admin** (`ADMIN_TOKEN`, `asiworld serve --admin-token`, generated and printed when not
+  given): pause, resume, step, speed, kick, snapshot. Sent as `X-Admin-Token: T` or
+  `Authorization: Bearer T`. An app made without one (tests, embedding) accepts loopback only.
+* **Spectators** (`SPECTATOR_TOKEN`, `--spectator-token`): when set, the whole-world views (the
+  `spectate`, `resync` and `follow` events, `/api/world`) need it — in the event payload as
+  `spectator_token`, in the Socket.IO connect auth, or as the `asiworld_spectator` cookie that
+  opening any page with `?spectator_token=T` sets. When unset, spectating is public.
+* **Characters**: every event and route that acts for or reads a character's own view needs
+  that character's token (browser players: the `join` token; agents: the agent API token). Only
+  sha256 hashes are kept on disk (app/server/persistence.py).
+
+`install(app)` wires the checks that run before any handler (validation, rate limits, the
+spectator cookie); it is called once per app from the `api` blueprint's registration.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import secrets
+import threading
+from http.cookies import SimpleCookie
+from typing import Any
+
+from flask import Flask, Request, jsonify, request
+from flask.typing import ResponseReturnValue
+
+from app.server.validation import (
+    MAX_CONTENT_LENGTH,
+    RateLimiter,
+    check_request,
+    guard_socketio,
+)
+
+SPECTATOR_COOKIE = "asiworld_spectator"
+LOOPBACK = ("127.0.0.1", "::1", "localhost", None)
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def same(given: str | None, expected: str | None) -> bool:
+    """Constant-time comparison; an unset expected token matches nothing."""
+    if not expected or not isinstance(given, str):
+        return False
+    return hmac.compare_digest(given.encode(), str(expected).encode())
+
+
+def is_loopback(address: str | None) -> bool:
+    if address in LOOPBACK:
+        return True
+    try:
+        return ipaddress.ip_address(address).is_loopback  # type: ignore[arg-type]
+    except ValueError:
+        return False
+
+
+def bearer(req: Request) -> str | None:
+    scheme, _, token = req.headers.get("Authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def admin_allowed(req: Request, config: Any) -> bool:
+    expected = config.get("ADMIN_TOKEN")
+    if not expected:
+        return is_loopback(req.remote_addr)
+    given = req.headers.get("X-Admin-Token") or bearer(req) or req.args.get("token")
+    return same(given, expected)
+
+
+# --- spectators -----------------------------------------------------------------------------
+
+
+class Gate:
+    """Per-app state of the edge checks: the rate limiter and which Socket.IO connections
+    showed the spectator token when they connected."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+        self.limiter = RateLimiter(config.get("RATE_LIMITS"))
+        self._spectators: set[str] = set()
+        self._lock = threading.Lock()
+
+    def spectating_is_public(self) -> bool:
+        return not self.config.get("SPECTATOR_TOKEN")
+
+    def on_connect(self, namespace: str, sid: str, environ: dict, auth: Any) -> None:
+        if namespace != "/" or self.spectating_is_public():
+            return
+        given = auth.get("spectator_token") if isinstance(auth, dict) else None
+        if not given:
+            cookie = SimpleCookie(environ.get("HTTP_COOKIE", ""))
+            given = cookie[SPECTATOR_COOKIE].value if SPECTATOR_COOKIE in cookie else None
+        if same(given, self.config.get("SPECTATOR_TOKEN")):
+            with self._lock:
+                self._spectators.add(sid)
+
+    def may_spectate(self, sid: str, payload: Any) -> bool:
+        if self.spectating_is_public():
+            return True
+        given = payload.get("spectator_token") if isinstance(payload, dict) else None
+        if same(given, self.config.get("SPECTATOR_TOKEN")):
+            with self._lock:
+                self._spectators.add(sid)
+            return True
+        with self._lock:
+            return sid in self._spectators
+
+    def may_spectate_http(self, req: Request) -> bool:
+        if self.spectating_is_public():
+            return True
+        given = (
+            req.headers.get("X-Spectator-Token")
+            or req.args.get("spectator_token")
+            or req.cookies.get(SPECTATOR_COOKIE)
+        )
+        return same(given, self.config.get("SPECTATOR_TOKEN"))
+
+    def forget(self, sid: str) -> None:
+        with self._lock:
+            self._spectators.discard(sid)
+
+
+def gate(app: Flask) -> Gate:
+    return app.extensions["asiworld_gate"]
+
+
+def install(app: Flask) -> None:
+    """Edge checks for one app: REST bodies and rate limits before every request, every
+    Socket.IO event checked before its handler, the spectator cookie."""
+    if "asiworld_gate" in app.extensions:
+        return
+    the_gate = Gate(app.config)
+    app.extensions["asiworld_gate"] = the_gate
+    app.config["MAX_CONTENT_LENGTH"] = MAX_CONTENT_LENGTH
+    guard_socketio(app.extensions["socketio"].server, the_gate.limiter, the_gate.on_connect)
+
+    @app.before_request
+    def check_edge() -> ResponseReturnValue | None:
+        refused = check_request(request, the_gate.limiter)
+        if refused is None:
+            return None
+        status, exc = refused
+        reply = jsonify({"error": {"code": exc.code, "message": exc.message}})
+        if status == 429:
+            return reply, 429, {"Retry-After": "1"}
+        return reply, status
+
+    @app.after_request
+    def remember_spectator(response: Any) -> Any:
+        given = request.args.get("spectator_token")
+        if given and same(given, app.config.get("SPECTATOR_TOKEN")):
+            response.set_cookie(SPECTATOR_COOKIE, given, httponly=True, samesite="Strict")
+        return response
+
+    for status, code, message in (
+        (404, "not_found", "there is nothing at this address"),
+        (405, "method_not_allowed", "this address does not take that method"),
+        (413, "too_large", "the request body is too large"),
+    ):
+        app.register_error_handler(status, _json_error(status, code, message))
+
+
+def _json_error(status: int, code: str, message: str) -> Any:
+    def handler(_: Exception) -> ResponseReturnValue:
+        return jsonify({"error": {"code": code, "message": message}}), status
+
+    return handler
+
+
+# --- characters -----------------------------------------------------------------------------
+
+
+def restore_player_seat(app: Flask, token: str) -> Any:
+    """After a restart, a browser player's token (known only by its hash on disk) gets its seat
+    back in the live rooms. Returns the Seat or None."""
+    store = app.extensions.get("asiworld_store")
+    if store is None:
+        return None
+    row = store.player_for(token)
+    if row is None:
+        return None
+    from app.server.live import Seat
+
+    live = app.extensions["asiworld"].live
+    seat = Seat(token=token, char=row["char"], name=row["name"])
+    live.runner.call(lambda: live.seats.setdefault(token, seat))
+    return live.seats.get(token)
+
+
+def kick(app: Flask, char: int) -> dict:
+    """Revoke every token of a character and disconnect its connections. The character stays
+    in the world (the engine has no removal); nobody can act for it any more."""
+    from app.server import socketio
+
+    live = app.extensions["asiworld"].live
+    service = app.extensions.get("asiworld_agents")
+    sids: list[tuple[str, str]] = []
+
+    def revoke() -> int:
+        count = 0
+        for token, seat in list(live.seats.items()):
+            if seat.char == char:
+                count += 1
+                sids.extend((sid, "/") for sid in seat.sids)
+                del live.seats[token]
+                for sid in seat.sids:
+                    live.seat_of_sid.pop(sid, None)
+        if service is not None:
+            seat = service.seats.pop(char, None)
+            if seat is not None:
+                count += 1
+                service.by_token.pop(seat.token_hash, None)
+                sids.extend((sid, "/agent") for sid, c in service.sid_char.items() if c == char)
+            for record in list(service.programs.records.values()):
+                if record.char == char:  # its programs stop too (a no-op for ended ones)
+                    service.programs.cancel(record.id)
+        return count
+
+    count = live.runner.call(revoke)
+    store = app.extensions.get("asiworld_store")
+    if store is not None:
+        store.revoke(char)
+    for sid, namespace in sids:
+        try:
+            socketio.server.disconnect(sid, namespace=namespace)
+        except Exception:  # already gone
+            pass
+    return {"char": char, "tokens_revoked": count, "disconnected": len(sids)}

@@ -1,0 +1,440 @@
+"""The world on disk: a SQLite file (WAL mode) that lets a killed server resume with nothing lost.
+
+What is saved, and when (all on the runner thread):
+
+* **Accepted inputs, before they are acknowledged or applied.** The runner calls `flush()` after
+  every command and before every step (`WorldRunner.make_durable`). It saves whatever the world
+  accepted since the last flush — joins (the engine's input log) and queued actions — and commits.
+  Only then does the command's result (the acknowledgement) leave the runner, or the tick run.
+* **The applied log of each tick.** After a step, `after_tick()` replaces that tick's journal rows
+  with the engine's own input-log rows (same actions, in the order the engine applied them) and
+  records the tick as done.
+* **Snapshots** every `snapshot_every` ticks: `World.snapshot()` plus the server's state (programs,
+  built-in agents). Only the two newest are kept, with the inputs after the older one.
+
+Resuming loads the newest snapshot and re-applies the saved inputs tick by tick, exactly like
+`app/engine/resim.py` (joins through `add_character`, checking the ids), up to the last tick
+that was saved. Character tokens are stored as sha256 hashes only.
+
+With `fsync=False` (the default, `PRAGMA synchronous=NORMAL`) a commit survives the server
+process being killed at any moment; a power cut or kernel crash may lose the last commits. With
+`fsync=True` (`synchronous=FULL`) each commit is also flushed to the disk before it returns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+DB_NAME = "world.sqlite3"
+FORMAT = 1
+SNAPSHOTS_KEPT = 2
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS inputs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    tick INTEGER NOT NULL,
+    char INTEGER,
+    action TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS inputs_by_tick ON inputs (tick, seq);
+CREATE TABLE IF NOT EXISTS snapshots (
+    tick INTEGER PRIMARY KEY,
+    world BLOB NOT NULL,
+    server TEXT NOT NULL,
+    state_hash TEXT NOT NULL,
+    saved REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tokens (
+    hash TEXT PRIMARY KEY,
+    char INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    label TEXT NOT NULL,
+    revoked INTEGER NOT NULL DEFAULT 0
+);
+"""
+
+
+class StoreError(RuntimeError):
+    """The data directory cannot be used as asked (another seed, a damaged file)."""
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class WorldStore:
+    def __init__(self, data_dir: str | Path, fsync: bool = False, snapshot_every: int = 600):
+        if snapshot_every < 1:
+            raise ValueError("snapshot_every must be at least 1 tick")
+        self.dir = Path(data_dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.path = self.dir / DB_NAME
+        self.snapshot_every = int(snapshot_every)
+        self._lock = threading.RLock()  # the runner thread writes; request threads read tokens
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute(f"PRAGMA synchronous={'FULL' if fsync else 'NORMAL'}")
+        self.db.executescript(SCHEMA)
+        self.runner: Any = None
+        self.app: Any = None
+        self._log_applied = 0  # world.input_log rows already in the applied log (or snapshot)
+        self._log_journaled = 0  # world.input_log rows saved by flush (joins between ticks)
+        self._pending_journaled = 0  # queued actions of this tick saved by flush
+        self._token_hashes: set[str] = set()
+        self._seen_live: set[str] = set()  # raw browser tokens already looked at (memory)
+        self._last_snapshot = -1
+        self.builtin: list[dict] = []
+
+    # --- meta -------------------------------------------------------------------------------
+
+    def meta(self, key: str, default: Any = None) -> Any:
+        with self._lock:
+            row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else default
+
+    def _set_meta(self, key: str, value: Any) -> None:
+        self.db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, json.dumps(value)),
+        )
+
+    def exists(self) -> bool:
+        """True when this directory already holds a world (it will be resumed)."""
+        return self.meta("seed") is not None and self.newest_snapshot_tick() is not None
+
+    def newest_snapshot_tick(self) -> int | None:
+        with self._lock:
+            row = self.db.execute("SELECT MAX(tick) FROM snapshots").fetchone()
+        return row[0] if row else None
+
+    # --- reading back -----------------------------------------------------------------------
+
+    def inputs(self, since_tick: int = 0) -> list[tuple[int, int | None, dict]]:
+        """Saved input rows from `since_tick` on, in the engine's order within a tick: the joins
+        made before the step, then the actions in the order they were queued."""
+        with self._lock:
+            rows = self.db.execute(
+                "SELECT tick, char, action FROM inputs WHERE tick >= ? "
+                "ORDER BY tick, char IS NOT NULL, seq",
+                (since_tick,),
+            ).fetchall()
+        return [(tick, char, json.loads(action)) for tick, char, action in rows]
+
+    def last_tick(self) -> int:
+        """The tick the world reaches when resumed: every saved tick, and the tick of any
+        acknowledged input that was saved before the server could apply it."""
+        with self._lock:
+            row = self.db.execute("SELECT MAX(tick) FROM inputs").fetchone()
+        pending = row[0] + 1 if row and row[0] is not None else 0
+        return max(int(self.meta("last_tick", 0)), pending, self.newest_snapshot_tick() or 0)
+
+    def load_world(self, content: Any = None) -> Any:
+        """The newest snapshot brought forward with the saved inputs (falls back to the older
+        snapshot when the newest cannot be read)."""
+        from app.engine import World, load_content
+
+        content = content or load_content()
+        with self._lock:
+            snaps = self.db.execute(
+                "SELECT tick, world, state_hash FROM snapshots ORDER BY tick DESC"
+            ).fetchall()
+        if not snaps:
+            raise StoreError(f"{self.path} holds no snapshot to resume from")
+        target = self.last_tick()
+        problems = []
+        for tick, blob, digest in snaps:
+            try:
+                world = World.restore(blob, content)
+                if world.state_hash() != digest:
+                    raise StoreError(f"snapshot at tick {tick} does not match its state hash")
+                replay_onto(world, self.inputs(since_tick=tick), target)
+                return world
+            except Exception as exc:  # try the older snapshot before giving up
+                problems.append(f"snapshot at tick {tick}: {exc}")
+                log.warning("cannot resume from the snapshot at tick %d: %s", tick, exc)
+        raise StoreError("cannot resume the world: " + "; ".join(problems))
+
+    def world_factory(self, config: dict) -> tuple[Any, Any]:
+        """A WORLD_FACTORY for create_app: the saved world when there is one, else a new one."""
+        from app.engine.frames import FrameBuilder
+        from app.server.world import engine_world
+
+        if not self.exists():
+            return engine_world(config)
+        world = self.load_world()
+        return world, FrameBuilder(world)
+
+    # --- attaching to a live server ---------------------------------------------------------
+
+    def attach(self, app: Any, agents: Iterable[str] = (), seed: int = 0) -> None:
+        """Start saving a server made by create_app(config with WORLD_FACTORY=world_factory).
+
+        A new world gets its first snapshot now; a resumed one gets its built-in agents, agent
+        seats and program records back."""
+        from app.server import services
+
+        self.app = app
+        self.runner = runner = services(app).runner
+        world = runner.world
+        with self._lock:
+            if self.exists():
+                self._resume_server_state(app)
+            else:
+                self._start(world, list(agents), seed, app.config.get("WORLD_SIZE"))
+            self._log_applied = self._log_journaled = len(world.input_log)
+            self._pending_journaled = len(getattr(world, "pending", ()))
+            self._token_hashes = {
+                row[0] for row in self.db.execute("SELECT hash FROM tokens").fetchall()
+            }
+            self._save_tokens()
+        runner.make_durable(self.flush)
+        runner.on_tick(self.after_tick)
+
+    def _start(self, world: Any, agents: list[str], seed: int, size: Any) -> None:
+        joins = [row for row in world.input_log if row[1] is None]
+        self.builtin = [
+            {"char": row[2]["id"], "config": name, "seed": seed + index}
+            for index, (name, row) in enumerate(zip(agents, joins, strict=False), start=1)
+        ]
+        self.db.execute("BEGIN IMMEDIATE")
+        self._set_meta("format", FORMAT)
+        self._set_meta("seed", world.seed)
+        self._set_meta("size", size)
+        self._set_meta("builtin", self.builtin)
+        self._set_meta("created", time.time())
+        self._set_meta("last_tick", world.tick)
+        self._write_snapshot(world)
+        self.db.execute("COMMIT")
+
+    def _resume_server_state(self, app: Any) -> None:
+        self.builtin = self.meta("builtin", [])
+        world = self.runner.world
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            self._set_meta("last_tick", world.tick)
+            self._set_meta("resumed", {"tick": world.tick, "at": time.time()})
+            self.db.execute("COMMIT")
+            row = self.db.execute(
+                "SELECT server FROM snapshots ORDER BY tick DESC LIMIT 1"
+            ).fetchone()
+        server = json.loads(row[0]) if row else {}
+        self._last_snapshot = self.newest_snapshot_tick() or 0
+        resume_builtin_agents(self.runner, self.builtin)
+        service = app.extensions.get("asiworld_agents")
+        if service is not None:
+            if server.get("programs"):
+                self.runner.call(lambda: service.programs.restore_state(server["programs"]))
+            restore_agent_seats(service, self.tokens(kind="agent"))
+
+    # --- the runner's hooks (runner thread) -------------------------------------------------
+
+    def flush(self) -> None:
+        """Save what the world accepted since the last flush; commit before returning."""
+        world = self.runner.world
+        log_rows = world.input_log[self._log_journaled :]
+        pending = getattr(world, "pending", [])
+        queued = pending[self._pending_journaled :]
+        tokens = self._new_tokens()
+        if not log_rows and not queued and not tokens:
+            return
+        rows = [(tick, char, action) for tick, char, action in log_rows]
+        rows += [(world.tick, char, action) for char, action, *_ in queued]
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            self._insert_inputs(rows)
+            self._insert_tokens(tokens)
+            self.db.execute("COMMIT")
+        self._log_journaled = len(world.input_log)
+        self._pending_journaled = len(pending)
+        self._token_hashes.update(t[0] for t in tokens)
+
+    def after_tick(self, info: Any) -> None:
+        """The tick is applied: its rows become the engine's own log rows; maybe a snapshot."""
+        world = self.runner.world
+        applied = world.input_log[self._log_applied :]
+        ticks = {row[0] for row in applied} | {info.tick - 1}
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.executemany("DELETE FROM inputs WHERE tick = ?", [(t,) for t in ticks])
+            self._insert_inputs(applied)
+            self._set_meta("last_tick", info.tick)
+            if info.tick - self._last_snapshot >= self.snapshot_every:
+                self._write_snapshot(world)
+            self.db.execute("COMMIT")
+        self._log_applied = self._log_journaled = len(world.input_log)
+        self._pending_journaled = len(getattr(world, "pending", ()))
+
+    def snapshot_now(self) -> int:
+        """Write a snapshot of the current tick (admin); returns its tick."""
+
+        def save() -> int:
+            with self._lock:
+                self.db.execute("BEGIN IMMEDIATE")
+                self._write_snapshot(self.runner.world)
+                self.db.execute("COMMIT")
+            return self.runner.world.tick
+
+        return self.runner.call(save)
+
+    # --- tokens -----------------------------------------------------------------------------
+
+    def tokens(self, kind: str | None = None) -> list[dict]:
+        query = "SELECT hash, char, kind, name, label FROM tokens WHERE revoked = 0"
+        args: tuple = ()
+        if kind is not None:
+            query += " AND kind = ?"
+            args = (kind,)
+        with self._lock:
+            rows = self.db.execute(query, args).fetchall()
+        keys = ("hash", "char", "kind", "name", "label")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def player_for(self, token: str) -> dict | None:
+        """The saved browser seat of a token (after a restart), or None."""
+        digest = token_hash(token)
+        for row in self.tokens(kind="player"):
+            if row["hash"] == digest:
+                return row
+        return None
+
+    def revoke(self, char: int) -> int:
+        """Revoke every token of a character (kick); returns how many."""
+        with self._lock:
+            cur = self.db.execute(
+                "UPDATE tokens SET revoked = 1 WHERE char = ? AND revoked = 0", (char,)
+            )
+        return cur.rowcount
+
+    def _new_tokens(self) -> list[tuple[str, int, str, str, str]]:
+        """Token hashes the live rooms and the agent API handed out since the last look."""
+        app = self.app
+        live = app.extensions["asiworld"].live
+        service = app.extensions.get("asiworld_agents")
+        found = []
+        for token, seat in list(live.seats.items()):
+            if token in self._seen_live:  # cheap set test per seat: this runs after every command
+                continue
+            self._seen_live.add(token)
+            digest = token_hash(token)
+            if digest not in self._token_hashes:
+                found.append((digest, seat.char, "player", seat.name, "human"))
+        if service is not None:
+            for seat in list(service.seats.values()):
+                if seat.token_hash not in self._token_hashes:
+                    found.append((seat.token_hash, seat.char, "agent", seat.name, seat.label))
+        return found
+
+    def _save_tokens(self) -> None:
+        tokens = self._new_tokens()
+        if tokens:
+            self._insert_tokens(tokens)
+            self._token_hashes.update(t[0] for t in tokens)
+
+    # --- writing (callers hold the lock and a transaction) ----------------------------------
+
+    def _insert_inputs(self, rows: Iterable[tuple[int, int | None, dict]]) -> None:
+        self.db.executemany(
+            "INSERT INTO inputs (tick, char, action) VALUES (?, ?, ?)",
+            [(tick, char, json.dumps(action, sort_keys=True)) for tick, char, action in rows],
+        )
+
+    def _insert_tokens(self, tokens: list[tuple[str, int, str, str, str]]) -> None:
+        self.db.executemany(
+            "INSERT OR IGNORE INTO tokens (hash, char, kind, name, label) VALUES (?, ?, ?, ?, ?)",
+            tokens,
+        )
+
+    def _write_snapshot(self, world: Any) -> None:
+        blob = world.snapshot()
+        server = json.dumps(self._server_state(), sort_keys=True, default=str)
+        self.db.execute(
+            "INSERT OR REPLACE INTO snapshots (tick, world, server, state_hash, saved) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (world.tick, blob, server, world.state_hash(), time.time()),
+        )
+        self._last_snapshot = world.tick
+        kept = [
+            row[0]
+            for row in self.db.execute(
+                "SELECT tick FROM snapshots ORDER BY tick DESC LIMIT ?", (SNAPSHOTS_KEPT,)
+            ).fetchall()
+        ]
+        oldest = min(kept)
+        self.db.execute("DELETE FROM snapshots WHERE tick < ?", (oldest,))
+        self.db.execute("DELETE FROM inputs WHERE tick < ?", (oldest,))
+
+    def _server_state(self) -> dict:
+        state: dict[str, Any] = {"builtin": self.builtin}
+        service = self.app.extensions.get("asiworld_agents") if self.app is not None else None
+        if service is not None:
+            state["programs"] = service.programs.to_state()
+        return state
+
+    def close(self) -> None:
+        with self._lock:
+            self.db.close()
+
+
+def replay_onto(world: Any, rows: list[tuple[int, int | None, dict]], until_tick: int) -> None:
+    """Bring a restored world forward like engine/resim.py: each tick's joins, then its inputs
+    through world.step(inputs); a join must make the character id the log says."""
+    by_tick: dict[int, list[tuple[int | None, dict]]] = {}
+    for tick, char, action in rows:
+        by_tick.setdefault(int(tick), []).append((char, action))
+    stale = [t for t in by_tick if t < world.tick]
+    if stale:
+        raise StoreError(f"saved inputs at tick {min(stale)} come before the snapshot")
+    while world.tick < until_tick:
+        inputs = []
+        for char, action in by_tick.get(world.tick, ()):
+            if char is None and action.get("type") == "join":
+                made = world.add_character(action["name"], action.get("label", ""))
+                if "id" in action and made != action["id"]:
+                    raise StoreError(
+                        f"join at tick {world.tick} made character {made}, the log says "
+                        f"{action['id']}"
+                    )
+            else:
+                inputs.append((char, action))
+        world.step(inputs)
+
+
+def resume_builtin_agents(runner: Any, builtin: list[dict]) -> None:
+    """Give the saved built-in characters new agents of the same configuration and seed (an
+    agent's private memory is not saved: it starts over from what its character observes)."""
+    if not builtin:
+        return
+    from app.agents.builtin import make_agent
+    from app.agents.driver import AgentDriver
+
+    driver = AgentDriver(runner.world)
+    for seat in builtin:
+        if seat["char"] in runner.world.entities:
+            driver.add(seat["char"], make_agent(seat["config"], seed=seat["seed"]))
+    if driver.seats:
+        runner.before_tick(driver.before_step)
+
+
+def restore_agent_seats(service: Any, rows: list[dict]) -> None:
+    """Agents reconnect with the tokens they had: put their hashed seats back."""
+    from app.server.agent_api import AgentSeat
+
+    for row in rows:
+        seat = AgentSeat(
+            char=row["char"], name=row["name"], label=row["label"], token_hash=row["hash"]
+        )
+        service.seats[row["char"]] = seat
+        service.by_token[row["hash"]] = row["char"]
