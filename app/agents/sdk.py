@@ -23,6 +23,8 @@ import urllib.request
 from collections.abc import Callable, Iterable
 from typing import Any
 
+RATE_LIMIT_RETRIES = 5
+
 
 class ApiError(Exception):
     """The server answered with an error: HTTP status, a stable code and a sentence."""
@@ -30,6 +32,7 @@ class ApiError(Exception):
     def __init__(self, status: int, code: str, message: str, body: dict | None = None) -> None:
         super().__init__(f"{status} {code}: {message}")
         self.status, self.code, self.message, self.body = status, code, message, body or {}
+        self.retry_after = 0.0  # seconds, from a 429's Retry-After
 
 
 class ServerUnreachable(ApiError):
@@ -56,6 +59,17 @@ class Client:
     # --- transport -------------------------------------------------------------------------
 
     def request(self, method: str, path: str, body: Any = None, query: dict | None = None) -> Any:
+        """One call; a 429 (rate limited) is retried after the server's Retry-After."""
+        for attempt in range(RATE_LIMIT_RETRIES):
+            try:
+                return self._request(method, path, body, query)
+            except ApiError as err:
+                if err.status != 429 or attempt == RATE_LIMIT_RETRIES - 1:
+                    raise
+                time.sleep(min(5.0, max(0.05, err.retry_after)))
+        raise AssertionError("unreachable")
+
+    def _request(self, method: str, path: str, body: Any, query: dict | None) -> Any:
         url = self.base_url + path
         if query:
             url += "?" + urllib.parse.urlencode(query)
@@ -77,12 +91,17 @@ class Client:
                 payload = {}
             error = payload.get("error") if isinstance(payload, dict) else None
             error = error if isinstance(error, dict) else {}
-            raise ApiError(
+            failure = ApiError(
                 err.code,
                 error.get("code", "http_error"),
                 error.get("message", raw.decode(errors="replace")[:200] or str(err)),
                 payload if isinstance(payload, dict) else None,
-            ) from None
+            )
+            try:
+                failure.retry_after = float(err.headers.get("Retry-After") or 0.5)
+            except ValueError:
+                failure.retry_after = 0.5
+            raise failure from None
         except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
             raise ServerUnreachable(f"{self.base_url} did not answer: {err}") from None
 

@@ -1,0 +1,152 @@
+"""`asiworld agent ...` (an outside agent on a running server) and `asiworld mcp ...`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+
+
+def _seat_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--server", required=True, help="base URL of a running `asiworld serve`")
+    p.add_argument("--name", default=None, help="character name (1-24 letters, digits, - _)")
+    p.add_argument("--label", default=None, help="configuration label shown in evaluations")
+    p.add_argument("--token", default=None, help="reuse a seat: its token (with --character)")
+    p.add_argument("--character", type=int, default=None, help="the seat's character id")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "agent",
+        help="play a character on a running server (built-in configuration or an LLM)",
+        description="Join a running server through the agent API and play one character, "
+        "either with a built-in configuration (--builtin) or with a language model behind an "
+        "OpenAI-compatible chat endpoint (--model-url, --model).",
+    )
+    _seat_arguments(p)
+    p.add_argument("--builtin", default=None, help="a built-in configuration, e.g. forager")
+    p.add_argument("--model-url", default=None, help="OpenAI-compatible base URL, e.g. .../v1")
+    p.add_argument("--model", default=None, help="model name at that endpoint")
+    p.add_argument(
+        "--api-key-env", default="OPENAI_API_KEY", help="environment variable with the API key"
+    )
+    p.add_argument("--approve-programs", action="store_true", help="ask on stdin per program")
+    p.add_argument("--think", type=float, default=None, help="seconds between turns")
+    p.add_argument("--turns", type=int, default=None, help="stop after N turns (default: never)")
+    p.add_argument("--timeout", type=float, default=60.0, help="model request timeout (s)")
+    p.set_defaults(func=agent)
+
+    m = subparsers.add_parser(
+        "mcp",
+        help="serve the agent tools over MCP (stdio) for MCP-capable coding agents",
+        description="Join a running server and expose observe/act/program tools over MCP stdio.",
+    )
+    _seat_arguments(m)
+    m.set_defaults(func=mcp)
+
+
+def _client(args: argparse.Namespace, default_name: str, default_label: str):
+    from app.agents.sdk import ApiError, Client
+
+    client = Client(args.server, token=args.token, character=args.character)
+    if args.token is not None and args.character is not None:
+        return client
+    try:
+        client.join(args.name or default_name, label=args.label or default_label)
+    except ApiError as err:
+        print(f"asiworld: could not join {args.server}: {err.message}", file=sys.stderr)
+        return None
+    return client
+
+
+def agent(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    if bool(args.builtin) == bool(args.model_url or args.model):
+        print(
+            "asiworld agent: give either --builtin NAME or --model-url and --model", file=sys.stderr
+        )
+        return 2
+    if args.builtin:
+        return _builtin(args)
+    if not (args.model_url and args.model):
+        print("asiworld agent: --model-url and --model go together", file=sys.stderr)
+        return 2
+    return _llm(args)
+
+
+def _builtin(args: argparse.Namespace) -> int:
+    from app.agents.builtin import UnknownConfiguration, make_agent
+    from app.agents.remote import RemoteSeat
+
+    try:
+        bot = make_agent(args.builtin)
+    except UnknownConfiguration as err:
+        print(f"asiworld agent: {err}", file=sys.stderr)
+        return 2
+    client = _client(args, args.builtin, args.builtin)
+    if client is None:
+        return 1
+    print(f"playing character {client.character} as {args.builtin}; Ctrl-C stops", flush=True)
+    seat = RemoteSeat(client, bot, think_seconds=0.5 if args.think is None else args.think)
+    try:
+        seat.run(args.turns)
+    except KeyboardInterrupt:
+        pass
+    print(
+        json.dumps({"decisions": seat.decisions, "refusals": seat.refusals, "errors": seat.errors})
+    )
+    return 0
+
+
+def _llm(args: argparse.Namespace) -> int:
+    try:
+        import openai
+    except ImportError:
+        print(
+            "asiworld agent: the LLM harness needs `pip install openai` (or asiworld[agents])",
+            file=sys.stderr,
+        )
+        return 2
+    from app.agents.harness import Harness, HarnessConfig
+
+    # Local servers (vLLM, llama.cpp, Ollama) accept any key; hosted ones need the real one.
+    api_key = os.environ.get(args.api_key_env) or "not-needed"
+    client = _client(args, "llm", args.model.replace("/", "-")[:32])
+    if client is None:
+        return 1
+    llm = openai.OpenAI(base_url=args.model_url, api_key=api_key, max_retries=0)
+    config = HarnessConfig(
+        model=args.model,
+        think_seconds=1.0 if args.think is None else args.think,
+        request_timeout=args.timeout,
+        approve_programs=args.approve_programs,
+    )
+    harness = Harness(client, llm, config)
+    print(f"playing character {client.character} with {args.model}; Ctrl-C stops", flush=True)
+    try:
+        harness.run(args.turns)
+    except KeyboardInterrupt:
+        pass
+    print(json.dumps(harness.stats.to_dict()))
+    return 0
+
+
+def mcp(args: argparse.Namespace) -> int:
+    try:
+        from app.agents.mcp_server import serve_stdio
+    except ImportError:
+        print("asiworld mcp: needs `pip install mcp` (or asiworld[agents])", file=sys.stderr)
+        return 2
+    # stdout is the MCP channel: everything for people goes to stderr.
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    client = _client(args, "mcp", "mcp")
+    if client is None:
+        return 1
+    print(f"asiworld mcp: character {client.character} on {args.server}", file=sys.stderr)
+    try:
+        serve_stdio(client)
+    except KeyboardInterrupt:
+        pass
+    return 0

@@ -1,0 +1,54 @@
+"""A built-in configuration playing on a remote server through the SDK: observe, decide, act,
+then think (the world keeps ticking meanwhile) — the loop an outside agent runs."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from app.agents.base import Agent
+from app.agents.sdk import ApiError, Client, ServerUnreachable
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RemoteSeat:
+    client: Client
+    agent: Agent
+    think_seconds: float = 0.5
+    decisions: int = 0
+    refusals: int = 0
+    errors: int = 0
+
+    def decide_once(self) -> dict | None:
+        """One observe-decide-act round; the answer to the action (or None)."""
+        obs = self.client.observe()
+        action = self.agent.decide(obs)
+        self.decisions += 1
+        if action is None:
+            return None
+        result = self.client.act(action)
+        if not result.get("ok"):
+            self.refusals += 1
+        self.agent.feedback(result)
+        return result
+
+    def run(self, decisions: int | None = None, sleep: Callable[[float], None] = time.sleep):
+        done = 0
+        while decisions is None or done < decisions:
+            try:
+                self.decide_once()
+            except ServerUnreachable as err:  # the server restarts or the network blips
+                self.errors += 1
+                log.warning("%s; retrying", err)
+                sleep(min(30.0, 2.0 ** min(self.errors, 5)))
+                continue
+            except ApiError as err:
+                self.errors += 1
+                log.warning("the server refused: %s", err)
+            done += 1
+            sleep(self.think_seconds)
+        return self
