@@ -181,7 +181,9 @@ class _Achievements:
     def feed(self, char: int, ev: dict[str, Any]) -> list[str]:
         if self.make is None:
             return []
-        record = self.records.setdefault(char, self.make())
+        record = self.records.get(char)
+        if record is None:
+            record = self.records[char] = self.make()
         before = {s.stage for s in record.stages if s.met}
         try:
             record.feed(ev)

@@ -1,0 +1,139 @@
+// Charts over time, one small canvas per measure, a line per character, and a cursor locked
+// to the replay's clock. Health, hunger and coins come from the server's samples; crafts and
+// kills are counted from the event log.
+
+const METRICS = [
+  { key: "health", label: "Health", max: 100 },
+  { key: "hunger", label: "Hunger", max: 100 },
+  { key: "coins", label: "T-coins" },
+  { key: "crafts", label: "Crafts (cumulative)" },
+  { key: "kills", label: "Kills (cumulative)" },
+];
+
+function cumulative(events, kind, chars, first, last) {
+  const out = {};
+  for (const c of chars) out[c] = [[first, 0]];
+  const counts = {};
+  for (const ev of events) {
+    if (ev.kind !== kind || !(ev.char in out)) continue;
+    counts[ev.char] = (counts[ev.char] || 0) + (kind === "crafted" ? ev.count || 1 : 1);
+    out[ev.char].push([ev.tick, counts[ev.char]]);
+  }
+  for (const c of chars) out[c].push([last, counts[c] || 0]);
+  return out;
+}
+
+export class Charts {
+  constructor(node, { first, last, characters, colours, onSeek }) {
+    this.node = node;
+    this.first = first;
+    this.last = last;
+    this.characters = characters;
+    this.colours = colours;
+    this.onSeek = onSeek;
+    this.lines = {}; // metric -> char -> [[tick, value], ...]
+    this.canvases = {};
+    this.tick = first;
+    this.focus = null;
+    for (const m of METRICS) {
+      const box = document.createElement("div");
+      box.className = "chart";
+      const title = document.createElement("div");
+      title.className = "chart-title";
+      title.textContent = m.label;
+      const value = document.createElement("span");
+      value.className = "chart-value";
+      title.append(value);
+      const canvas = document.createElement("canvas");
+      canvas.height = 64;
+      canvas.dataset.metric = m.key;
+      canvas.addEventListener("pointerdown", (ev) => {
+        const r = canvas.getBoundingClientRect();
+        this.onSeek(this.tickAt(canvas, ev.clientX - r.left), true);
+      });
+      box.append(title, canvas);
+      node.append(box);
+      this.canvases[m.key] = { canvas, value, metric: m };
+    }
+  }
+
+  setSeries(series) {
+    for (const key of ["health", "hunger", "coins"]) {
+      const lines = {};
+      for (const [char, row] of Object.entries(series.characters || {})) {
+        lines[char] = series.ticks.map((t, i) => [t, row[key][i]]).filter((p) => p[1] !== null && p[1] !== undefined);
+      }
+      this.lines[key] = lines;
+    }
+  }
+
+  setEvents(events) {
+    const ids = this.characters.map((c) => c.id);
+    this.lines.crafts = cumulative(events, "crafted", ids, this.first, this.last);
+    this.lines.kills = cumulative(events, "killed", ids, this.first, this.last);
+  }
+
+  tickAt(canvas, x) {
+    const f = Math.min(1, Math.max(0, x / canvas.width));
+    return Math.round(this.first + f * (this.last - this.first));
+  }
+
+  valueAt(points, tick) {
+    let v = null;
+    for (const [t, y] of points || []) {
+      if (t > tick) break;
+      v = y;
+    }
+    return v;
+  }
+
+  draw() {
+    for (const { canvas, value, metric } of Object.values(this.canvases)) {
+      const w = Math.max(100, Math.round(canvas.getBoundingClientRect().width));
+      if (canvas.width !== w) canvas.width = w;
+      const h = canvas.height;
+      const g = canvas.getContext("2d");
+      g.fillStyle = "#111218";
+      g.fillRect(0, 0, w, h);
+      const lines = this.lines[metric.key];
+      if (!lines) {
+        g.fillStyle = "#6b6f82";
+        g.font = "11px system-ui, sans-serif";
+        g.fillText("loading…", 8, 20);
+        continue;
+      }
+      let max = metric.max || 1;
+      if (!metric.max) for (const pts of Object.values(lines)) for (const p of pts) max = Math.max(max, p[1]);
+      const X = (t) => ((t - this.first) / Math.max(1, this.last - this.first)) * w;
+      const Y = (v) => h - 3 - (v / max) * (h - 8);
+      const order = Object.keys(lines).sort((a, b) => (Number(a) === this.focus) - (Number(b) === this.focus));
+      for (const char of order) {
+        const pts = lines[char];
+        if (!pts.length) continue;
+        const focused = Number(char) === this.focus;
+        g.strokeStyle = this.colours[char] || "#888";
+        g.globalAlpha = this.focus === null || focused ? 1 : 0.35;
+        g.lineWidth = focused ? 2 : 1;
+        g.beginPath();
+        const stepped = metric.key === "crafts" || metric.key === "kills";
+        pts.forEach(([t, v], i) => {
+          if (i === 0) g.moveTo(X(t), Y(v));
+          else {
+            if (stepped) g.lineTo(X(t), Y(pts[i - 1][1]));
+            g.lineTo(X(t), Y(v));
+          }
+        });
+        g.stroke();
+      }
+      g.globalAlpha = 1;
+      g.fillStyle = "#6b6f82";
+      g.font = "10px system-ui, sans-serif";
+      g.fillText(String(Math.round(max)), 3, 10);
+      const x = Math.round(X(this.tick)) + 0.5;
+      g.fillStyle = "#ffd84a";
+      g.fillRect(x - 0.5, 0, 1.5, h);
+      const v = this.focus !== null ? this.valueAt(lines[this.focus], this.tick) : null;
+      value.textContent = v === null ? "" : ` · ${Math.round(v)}`;
+    }
+  }
+}

@@ -1,0 +1,70 @@
+// Replay data over HTTP, loaded lazily: the header and chunk ranges first, then one frame chunk
+// (60 ticks) at a time as the clock reaches it, and a keyframe from the server for a far seek.
+// Requests are cached as promises, so two callers wanting the same chunk share one fetch.
+
+async function getJSON(url) {
+  const r = await fetch(url);
+  const body = await r.json().catch(() => ({ code: "bad_response", message: `HTTP ${r.status}` }));
+  if (!r.ok) throw Object.assign(new Error(body.message || `HTTP ${r.status}`), { code: body.code });
+  return body;
+}
+
+export class ReplayData {
+  constructor(id) {
+    this.id = id;
+    this.base = `/api/replays/${encodeURIComponent(id)}`;
+    this.meta = null;
+    this.chunks = new Map(); // index -> Promise<{t0, t1, frames}>
+    this.starts = []; // first tick of each frame chunk
+  }
+
+  async load() {
+    this.meta = await getJSON(this.base);
+    this.starts = this.meta.frame_chunks.map((c) => c[0]);
+    return this.meta;
+  }
+
+  get first() { return this.meta.first_tick ?? 0; }
+  get last() { return this.meta.last_tick ?? 0; }
+
+  chunkIndexOf(tick) {
+    let lo = 0, hi = this.starts.length - 1, found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.starts[mid] <= tick) { found = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    return found;
+  }
+
+  chunk(index) {
+    if (index < 0 || index >= this.starts.length) return Promise.resolve(null);
+    if (!this.chunks.has(index)) {
+      const p = getJSON(`${this.base}/frames/${index}`);
+      p.catch(() => this.chunks.delete(index)); // a failed fetch may be retried
+      this.chunks.set(index, p);
+      if (this.chunks.size > 120) this.chunks.delete(this.chunks.keys().next().value);
+    }
+    return this.chunks.get(index);
+  }
+
+  chunkFor(tick) {
+    return this.chunk(this.chunkIndexOf(tick));
+  }
+
+  prefetch(tick, ahead = 2) {
+    const i = this.chunkIndexOf(tick);
+    for (let k = 1; k <= ahead; k++) this.chunk(i + k);
+  }
+
+  stateAt(tick) { return getJSON(`${this.base}/state?tick=${tick}`); }
+  overview() { return getJSON(`${this.base}/overview`); }
+  series() { return getJSON(`${this.base}/series`); }
+  pov(tick, char) { return getJSON(`${this.base}/pov?tick=${tick}&char=${char}`); }
+
+  async fork(body, adminToken) {
+    const headers = { "Content-Type": "application/json" };
+    if (adminToken) headers["X-Admin-Token"] = adminToken;
+    const r = await fetch(`${this.base}/fork`, { method: "POST", headers, body: JSON.stringify(body) });
+    return r.json().catch(() => ({ ok: false, code: "bad_response", message: `HTTP ${r.status}` }));
+  }
+}

@@ -1,0 +1,199 @@
+// The viewer's side panels: the inspected character (stats, what changed in its inventory and
+// equipment, ongoing action, current phase, program) and the filterable event log.
+import { el, measures, actionText, describeEvent, pretty } from "./panels.js";
+import { PHASE_COLOURS } from "./replay-timeline.js";
+
+const CHANGE_TICKS = 600; // what changed in the last ten simulation minutes stays marked
+
+// Remembers, frame by frame, when each character's inventory and equipment changed.
+export class ChangeTracker {
+  constructor() {
+    this.last = {}; // char -> {inv: {item: count}, eq: {slot: item}}
+    this.changes = {}; // char -> [{tick, what, delta}]
+  }
+
+  reset() {
+    this.last = {};
+    this.changes = {};
+  }
+
+  observe(tick, entity) {
+    if (!entity || entity.kind !== "character") return;
+    const inv = {};
+    for (const it of entity.inventory || []) inv[it.item] = (inv[it.item] || 0) + it.count;
+    const eq = {};
+    for (const [slot, item] of Object.entries(entity.equipment || {})) {
+      eq[slot] = item && typeof item === "object" ? item.item : item;
+    }
+    const before = this.last[entity.id];
+    this.last[entity.id] = { inv, eq };
+    if (!before) return;
+    const list = (this.changes[entity.id] ||= []);
+    for (const item of new Set([...Object.keys(inv), ...Object.keys(before.inv)])) {
+      const d = (inv[item] || 0) - (before.inv[item] || 0);
+      if (d) list.push({ tick, what: item, delta: d });
+    }
+    for (const slot of Object.keys(eq)) {
+      if (eq[slot] !== before.eq[slot]) list.push({ tick, what: slot, delta: 0, item: eq[slot] });
+    }
+    if (list.length > 200) list.splice(0, list.length - 200);
+  }
+
+  recent(char, tick) {
+    return (this.changes[char] || []).filter((c) => c.tick <= tick && tick - c.tick <= CHANGE_TICKS);
+  }
+}
+
+function phaseAt(segments, tick) {
+  return (segments || []).find((s) => s[0] <= tick && tick <= s[1]) || null;
+}
+
+export function renderInspector(node, { entity, tick, character, phases, totals, changes, program, colour }) {
+  if (!entity) {
+    node.replaceChildren(el("p", { class: "empty" }, character
+      ? `${character.name} has not joined yet (joins at tick ${character.tick}).`
+      : "Click a character on the map or in the timeline to inspect it."));
+    return;
+  }
+  const seg = phaseAt(phases, tick);
+  const recentItem = {};
+  const recentSlot = {};
+  for (const c of changes) {
+    if (c.delta) recentItem[c.what] = (recentItem[c.what] || 0) + c.delta;
+    else recentSlot[c.what] = c;
+  }
+  const inv = el("ul", { class: "inventory" });
+  const items = entity.inventory || [];
+  if (!items.length) inv.append(el("li", { class: "empty" }, "empty"));
+  for (const it of items) {
+    const d = recentItem[it.item];
+    inv.append(el("li", { class: d ? "changed" : "" },
+      el("span", { class: "item-name" }, pretty(it.item)),
+      el("span", { class: "item-count" }, `×${it.count}`, d ? el("b", { class: d > 0 ? "up" : "down" }, d > 0 ? ` +${d}` : ` ${d}`) : null)));
+  }
+  for (const [item, d] of Object.entries(recentItem)) {
+    if (d < 0 && !items.some((it) => it.item === item)) {
+      inv.append(el("li", { class: "changed gone" }, el("span", { class: "item-name" }, pretty(item)),
+        el("span", { class: "item-count" }, "×0", el("b", { class: "down" }, ` ${d}`))));
+    }
+  }
+  const eq = el("ul", { class: "equipment" });
+  for (const slot of ["weapon", "armor", "outfit", "light"]) {
+    const item = (entity.equipment || {})[slot];
+    const name = item ? pretty(typeof item === "object" ? item.item : item) : "—";
+    eq.append(el("li", { class: recentSlot[slot] ? "changed" : "" }, el("span", { class: "slot" }, slot),
+      el("span", { class: "item-name" }, name, recentSlot[slot] ? el("b", { class: "up" }, " new") : null)));
+  }
+  const bars = el("div", { class: "phase-totals" });
+  const sum = Object.values(totals || {}).reduce((a, b) => a + b, 0) || 1;
+  for (const [phase, n] of Object.entries(totals || {})) {
+    if (n) bars.append(el("span", { style: `flex:${n};background:${PHASE_COLOURS[phase]}`, title: `${phase}: ${Math.round((100 * n) / sum)}%` }));
+  }
+  node.replaceChildren(
+    el("div", { class: "inspect-head" },
+      el("span", { class: "swatch", style: `background:${colour}` }),
+      el("strong", {}, entity.name || `#${entity.id}`),
+      el("span", { class: "label" }, ` ${entity.label || ""} · #${entity.id}`),
+      entity.down ? el("span", { class: "down" }, " down") : null),
+    el("div", { class: "phase-now" }, "phase: ",
+      seg ? el("span", { class: "phase-chip", style: `background:${PHASE_COLOURS[seg[2]]}` }, seg[2]) : "—",
+      seg ? el("small", {}, ` ticks ${seg[0]}–${seg[1]}`) : null),
+    bars,
+    measures(entity),
+    el("p", { class: "action" }, `${actionText(entity.action)}${entity.asleep ? " · asleep" : ""} · ${entity.coins ?? 0} T-coins · at ${entity.x},${entity.y}${entity.area ? ` (area ${entity.area})` : ""}`),
+    el("h4", {}, "Equipment"), eq,
+    el("h4", {}, "Inventory ", el("small", {}, "(changes in the last 10 min marked)")), inv,
+    el("h4", {}, "Program"), renderProgram(program),
+  );
+}
+
+function renderProgram(program) {
+  if (!program) return el("p", { class: "empty" }, "No program submission recorded for this character up to this tick.");
+  const box = el("div", { class: "program" },
+    el("div", {}, el("strong", {}, program.name || `program ${program.program ?? ""}`), ` · ${pretty(program.status || program.kind)}` +
+      ` · since tick ${program.tick}`));
+  if (program.source) box.append(el("pre", {}, program.source));
+  return box;
+}
+
+// Program facts from the event log (kinds `program_*`), when a replay recorded them.
+export function programAt(events, char, tick) {
+  let found = null;
+  for (const ev of events) {
+    if (ev.tick > tick) break;
+    if (ev.char !== char || !String(ev.kind).startsWith("program")) continue;
+    found = { ...(found || {}), ...ev, status: ev.status || String(ev.kind).replace("program_", "") };
+  }
+  return found;
+}
+
+const KIND_GROUPS = {
+  all: null,
+  combat: ["attacked", "damaged", "killed", "down", "recovered"],
+  crafting: ["crafted", "gathered", "placed", "equipped", "unequipped", "bought"],
+  dungeon: ["dungeon_entered", "dungeon_left", "boss_defeated", "offered"],
+  survival: ["ate", "slept", "woke", "day", "night_report", "day_report", "home", "bed"],
+  talk: ["said", "gave"],
+  failures: ["op_failed"],
+};
+
+export class ReplayEventLog {
+  constructor(node, { filters, onSeek }) {
+    this.node = node;
+    this.filters = filters; // {char: select, kind: select, text: input}
+    this.onSeek = onSeek;
+    this.events = [];
+    this.names = {};
+    this.key = "";
+    for (const k of Object.keys(KIND_GROUPS)) filters.kind.append(el("option", { value: k }, k));
+    for (const input of Object.values(filters)) input.addEventListener("input", () => (this.key = ""));
+    node.addEventListener("click", (ev) => {
+      const row = ev.target.closest("li[data-tick]");
+      if (row) this.onSeek(Number(row.dataset.tick), true);
+    });
+  }
+
+  setEvents(events, names) {
+    this.events = events;
+    this.names = names;
+    this.key = "";
+  }
+
+  matching() {
+    const char = this.filters.char.value;
+    const group = KIND_GROUPS[this.filters.kind.value];
+    const text = this.filters.text.value.trim().toLowerCase();
+    const out = [];
+    for (const ev of this.events) {
+      if (char !== "all" && ev.char !== Number(char) && ev.target !== Number(char)) continue;
+      if (group && !group.includes(ev.kind)) continue;
+      const line = describeEvent(ev, this.names);
+      if (!line) continue;
+      if (text && !line.toLowerCase().includes(text)) continue;
+      out.push([ev, line]);
+    }
+    return out;
+  }
+
+  render(tick) {
+    const key = `${Math.floor(tick / 20)}|${this.filters.char.value}|${this.filters.kind.value}|${this.filters.text.value}|${this.events.length}`;
+    if (key === this.key) return;
+    this.key = key;
+    const rows = this.matching();
+    // Show a window around now: the last 120 lines up to the tick and the next 60.
+    let i = rows.findIndex(([ev]) => ev.tick > tick);
+    if (i < 0) i = rows.length;
+    const shown = rows.slice(Math.max(0, i - 120), i + 60);
+    const items = shown.map(([ev, line]) => el("li", {
+      "data-tick": ev.tick,
+      class: `${ev.tick > tick ? "future" : ""} ${["down", "op_failed", "damaged"].includes(ev.kind) ? "bad" : ""}`,
+    }, el("span", { class: "tick" }, String(ev.tick)), " ", line));
+    const now = items[Math.min(items.length - 1, Math.max(0, i - Math.max(0, i - 120) - 1))];
+    this.node.replaceChildren(...items);
+    this.filters.count.textContent = `${rows.length} events`;
+    if (now) {
+      now.classList.add("now");
+      this.node.scrollTop = now.offsetTop - this.node.offsetTop - this.node.clientHeight / 2;
+    }
+  }
+}

@@ -1,0 +1,188 @@
+// The timeline: one row of coloured phase bands per character, jump markers, and the cursor.
+// Click or drag anywhere to scrub; the callback gets the tick under the pointer.
+
+export const PHASE_COLOURS = {
+  idle: "#3a3d4d",
+  travel: "#4d8fd6",
+  preparation: "#4fb36a",
+  dungeon: "#8d5fd3",
+  combat: "#e2504c",
+  recovery: "#e6a23c",
+};
+
+export const MARKER_STYLE = {
+  combat_start: { colour: "#ff7b72", label: "combat start" },
+  knockdown: { colour: "#ff3b30", label: "knockdown" },
+  craft: { colour: "#9be28c", label: "craft" },
+  dungeon_entry: { colour: "#c59bff", label: "dungeon entry" },
+  boss_defeat: { colour: "#ffd84a", label: "boss defeat" },
+  achievement: { colour: "#6fe0ff", label: "achievement" },
+};
+
+const LABEL_W = 120;
+const RULER_H = 18;
+const ROW_H = 15;
+
+export class Timeline {
+  constructor(canvas, { first, last, characters, colours, onSeek, onHover }) {
+    this.canvas = canvas;
+    this.g = canvas.getContext("2d");
+    this.first = first;
+    this.last = last;
+    this.characters = characters; // [{id, name, label}]
+    this.colours = colours; // id -> css colour
+    this.phases = {};
+    this.markers = [];
+    this.tick = first;
+    this.focus = null;
+    this.compare = null;
+    this.onSeek = onSeek;
+    this.onHover = onHover;
+    this.base = document.createElement("canvas");
+    this.baseKey = "";
+    const rows = characters.length;
+    canvas.style.height = `${RULER_H + rows * ROW_H + 6}px`;
+    let dragging = false;
+    const at = (ev) => {
+      const r = canvas.getBoundingClientRect();
+      return { x: ev.clientX - r.left, y: ev.clientY - r.top };
+    };
+    canvas.addEventListener("pointerdown", (ev) => {
+      const p = at(ev);
+      if (p.x < LABEL_W) return this.clickLabel(p.y);
+      dragging = true;
+      canvas.setPointerCapture(ev.pointerId);
+      this.onSeek(this.tickAt(p.x), false);
+    });
+    canvas.addEventListener("pointermove", (ev) => {
+      const p = at(ev);
+      if (dragging) this.onSeek(this.tickAt(p.x), false);
+      if (this.onHover) this.onHover(p.x >= LABEL_W ? this.describe(p) : null, ev);
+    });
+    canvas.addEventListener("pointerup", (ev) => {
+      if (dragging) this.onSeek(this.tickAt(at(ev).x), true);
+      dragging = false;
+    });
+    canvas.addEventListener("pointerleave", () => this.onHover && this.onHover(null));
+  }
+
+  setOverview(overview) {
+    this.phases = overview.phases || {};
+    this.markers = overview.markers || [];
+    this.baseKey = "";
+  }
+
+  rowOf(y) {
+    const i = Math.floor((y - RULER_H) / ROW_H);
+    return i >= 0 && i < this.characters.length ? this.characters[i] : null;
+  }
+
+  clickLabel(y) {
+    const c = this.rowOf(y);
+    if (c && this.onFocus) this.onFocus(c.id);
+  }
+
+  describe(p) {
+    const tick = this.tickAt(p.x);
+    const c = this.rowOf(p.y);
+    if (!c) return { tick };
+    const seg = (this.phases[c.id] || []).find((s) => s[0] <= tick && tick <= s[1]);
+    return { tick, char: c, phase: seg ? seg[2] : null, from: seg?.[0], to: seg?.[1] };
+  }
+
+  get plotW() { return Math.max(1, this.canvas.width - LABEL_W - 8); }
+
+  xOf(tick) {
+    return LABEL_W + ((tick - this.first) / Math.max(1, this.last - this.first)) * this.plotW;
+  }
+
+  tickAt(x) {
+    const f = Math.min(1, Math.max(0, (x - LABEL_W) / this.plotW));
+    return Math.round(this.first + f * (this.last - this.first));
+  }
+
+  resize() {
+    const r = this.canvas.getBoundingClientRect();
+    const w = Math.max(200, Math.round(r.width)), h = Math.max(20, Math.round(r.height));
+    if (this.canvas.width !== w || this.canvas.height !== h) {
+      this.canvas.width = w;
+      this.canvas.height = h;
+      this.baseKey = "";
+    }
+  }
+
+  drawBase() {
+    const c = this.base;
+    c.width = this.canvas.width;
+    c.height = this.canvas.height;
+    const g = c.getContext("2d");
+    g.fillStyle = "#15161d";
+    g.fillRect(0, 0, c.width, c.height);
+    // ruler: a mark per simulation minute, a label every 10 (or 60 on long replays)
+    const span = this.last - this.first;
+    const every = span > 12000 ? 3600 : span > 3000 ? 600 : 60;
+    g.font = "10px system-ui, sans-serif";
+    g.textAlign = "center";
+    for (let t = Math.ceil(this.first / every) * every; t <= this.last; t += every) {
+      const x = Math.round(this.xOf(t)) + 0.5;
+      g.fillStyle = "#2c2f3d";
+      g.fillRect(x, RULER_H - 5, 1, c.height - RULER_H + 5);
+      g.fillStyle = "#8b8fa3";
+      g.fillText(`${Math.round(t / 60)}m`, x, 11);
+    }
+    this.characters.forEach((ch, i) => {
+      const y = RULER_H + i * ROW_H;
+      g.fillStyle = this.colours[ch.id];
+      g.fillRect(4, y + 4, 8, 8);
+      g.fillStyle = "#d8d6cf";
+      g.textAlign = "left";
+      g.font = "11px system-ui, sans-serif";
+      g.fillText((ch.name || `#${ch.id}`).slice(0, 15), 16, y + 11);
+      for (const [a, b, phase] of this.phases[ch.id] || []) {
+        if (phase === "idle") continue;
+        const x0 = this.xOf(a), x1 = this.xOf(b + 1);
+        g.fillStyle = PHASE_COLOURS[phase];
+        g.fillRect(x0, y + 2, Math.max(1, x1 - x0), ROW_H - 4);
+      }
+    });
+    for (const m of this.markers) {
+      if (m.kind === "combat_start" || m.kind === "craft") continue; // too many to mark
+      const i = this.characters.findIndex((ch) => ch.id === m.char);
+      if (i < 0) continue;
+      const x = Math.round(this.xOf(m.tick));
+      const y = RULER_H + i * ROW_H;
+      g.fillStyle = MARKER_STYLE[m.kind].colour;
+      g.beginPath();
+      g.moveTo(x - 3, y);
+      g.lineTo(x + 3, y);
+      g.lineTo(x, y + 5);
+      g.fill();
+    }
+  }
+
+  draw() {
+    this.resize();
+    const key = `${this.canvas.width}x${this.canvas.height}:${this.phases ? Object.keys(this.phases).length : 0}:${this.markers.length}`;
+    if (key !== this.baseKey) {
+      this.drawBase();
+      this.baseKey = key;
+    }
+    const g = this.g;
+    g.drawImage(this.base, 0, 0);
+    for (const [id, colour] of [[this.focus, "rgba(255,216,74,0.9)"], [this.compare, "rgba(111,224,255,0.9)"]]) {
+      const i = this.characters.findIndex((ch) => ch.id === id);
+      if (i < 0) continue;
+      g.strokeStyle = colour;
+      g.lineWidth = 1;
+      g.strokeRect(1.5, RULER_H + i * ROW_H + 0.5, this.canvas.width - 3, ROW_H - 1);
+    }
+    const x = Math.round(this.xOf(this.tick)) + 0.5;
+    g.fillStyle = "#ffd84a";
+    g.fillRect(x - 1, 0, 2, this.canvas.height);
+    g.beginPath();
+    g.moveTo(x - 5, 0);
+    g.lineTo(x + 5, 0);
+    g.lineTo(x, 6);
+    g.fill();
+  }
+}

@@ -1,0 +1,494 @@
+// /replay/<id>: the replay viewer. One clock (the tick) drives the map, the timeline, the
+// charts, the inspector and the event log. Frames are applied by the same WorldState the live
+// page uses and drawn by the same Renderer; a character's point of view is its re-simulated
+// observation (the server's /pov), drawn through a ViewState like the play page.
+import { WorldState, ViewState, fogFromObservation } from "./frames.js";
+import { loadAtlas, Renderer, Minimap, attachCameraControls } from "./render.js";
+import { el, clockText } from "./panels.js";
+import { ReplayData } from "./replay-data.js";
+import { Timeline, MARKER_STYLE } from "./replay-timeline.js";
+import { Charts } from "./replay-charts.js";
+import { ChangeTracker, ReplayEventLog, renderInspector, programAt } from "./replay-panels.js";
+
+const $ = (id) => document.getElementById(id);
+const BASE_TPS = 10; // 1x = the live server's default pace, 10 ticks a second
+const SPEEDS = [0.25, 0.5, 1, 2, 4, 8, 16, 32, 64];
+const PALETTE = ["#ffd84a", "#6fe0ff", "#ff7bd5", "#9be28c", "#ff9f43", "#b59bff", "#ff6b6b", "#4ecdc4", "#f8f8f2",
+  "#c7ea46", "#ffa8a8", "#74b9ff"];
+const rid = document.getElementById("replay-root").dataset.replay;
+const params = new URLSearchParams(location.search);
+
+const data = new ReplayData(rid);
+const state = new WorldState();
+const view = new ViewState();
+const changes = new ChangeTracker();
+const [atlas, meta] = await Promise.all([loadAtlas(), data.load()]);
+const renderer = new Renderer($("map"), atlas);
+const rendererB = new Renderer($("map-b"), atlas);
+const minimap = new Minimap($("minimap"), atlas);
+const characters = meta.characters;
+const names = Object.fromEntries(characters.map((c) => [c.id, c.name]));
+const colours = Object.fromEntries(characters.map((c, i) => [c.id, PALETTE[i % PALETTE.length]]));
+fetch("/api/content").then((r) => (r.ok ? r.json() : null)).then((c) => c && view.setTileNames(c.tiles)).catch(() => {});
+
+const ui = {
+  tick: data.first,
+  playing: false,
+  speed: 1,
+  focus: null, // inspected and followed character
+  pov: null, // character whose point of view is drawn, null = ground truth
+  compare: null, // second character, side by side
+  overview: null,
+  povObs: null,
+  povPending: false,
+  povError: null,
+  lastPan: 0,
+  lastPanB: 0,
+  seeking: 0,
+};
+
+// --- clock ----------------------------------------------------------------------------------
+
+const clamp = (t) => Math.max(data.first, Math.min(data.last, Math.round(t)));
+
+function noteFrame(frame) {
+  for (const ent of Object.values((frame.keyframe || frame.deltas || {}).entities || {})) {
+    if (ent.kind === "character") changes.observe(frame.tick, ent);
+  }
+}
+
+// Move the state to `tick`: forward through the frame chunks when it is near, else ask the
+// server for a keyframe at that tick. Later seeks win over earlier ones still in flight.
+async function seek(tick, final = true) {
+  tick = clamp(tick);
+  ui.tick = tick;
+  const token = ++ui.seeking;
+  if (state.ready && tick >= state.tick && tick - state.tick <= 600) {
+    await advanceTo(tick, token);
+  } else if (state.tick !== tick) {
+    if (!final && state.ready) return; // dragging far: wait for the release
+    const frame = await data.stateAt(tick);
+    if (token !== ui.seeking) return;
+    state.applyFrame(frame);
+    noteFrame(frame);
+  }
+  if (token === ui.seeking) {
+    data.prefetch(state.tick);
+    requestPov();
+  }
+}
+
+async function advanceTo(tick, token) {
+  while (state.tick < tick) {
+    const chunk = await data.chunkFor(state.tick + 1);
+    if (token !== ui.seeking) return;
+    if (!chunk) return;
+    let moved = false;
+    for (const f of chunk.frames) {
+      if (f.tick <= state.tick) continue;
+      if (f.tick > tick) break;
+      if (!state.applyFrame(f)) return seek(tick, true); // a gap: start over from a keyframe
+      noteFrame(f);
+      moved = true;
+    }
+    if (!moved) return;
+  }
+}
+
+function play(on = !ui.playing) {
+  ui.playing = on && ui.tick < data.last;
+  $("play").textContent = ui.playing ? "❚❚" : "▶";
+  $("play").title = ui.playing ? "pause (Space)" : "play (Space)";
+}
+
+function setSpeed(s) {
+  ui.speed = SPEEDS.includes(s) ? s : 1;
+  $("speed").value = String(ui.speed);
+}
+
+function stepBy(n) {
+  play(false);
+  seek(ui.tick + n);
+}
+
+// --- focus, point of view, compare -----------------------------------------------------------
+
+function focus(id) {
+  ui.focus = id;
+  ui.lastPan = 0;
+  $("focus").value = id === null ? "" : String(id);
+  if (ui.pov !== null && id !== null) setPov(id);
+}
+
+function setPov(id) {
+  ui.pov = id;
+  ui.povObs = null;
+  ui.povError = null;
+  $("pov").value = id === null ? "" : String(id);
+  requestPov();
+}
+
+function setCompare(id) {
+  ui.compare = id;
+  $("compare").value = id === null ? "" : String(id);
+  $("stage-b").classList.toggle("hidden", id === null);
+  ui.lastPanB = 0;
+}
+
+// The point of view lags behind a playing clock: one request at a time, always the latest tick.
+async function requestPov() {
+  if (ui.pov === null || ui.povPending) return;
+  const tick = ui.tick, char = ui.pov;
+  if (ui.povObs && ui.povObs.tick === tick && ui.povObs.self.id === char) return;
+  const joined = characters.find((c) => c.id === char);
+  if (joined && tick < joined.tick + 1) {
+    ui.povError = `${joined.name} joins at tick ${joined.tick}`;
+    return;
+  }
+  ui.povPending = true;
+  try {
+    const body = await data.pov(tick, char);
+    if (ui.pov === char) {
+      view.needsFullMemory = true;
+      view.areas = {}; // full memory each time: the memory grid is replaced, not merged
+      view.applyObservation(body.observation);
+      ui.povObs = body.observation;
+      ui.povFog = fogFromObservation(body.observation, state.width, state.height);
+      ui.povFog.key = `${char}:${body.observation.tick}`;
+      ui.povVerified = body.verified;
+      ui.povError = body.note || null;
+    }
+  } catch (err) {
+    ui.povError = `${err.code || "error"}: ${err.message}`;
+  } finally {
+    ui.povPending = false;
+  }
+  if (ui.pov !== null && ui.povObs && ui.povObs.tick !== ui.tick && !ui.playing) requestPov();
+}
+
+// --- jumps ----------------------------------------------------------------------------------
+
+function jump(direction) {
+  const kind = $("jump-kind").value;
+  const who = $("jump-who").value === "focus" ? ui.focus : null;
+  const markers = (ui.overview?.markers || []).filter((m) => m.kind === kind && (who === null || m.char === who));
+  const target = direction > 0
+    ? markers.find((m) => m.tick > ui.tick)
+    : [...markers].reverse().find((m) => m.tick < ui.tick);
+  if (!target) {
+    flash(`no ${direction > 0 ? "later" : "earlier"} ${MARKER_STYLE[kind].label}${who !== null ? ` for ${names[who]}` : ""}`);
+    return;
+  }
+  play(false);
+  if ($("jump-who").value !== "focus" || ui.focus === null) focus(target.char);
+  seek(target.tick);
+  flash(`${names[target.char] || target.char}: ${target.label} (tick ${target.tick})`);
+}
+
+let flashTimer = null;
+function flash(text) {
+  const node = $("flash");
+  node.textContent = text;
+  node.classList.remove("hidden");
+  clearTimeout(flashTimer);
+  flashTimer = setTimeout(() => node.classList.add("hidden"), 2600);
+}
+
+// --- fork -----------------------------------------------------------------------------------
+
+function openFork() {
+  play(false);
+  $("fork-tick").textContent = String(ui.tick);
+  $("fork-char").value = ui.focus === null ? "" : String(ui.focus);
+  $("fork-error").textContent = "";
+  $("fork-dialog").classList.remove("hidden");
+}
+
+async function submitFork(ev) {
+  ev.preventDefault();
+  const seedChoice = document.querySelector("input[name=seed]:checked").value;
+  const seed = seedChoice === "number" ? Number($("fork-seed").value) : seedChoice;
+  const char = $("fork-char").value === "" ? null : Number($("fork-char").value);
+  $("fork-go").disabled = true;
+  $("fork-error").textContent = "re-simulating to tick " + ui.tick + "…";
+  const reply = await data.fork({ tick: ui.tick, char, seed }, $("fork-admin").value.trim());
+  $("fork-go").disabled = false;
+  if (!reply.ok) {
+    $("fork-error").textContent = `${reply.code}: ${reply.message}`;
+    return;
+  }
+  if (reply.token) localStorage.setItem("asiworld.token", reply.token); // /play re-attaches with it
+  window.__replay.forked = reply;
+  location.href = reply.redirect;
+}
+
+// --- deep links -----------------------------------------------------------------------------
+
+let lastUrl = "";
+function syncUrl() {
+  const q = new URLSearchParams();
+  q.set("t", String(ui.tick));
+  if (ui.focus !== null) q.set("focus", String(ui.focus));
+  if (ui.pov !== null) q.set("pov", String(ui.pov));
+  if (ui.compare !== null) q.set("compare", String(ui.compare));
+  if (ui.speed !== 1) q.set("speed", String(ui.speed));
+  const url = `${location.pathname}?${q}`;
+  if (url !== lastUrl) {
+    history.replaceState(null, "", url);
+    lastUrl = url;
+    $("share").href = url;
+  }
+}
+
+function charParam(name) {
+  const v = params.get(name);
+  if (v === null || v === "") return null;
+  const id = Number(v);
+  return characters.some((c) => c.id === id) ? id : null;
+}
+
+// --- page wiring ----------------------------------------------------------------------------
+
+function fillSelect(select, firstLabel) {
+  select.replaceChildren(el("option", { value: "" }, firstLabel),
+    ...characters.map((c) => el("option", { value: String(c.id) }, `${c.name} (${c.label || "?"})`)));
+}
+fillSelect($("focus"), "— nobody —");
+fillSelect($("pov"), "ground truth");
+fillSelect($("compare"), "— off —");
+fillSelect($("fork-char"), "nobody: spectate the fork");
+$("log-char").replaceChildren(el("option", { value: "all" }, "everyone"),
+  ...characters.map((c) => el("option", { value: String(c.id) }, c.name)));
+for (const [kind, style] of Object.entries(MARKER_STYLE)) $("jump-kind").append(el("option", { value: kind }, style.label));
+$("jump-kind").value = "knockdown";
+for (const s of SPEEDS) $("speed").append(el("option", { value: String(s) }, `${s}×`));
+$("title").textContent = meta.title;
+$("provenance").textContent = `seed ${meta.seed} · ${meta.width}×${meta.height} · ${meta.minutes} min · ` +
+  `${characters.length} characters · engine ${meta.engine_version}${meta.complete ? "" : " · cut off"}`;
+
+$("play").addEventListener("click", () => play());
+$("speed").addEventListener("change", (e) => setSpeed(Number(e.target.value)));
+$("back-minute").addEventListener("click", () => stepBy(-60));
+$("back-tick").addEventListener("click", () => stepBy(-1));
+$("fwd-tick").addEventListener("click", () => stepBy(1));
+$("fwd-minute").addEventListener("click", () => stepBy(60));
+$("jump-prev").addEventListener("click", () => jump(-1));
+$("jump-next").addEventListener("click", () => jump(1));
+$("focus").addEventListener("change", (e) => focus(e.target.value === "" ? null : Number(e.target.value)));
+$("pov").addEventListener("change", (e) => setPov(e.target.value === "" ? null : Number(e.target.value)));
+$("compare").addEventListener("change", (e) => setCompare(e.target.value === "" ? null : Number(e.target.value)));
+$("help-open").addEventListener("click", () => $("help").classList.toggle("hidden"));
+$("help").addEventListener("click", (e) => { if (e.target === $("help") || e.target.closest(".close")) $("help").classList.add("hidden"); });
+$("fork-open").addEventListener("click", openFork);
+$("fork-form").addEventListener("submit", submitFork);
+$("fork-cancel").addEventListener("click", () => $("fork-dialog").classList.add("hidden"));
+for (const tab of document.querySelectorAll(".tabs button")) {
+  tab.addEventListener("click", () => {
+    for (const t of document.querySelectorAll(".tabs button")) t.classList.toggle("active", t === tab);
+    for (const p of document.querySelectorAll(".tab-panel")) p.classList.toggle("hidden", p.id !== tab.dataset.panel);
+  });
+}
+
+const clickCharacter = (tile, rendererArea) => {
+  const hit = state.characters().find((c) => c.x === tile.x && c.y === tile.y && String(c.area ?? 0) === rendererArea);
+  if (hit) focus(hit.id);
+};
+attachCameraControls($("map"), renderer, {
+  onPan: () => (ui.lastPan = performance.now()),
+  onClick: (tile) => clickCharacter(tile, areaOf(ui.focus)),
+});
+attachCameraControls($("map-b"), rendererB, { onPan: () => (ui.lastPanB = performance.now()) });
+$("minimap").addEventListener("click", (ev) => {
+  const r = ev.target.getBoundingClientRect();
+  const p = minimap.toWorld(ev.clientX - r.left, ev.clientY - r.top);
+  renderer.centerOn(p.x, p.y);
+  ui.lastPan = performance.now();
+});
+
+const KEYS = {
+  " ": () => play(),
+  arrowright: (e) => stepBy(e.shiftKey ? 60 : 1),
+  arrowleft: (e) => stepBy(e.shiftKey ? -60 : -1),
+  ".": () => stepBy(1),
+  ",": () => stepBy(-1),
+  ">": () => stepBy(60),
+  "<": () => stepBy(-60),
+  "]": () => setSpeed(SPEEDS[Math.min(SPEEDS.length - 1, SPEEDS.indexOf(ui.speed) + 1)]),
+  "[": () => setSpeed(SPEEDS[Math.max(0, SPEEDS.indexOf(ui.speed) - 1)]),
+  n: () => jump(1),
+  p: () => jump(-1),
+  k: () => { $("jump-kind").value = "knockdown"; jump(1); },
+  v: () => setPov(ui.pov === null ? ui.focus ?? characters[0]?.id ?? null : null),
+  c: () => setCompare(ui.compare === null ? characters.find((c) => c.id !== ui.focus)?.id ?? null : null),
+  home: () => { play(false); seek(data.first); },
+  end: () => { play(false); seek(data.last); },
+  f: () => openFork(),
+  "?": () => $("help").classList.toggle("hidden"),
+  escape: () => {
+    if (!$("help").classList.contains("hidden")) $("help").classList.add("hidden");
+    else if (!$("fork-dialog").classList.contains("hidden")) $("fork-dialog").classList.add("hidden");
+    else focus(null);
+  },
+};
+for (let i = 1; i <= 9; i++) KEYS[String(i)] = () => characters[i - 1] && focus(characters[i - 1].id);
+window.addEventListener("keydown", (e) => {
+  if (e.target.closest("input, select, textarea") && e.key !== "Escape") return;
+  const fn = KEYS[e.key.toLowerCase()] || KEYS[e.key];
+  if (!fn || e.ctrlKey || e.metaKey || e.altKey) return;
+  e.preventDefault();
+  fn(e);
+});
+
+const onSeek = (tick, final) => {
+  play(false);
+  seek(tick, final);
+};
+const timeline = new Timeline($("timeline"), { first: data.first, last: data.last, characters, colours, onSeek,
+  onHover: (info, ev) => {
+    const tip = $("timeline-tip");
+    if (!info) return tip.classList.add("hidden");
+    tip.classList.remove("hidden");
+    tip.textContent = info.char
+      ? `${info.char.name} · ${info.phase || "not joined"} · tick ${info.tick}${info.phase ? ` (phase ${info.from}–${info.to})` : ""}`
+      : `tick ${info.tick} · minute ${Math.floor(info.tick / 60)}`;
+    tip.style.left = `${Math.min(ev.clientX + 12, innerWidth - 320)}px`;
+  } });
+timeline.onFocus = (id) => focus(id);
+const charts = new Charts($("charts"), { first: data.first, last: data.last, characters, colours, onSeek });
+const log = new ReplayEventLog($("log"), {
+  filters: { char: $("log-char"), kind: $("log-kind"), text: $("log-text"), count: $("log-count") },
+  onSeek,
+});
+
+// --- first frame, then the rest -------------------------------------------------------------
+
+setSpeed(Number(params.get("speed") || 1));
+const startTick = params.has("t") ? clamp(Number(params.get("t")) || 0) : data.first;
+focus(charParam("focus"));
+setCompare(charParam("compare"));
+if (charParam("pov") !== null) setPov(charParam("pov"));
+await seek(startTick);
+$("loading").classList.add("hidden");
+const first = ui.focus !== null ? state.entities[ui.focus] : null;
+renderer.camera.zoom = first ? 2 : 1.25;
+if (first) renderer.centerOn(first.x, first.y);
+else renderer.centerOn(state.width / 2, state.height / 2);
+window.__replay_first_frame_ms = performance.now();
+
+data.overview().then((o) => {
+  ui.overview = o;
+  timeline.setOverview(o);
+  charts.setEvents(o.events);
+  log.setEvents(o.events, names);
+  $("legend-phases").classList.remove("hidden");
+}).catch((err) => flash(`overview: ${err.message}`));
+data.series().then((s) => charts.setSeries(s)).catch((err) => flash(`charts: ${err.message}`));
+
+// --- drawing --------------------------------------------------------------------------------
+
+function areaOf(id) {
+  const e = id !== null ? state.entities[id] : null;
+  return String(e ? e.area ?? 0 : 0);
+}
+
+function drawPane(r, id, lastPan, pov) {
+  const me = id !== null ? state.entities[id] : null;
+  if (me && performance.now() - lastPan > 2500) r.centerOn(me.x, me.y);
+  if (pov) {
+    const area = String(ui.povObs.self.area ?? 0);
+    r.draw(view, { area, fog: ui.povFog, remembered: view.remembered, selected: ui.pov });
+  } else {
+    r.draw(state, { area: areaOf(id), selected: id });
+  }
+}
+
+let lastFrameTime = performance.now();
+let acc = 0;
+let advancing = false;
+let lastPanels = 0;
+function loop(now) {
+  const dt = Math.min(0.25, (now - lastFrameTime) / 1000);
+  lastFrameTime = now;
+  if (ui.playing && !advancing) {
+    acc += dt * ui.speed * BASE_TPS;
+    const n = Math.floor(acc);
+    if (n >= 1) {
+      acc -= n;
+      const target = clamp(ui.tick + n);
+      advancing = true;
+      seek(target).finally(() => { advancing = false; });
+      if (target >= data.last) play(false);
+    }
+  }
+  const povShown = ui.pov !== null && ui.povObs && ui.povObs.self.id === ui.pov;
+  drawPane(renderer, ui.pov ?? ui.focus, ui.lastPan, povShown);
+  if (ui.compare !== null) drawPane(rendererB, ui.compare, ui.lastPanB, false);
+  timeline.tick = ui.tick;
+  timeline.focus = ui.focus;
+  timeline.compare = ui.compare;
+  timeline.draw();
+  $("map").dataset.tick = String(state.tick);
+  $("map").dataset.pov = povShown ? `${ui.pov}@${ui.povObs.tick}` : "";
+  if (now - lastPanels > 200) {
+    lastPanels = now;
+    renderPanels(povShown);
+    minimap.draw(state, renderer, { area: areaOf(ui.pov ?? ui.focus), selected: ui.focus });
+    charts.tick = ui.tick;
+    charts.focus = ui.focus;
+    charts.draw();
+    log.render(ui.tick);
+    syncUrl();
+  }
+  requestAnimationFrame(loop);
+}
+
+function renderPanels(povShown) {
+  $("clock").textContent = clockText(state.time, state.tick);
+  $("tick-readout").textContent = `tick ${ui.tick} / ${data.last}`;
+  $("time-readout").textContent = `${Math.floor(ui.tick / 60)}:${String(ui.tick % 60).padStart(2, "0")}`;
+  const badge = $("pov-badge");
+  if (ui.pov === null) {
+    badge.textContent = "ground truth";
+    badge.className = "pov-badge";
+  } else {
+    const lag = ui.povObs ? ui.tick - ui.povObs.tick : null;
+    badge.className = "pov-badge pov";
+    badge.textContent = `point of view: ${names[ui.pov]} — fog and last-seen memory` +
+      (povShown ? (lag ? ` (as of tick ${ui.povObs.tick})` : "") : " (re-simulating…)") +
+      (ui.povError ? ` · ${ui.povError}` : "");
+  }
+  const labelB = $("label-b");
+  if (ui.compare !== null) labelB.textContent = `${names[ui.compare]} — same clock`;
+  const c = characters.find((x) => x.id === ui.focus);
+  renderInspector($("inspect"), {
+    entity: ui.focus !== null ? state.entities[ui.focus] : null,
+    character: c,
+    tick: ui.tick,
+    phases: ui.overview?.phases?.[ui.focus],
+    totals: ui.overview?.totals?.[ui.focus],
+    changes: ui.focus !== null ? changes.recent(ui.focus, ui.tick) : [],
+    program: ui.overview && ui.focus !== null ? programAt(ui.overview.events, ui.focus, ui.tick) : null,
+    colour: colours[ui.focus],
+  });
+  const cmp = $("inspect-b");
+  cmp.classList.toggle("hidden", ui.compare === null);
+  if (ui.compare !== null) {
+    renderInspector(cmp, {
+      entity: state.entities[ui.compare],
+      character: characters.find((x) => x.id === ui.compare),
+      tick: ui.tick,
+      phases: ui.overview?.phases?.[ui.compare],
+      totals: ui.overview?.totals?.[ui.compare],
+      changes: changes.recent(ui.compare, ui.tick),
+      program: ui.overview ? programAt(ui.overview.events, ui.compare, ui.tick) : null,
+      colour: colours[ui.compare],
+    });
+  }
+}
+requestAnimationFrame(loop);
+
+window.__replay = {
+  state, view, ui, data, seek, focus, setPov, setCompare, play, setSpeed, jump,
+  get tick() { return ui.tick; },
+  get ready() { return state.ready && state.tick === ui.tick; },
+};
