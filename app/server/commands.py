@@ -1,29 +1,61 @@
-"""`asiworld serve`: the live world in the browser."""
+"""`asiworld serve`: the live world in the browser; `wsgi_app()` for gunicorn.
+
+The world is kept in `--data-dir` (default `./data`): a server started again on the same
+directory resumes where the last one stopped (see docs/operations.md).
+"""
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
+from typing import Any
+
+DEFAULT_DATA_DIR = "data"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "serve",
         help="run a live world and serve the browser pages",
-        description="Run a live world in real time and serve the spectate and play pages.",
+        description="Run a live world in real time and serve the spectate and play pages. "
+        "The world is saved in --data-dir and resumed from it on the next start.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--seed", type=int, default=7)
+    p.add_argument(
+        "--seed", type=int, default=None, help="world seed (default 7, or the saved one)"
+    )
     p.add_argument("--speed", type=float, default=10.0, help="ticks per real second")
     p.add_argument(
         "--agents",
         default="",
-        help="comma-separated built-in configurations to populate the world, e.g. forager,planner",
+        help="comma-separated built-in configurations to populate a new world, e.g. forager,planner",
     )
-    p.add_argument("--data-dir", default=None, help="directory for the world's files")
-    p.add_argument("--admin-token", default=None, help="token for /admin (default: loopback only)")
+    p.add_argument(
+        "--data-dir",
+        default=os.environ.get("ASIWORLD_DATA_DIR", DEFAULT_DATA_DIR),
+        help="directory of the saved world (default ./data; resumed when it holds one)",
+    )
+    p.add_argument("--ephemeral", action="store_true", help="keep nothing on disk (no --data-dir)")
+    p.add_argument(
+        "--snapshot-every", type=int, default=600, help="ticks between snapshots (default 600)"
+    )
+    p.add_argument(
+        "--fsync",
+        action="store_true",
+        help="flush every commit to the disk (survives power loss, slower); default survives "
+        "a killed process",
+    )
+    p.add_argument(
+        "--admin-token", default=None, help="token for /admin (default: generated and printed)"
+    )
+    p.add_argument(
+        "--spectator-token",
+        default=None,
+        help="token needed to spectate (default: spectating is public)",
+    )
     p.add_argument(
         "--async-mode",
         choices=("threading", "eventlet"),
@@ -31,6 +63,81 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="threading (default) or eventlet (opt-in; pip install asiworld[eventlet])",
     )
     p.set_defaults(func=serve)
+
+
+def build_app(settings: dict[str, Any]) -> tuple[Any, Any]:
+    """The app for these settings, with its world store attached when there is a data dir.
+
+    Returns (app, store or None). Raises StoreError when the data dir holds a world of another
+    seed than the one asked for, ValueError for an unknown built-in configuration."""
+    from app.server import create_app
+    from app.server.persistence import StoreError, WorldStore
+
+    store = None
+    seed = settings.get("seed")
+    agents = list(settings.get("agents") or [])
+    resumed = False
+    if settings.get("data_dir"):
+        store = WorldStore(
+            settings["data_dir"],
+            fsync=bool(settings.get("fsync")),
+            snapshot_every=int(settings.get("snapshot_every") or 600),
+        )
+        resumed = store.exists()
+        if resumed:
+            saved = store.meta("seed")
+            if seed is not None and seed != saved:
+                raise StoreError(
+                    f"{store.dir} holds a world of seed {saved}, not {seed}: "
+                    "leave out --seed to resume it, or use another --data-dir"
+                )
+            seed = saved
+    seed = 7 if seed is None else seed
+    config = {
+        "SEED": seed,
+        "SPEED": settings.get("speed", 10.0),
+        "AGENTS": [] if resumed else agents,  # a resumed world brings its own
+        "DATA_DIR": settings.get("data_dir"),
+        "ASYNC_MODE": settings.get("async_mode", "threading"),
+        "ADMIN_TOKEN": settings.get("admin_token"),
+        "SPECTATOR_TOKEN": settings.get("spectator_token"),
+    }
+    if store is not None:
+        config["WORLD_FACTORY"] = store.world_factory
+        if resumed:
+            config["WORLD_SIZE"] = store.meta("size")
+    app = create_app(config)
+    if store is not None:
+        app.extensions["asiworld_store"] = store
+        store.attach(app, agents, seed=seed)
+    return app, store
+
+
+def wsgi_app() -> Any:
+    """For production servers: `gunicorn -k gthread --threads 50 -w 1 -b 127.0.0.1:8000
+    'app.server.commands:wsgi_app()'`. Settings come from ASIWORLD_* environment variables
+    (docs/operations.md); the admin token is required here (ASIWORLD_ADMIN_TOKEN)."""
+    env = os.environ
+    admin_token = env.get("ASIWORLD_ADMIN_TOKEN")
+    if not admin_token:
+        raise RuntimeError("set ASIWORLD_ADMIN_TOKEN: the admin token for /admin")
+    settings = {
+        "seed": int(env["ASIWORLD_SEED"]) if env.get("ASIWORLD_SEED") else None,
+        "speed": float(env.get("ASIWORLD_SPEED", "10")),
+        "agents": [a.strip() for a in env.get("ASIWORLD_AGENTS", "").split(",") if a.strip()],
+        "data_dir": env.get("ASIWORLD_DATA_DIR", DEFAULT_DATA_DIR) or None,
+        "snapshot_every": int(env.get("ASIWORLD_SNAPSHOT_EVERY", "600")),
+        "fsync": env.get("ASIWORLD_FSYNC", "") not in ("", "0", "false"),
+        "admin_token": admin_token,
+        "spectator_token": env.get("ASIWORLD_SPECTATOR_TOKEN") or None,
+        "async_mode": env.get("ASIWORLD_ASYNC_MODE", "threading"),
+    }
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    app, _store = build_app(settings)
+    from app.server import services
+
+    services(app).runner.start()
+    return app
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -47,43 +154,57 @@ def serve(args: argparse.Namespace) -> int:
             return 2
         eventlet.monkey_patch()
 
-    from app.server import create_app, services, socketio
+    from app.server import auth, services, socketio
+    from app.server.persistence import StoreError
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no per-request noise
     agents = [name.strip() for name in args.agents.split(",") if name.strip()]
-    runner = None
+    admin_token = args.admin_token or auth.new_token()
+    runner = store = None
     try:  # Ctrl-C may come at any moment, even before the server listens
-        app = create_app(
+        app, store = build_app(
             {
-                "SEED": args.seed,
-                "SPEED": args.speed,
-                "AGENTS": agents,
-                "DATA_DIR": args.data_dir,
-                "ASYNC_MODE": args.async_mode,
-                "ADMIN_TOKEN": args.admin_token,
+                "seed": args.seed,
+                "speed": args.speed,
+                "agents": agents,
+                "data_dir": None if args.ephemeral else args.data_dir,
+                "snapshot_every": args.snapshot_every,
+                "fsync": args.fsync,
+                "async_mode": args.async_mode,
+                "admin_token": admin_token,
+                "spectator_token": args.spectator_token,
             }
         )
         runner = services(app).runner
         runner.start()
         shown = "localhost" if args.host in ("127.0.0.1", "0.0.0.0") else args.host
         url = f"http://{shown}:{args.port}/"
-        print(
-            f"ASIWorld is live (seed {args.seed}, {args.speed:g} ticks/s): open {url}", flush=True
-        )
+        seed = app.config["SEED"]
+        print(f"ASIWorld is live (seed {seed}, {args.speed:g} ticks/s): open {url}", flush=True)
         print(f"  spectate {url}live   play {url}play   Ctrl-C stops", flush=True)
+        if store is not None:
+            print(f"  world saved in {store.dir} (tick {runner.world.tick})", flush=True)
+        if not args.admin_token:
+            print(f"  admin token: {admin_token}", flush=True)
         run_options = {"log_output": False, "use_reloader": False}
         if args.async_mode == "threading":
             run_options["allow_unsafe_werkzeug"] = True  # the dev server is the default here
         socketio.run(app, host=args.host, port=args.port, **run_options)
     except KeyboardInterrupt:
         pass
-    except ValueError as exc:  # e.g. an unknown built-in configuration in --agents
+    except (ValueError, StoreError) as exc:  # an unknown --agents name; another seed's data dir
         print(f"asiworld serve: {exc}", file=sys.stderr)
         return 2
     finally:
         if runner is not None:
             runner.stop()
+        if store is not None and runner is not None:
+            try:
+                store.snapshot_now()  # a clean stop resumes without replaying
+            except Exception:  # the inputs are saved anyway
+                logging.getLogger(__name__).exception("final snapshot failed")
+            store.close()
     tick = runner.world.tick if runner is not None else 0
     print(f"\nstopped at tick {tick}", flush=True)
     return 0

@@ -133,14 +133,17 @@ def register(socketio: SocketIO) -> None:
                 raise BadEvent("bad_action", "`action` must be an object with a string `type`")
             runner = _live().runner
             try:
-                result = runner.submit(seat.char, action)
+                # The tick is read on the runner thread with the submit: the tick it applies at.
+                result, tick = runner.call(
+                    lambda: (runner.world.submit(seat.char, action), runner.world.tick)
+                )
             except (TypeError, ValueError, KeyError) as err:  # engine should refuse, not raise
                 raise BadEvent(
                     "bad_action", f"the engine could not read this action: {err}"
                 ) from err
         except BadEvent as exc:
             return _fail("act", exc)
-        reply = {**result.to_dict(), "tick": runner.world.tick}
+        reply = {**result.to_dict(), "tick": tick}
         emit("result", reply)
         return reply
 
