@@ -496,6 +496,19 @@ def _characters_in(world: World, area_id: int) -> list[Character]:
     return [world.entities[i] for i in ids if i in world.entities]
 
 
+_NUMBERS: dict[int, tuple[str, int]] = {}
+
+
+def _turn_numbers(content: Content) -> tuple[str, int]:
+    """(the Sanctum boss's kind, doze ticks), read once per content: this runs every turn."""
+    numbers = _NUMBERS.get(id(content))
+    if numbers is None or len(_NUMBERS) > 16:
+        numbers = (sanctum_spec(content)["boss"], int(rules(content)["doze_ticks"]))
+        _NUMBERS.clear() if len(_NUMBERS) > 16 else None
+        _NUMBERS[id(content)] = numbers
+    return numbers
+
+
 def _creature_turn(world: World, cr: Creature) -> bool:
     """Dungeon creatures look only at the characters inside their own instance (not at every
     entity in the world); with none near they doze for a few ticks, which changes nothing
@@ -504,12 +517,12 @@ def _creature_turn(world: World, cr: Creature) -> bool:
     area = world.areas[cr.area]
     if area.kind not in INSIDE:
         return False
-    if cr.kind == sanctum_spec(world.content)["boss"]:
+    king, doze = _turn_numbers(world.content)
+    if cr.kind == king:
         return _king_turn(world, cr)
     if cr.target is not None:
         return False
     sight = int(world.content.creatures[cr.kind].get("sight", 0))
-    doze = int(rules(world.content)["doze_ticks"])
     near = False
     best = None
     for cid in area.info.get("members", ()):
