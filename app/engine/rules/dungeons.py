@@ -496,16 +496,16 @@ def _characters_in(world: World, area_id: int) -> list[Character]:
     return [world.entities[i] for i in ids if i in world.entities]
 
 
-_NUMBERS: dict[int, tuple[str, int]] = {}
+_NUMBERS: dict[str, tuple[str, int]] = {}
 
 
 def _turn_numbers(content: Content) -> tuple[str, int]:
-    """(the Sanctum boss's kind, doze ticks), read once per content: this runs every turn."""
-    numbers = _NUMBERS.get(id(content))
-    if numbers is None or len(_NUMBERS) > 16:
+    """(the Sanctum boss's kind, doze ticks), read once per content (by its digest): this
+    runs on every creature's turn."""
+    numbers = _NUMBERS.get(content.hash)
+    if numbers is None:
         numbers = (sanctum_spec(content)["boss"], int(rules(content)["doze_ticks"]))
-        _NUMBERS.clear() if len(_NUMBERS) > 16 else None
-        _NUMBERS[id(content)] = numbers
+        _NUMBERS[content.hash] = numbers
     return numbers
 
 
