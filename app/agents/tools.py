@@ -133,8 +133,11 @@ class ToolBox:
             timeout = args.get("timeout_seconds", 10.0)
             if not isinstance(timeout, int | float) or timeout < 0:
                 return _failure("bad_argument", "timeout_seconds is a number of seconds >= 0")
-            event = client.wait_for_event(
-                args.get("kinds"), timeout=min(timeout, WAIT_LIMIT_SECONDS)
-            )
+            kinds = args.get("kinds")
+            if kinds is not None and not (
+                isinstance(kinds, list) and all(isinstance(k, str) for k in kinds)
+            ):
+                return _failure("bad_argument", "kinds is a list of event kinds, e.g. ['op_done']")
+            event = client.wait_for_event(kinds, timeout=min(timeout, WAIT_LIMIT_SECONDS))
             return {"ok": True, "event": event}
         return _failure("unknown_tool", f"there is no tool {name!r}")
