@@ -1,7 +1,7 @@
 """Agent API round trips against a running server: observe (JSON and text) and act latency.
 
-    asiworld serve --port 8765 --speed 10 &
-    python benchmarks/bench_agent_api.py --server http://127.0.0.1:8765 --calls 200
+asiworld serve --port 8765 --speed 10 &
+python benchmarks/bench_agent_api.py --server http://127.0.0.1:8765 --calls 200
 """
 
 from __future__ import annotations
