@@ -23,6 +23,7 @@ from .skills import (
     inv,
     me,
     near,
+    nearest_reachable,
 )
 
 Pos = tuple[int, int]
@@ -62,6 +63,7 @@ class Builder(Agent):
         self.place_failures: dict[Pos, int] = {}
         self.site_search_at = -(10**9)
         self.failures_in_row = 0
+        self.last_type = ""
 
     # -------------------------------------------------------------- reading feedback
     def feedback(self, result: dict[str, Any]) -> None:
@@ -77,8 +79,10 @@ class Builder(Agent):
         if self.inside is not None:
             self.inside.failed.add(self.goal)
         else:
+            # A refused walk or gather will be refused again: look elsewhere at once. A refused
+            # place may only be a sheep in the way, so it gets three tries.
             self.place_failures[self.goal] = self.place_failures.get(self.goal, 0) + 1
-            if self.place_failures[self.goal] >= 3:
+            if self.last_type != "place" or self.place_failures[self.goal] >= 3:
                 self.avoid.add(self.goal)
             if self.explore_to == self.goal:
                 self.explore_to = None
@@ -158,13 +162,13 @@ class Builder(Agent):
         for name, pos in list(self.sites.items()):
             if adjacent(here, pos) and name != "bed":
                 return {"type": "dismantle", "x": pos[0], "y": pos[1]}
-        self.avoid.clear()
         return {"type": "wait", "ticks": 5}
 
     def _act(self, action: dict[str, Any] | None) -> dict[str, Any] | None:
         if action is not None and action["type"] in ("move_to", "gather", "place"):
             if "x" in action:
                 self.goal = (action["x"], action["y"])
+                self.last_type = action["type"]
         return action
 
     def _bag_nearby(self, obs: dict[str, Any]) -> Pos | None:
@@ -501,7 +505,7 @@ class Builder(Agent):
     def _fetch(self, obs: dict[str, Any], material: str) -> dict[str, Any]:
         kind = SOURCE_OF[material]
         x, y = me(obs)
-        target = self.notes.nearest(kind, x, y, avoid=self.avoid)
+        target = nearest_reachable(self.notes, kind, x, y, avoid=self.avoid)
         if target is None:
             return self._explore(obs)
         if adjacent((x, y), target):

@@ -23,6 +23,7 @@ from .skills import (
     inv,
     me,
     near,
+    nearest_reachable,
 )
 
 Pos = tuple[int, int]
@@ -144,7 +145,7 @@ class Rusher(Agent):
                 return self._fetch(obs, "T")
             return self._place(obs, "workbench")
         here = me(obs)
-        rock = self.notes.nearest("#", *self.workbench, avoid=self.avoid, max_dist=STONE_REACH)
+        rock = nearest_reachable(self.notes, "#", *self.workbench, self.avoid, STONE_REACH)
         if rock is None or (not items.get("wooden_pickaxe") and wood < 3 and stone < 3):
             if wood < 3:  # a wooden sword will do
                 return self._fetch(obs, "T")
@@ -173,7 +174,7 @@ class Rusher(Agent):
 
     def _fetch(self, obs: dict[str, Any], kind: str) -> dict[str, Any]:
         x, y = me(obs)
-        target = self.notes.nearest(kind, x, y, avoid=self.avoid)
+        target = nearest_reachable(self.notes, kind, x, y, avoid=self.avoid)
         if target is None:
             if self.explore_to is None or near((x, y), self.explore_to, 2):
                 self.explore_to = self.notes.frontier(self.rng, x, y)

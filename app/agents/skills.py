@@ -253,3 +253,26 @@ def crawl(obs: dict[str, Any], notes: InstanceNotes, *, retreat_below: int | Non
     if target is not None:
         return walk(target)
     return leave_by(notes.entrance)
+
+
+OPEN_GROUND = set(".,_=123")  # walkable surface codes: grass, sand, ground, plaza, gates
+
+
+def nearest_reachable(notes: MapNotes, kinds: str, x: int, y: int, avoid: set | None = None,
+                      max_dist: int = 999) -> tuple[int, int] | None:
+    """The nearest known source with open ground beside it (north, south, east or west), so a
+    walk can end next to it: the inside of a rock mass or a thicket is never picked."""
+    best, best_d = None, max_dist + 1
+    tiles = notes.tiles
+    for ch in kinds:
+        for p in notes.sources.get(ch, ()):
+            if avoid and p in avoid:
+                continue
+            d = abs(p[0] - x) + abs(p[1] - y)
+            if d > best_d or (d == best_d and best is not None and p > best):
+                continue
+            px, py = p
+            if any(tiles.get(q) in OPEN_GROUND
+                   for q in ((px + 1, py), (px - 1, py), (px, py + 1), (px, py - 1))):
+                best, best_d = p, d
+    return best
