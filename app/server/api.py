@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
-from app.server import auth
+from app.server import assessment, auth
 
 api = Blueprint("api", __name__)
 
@@ -49,6 +49,28 @@ def healthz() -> ResponseReturnValue:
     runner = current_app.extensions["asiworld"].runner
     stats = runner.stats()
     return jsonify({"ok": True, "tick": stats["tick"], "running": stats["running"]})
+
+
+@api.record_once
+def _follow_with_assessment(state) -> None:  # noqa: ANN001 - Flask's BlueprintSetupState
+    # /api/evaluation's LiveAssessment sees every tick's events from the first tick on.
+    assessment.attach(state.app)
+
+
+@api.get("/api/evaluation")
+def evaluation() -> ResponseReturnValue:
+    """The evaluation as JSON (app.evaluation's results): the live world's, or with ?run=NAME a
+    finished run's results.json from the runs folder."""
+    run = request.args.get("run")
+    if run:
+        try:
+            return jsonify(assessment.run_results(current_app, run))
+        except assessment.RunResultsError as exc:
+            return jsonify({"error": {"code": exc.code, "message": exc.message}}), exc.status
+    if not auth.gate(current_app).may_spectate_http(request):
+        body = {"code": "not_spectator", "message": "the live evaluation needs the spectator token"}
+        return jsonify({"error": body}), 403
+    return jsonify(assessment.live_results(current_app))
 
 
 @api.get("/api/world")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, render_template
+from flask import Blueprint, current_app, render_template, request, url_for
 
 pages = Blueprint("pages", __name__)
 
@@ -28,3 +28,25 @@ def live() -> str:
 @pages.get("/play")
 def play() -> str:
     return render_template("play.html", replays_url=_replays_url())
+
+
+@pages.get("/evaluation")
+def evaluation() -> str:
+    # The live world's assessment, refreshed every few seconds; ?run=NAME shows a finished run's
+    # results.json from the runs folder instead (its characters link to the replays).
+    run = request.args.get("run")
+    if run:
+        return render_template(
+            "evaluation.html",
+            results_url=url_for("api.evaluation", run=run),
+            character_url=(_replays_url() or "/replays") + "#character-{id}",
+            live=False,
+            replays_url=_replays_url(),
+        )
+    return render_template(
+        "evaluation.html",
+        results_url=url_for("api.evaluation"),
+        character_url="/live?follow={id}",
+        live=True,
+        replays_url=_replays_url(),
+    )

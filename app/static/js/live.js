@@ -18,6 +18,9 @@ let fog = null;
 let lastPan = 0;
 let centred = false;
 let panelsDue = true;
+// /live?follow=ID (the links of /evaluation) follows that character once it is in the world.
+const followParam = new URLSearchParams(location.search).get("follow");
+let pendingFollow = followParam !== null && /^\d+$/.test(followParam) ? Number(followParam) : null;
 
 const socket = io({ transports: ["websocket"] });
 socket.on("connect", () => socket.emit("spectate", {}));
@@ -30,6 +33,11 @@ socket.on("frame", (frame) => {
     renderer.centerOn(state.width / 2, state.height / 2);
     renderer.camera.zoom = 1.5;
     centred = true;
+  }
+  if (pendingFollow !== null && state.entities[pendingFollow]) {
+    const id = pendingFollow;
+    pendingFollow = null;
+    follow(id);
   }
   const names = nameIndex();
   for (const ev of state.events) {

@@ -1,0 +1,87 @@
+"""The evaluation the server shows on /evaluation: a LiveAssessment fed by the runner's every
+tick (the same numbers `asiworld run` writes), and the results.json of finished runs kept in a
+runs folder (config RUNS_DIR, default DATA_DIR/runs).
+
+    attach(app)                 # once per app: the assessment follows the live world
+    live_results(app)           # LiveAssessment.results(), at any tick
+    run_results(app, "exp/E1")  # RUNS_DIR/exp/E1/results.json
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+from app.evaluation import LiveAssessment
+
+# One or two plain path segments ("exp" or "exp/E1"): nothing that climbs out of the folder.
+RUN_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}(/[A-Za-z0-9_][A-Za-z0-9_.-]{0,63})?$")
+KEY = "asiworld_assessment"
+
+
+class RunResultsError(Exception):
+    """A finished run's results could not be shown; `code` is stable, `status` the HTTP one."""
+
+    def __init__(self, code: str, message: str, status: int) -> None:
+        super().__init__(message)
+        self.code, self.message, self.status = code, message, status
+
+
+def attach(app: Flask) -> LiveAssessment:
+    """Follow the app's live world: every tick's events go to one LiveAssessment."""
+    if KEY in app.extensions:
+        return app.extensions[KEY]
+    runner = app.extensions["asiworld"].runner
+    characters = []
+    chars = getattr(runner.world, "characters", None)
+    if callable(chars):  # characters that joined before the first tick (built-in agents)
+        characters = [{"id": c.id, "name": c.name, "label": c.label} for c in chars()]
+    live = LiveAssessment(characters)
+    runner.on_tick(lambda info: live.feed(info.events))
+    app.extensions[KEY] = live
+    return live
+
+
+def live_results(app: Flask) -> dict[str, Any]:
+    meta = {"seed": app.config.get("SEED"), "live": True}
+    return attach(app).results(meta)
+
+
+def runs_folder(app: Flask) -> Path | None:
+    folder = app.config.get("RUNS_DIR")
+    if folder:
+        return Path(folder)
+    if app.config.get("DATA_DIR"):
+        return Path(app.config["DATA_DIR"]) / "runs"
+    return None
+
+
+def run_results(app: Flask, name: str) -> dict[str, Any]:
+    """The results.json of the run `name` under the runs folder."""
+    if not RUN_NAME.match(name or ""):
+        raise RunResultsError(
+            "bad_run_name", f"{name!r} is not a run name (letters, digits, . _ - and one /)", 400
+        )
+    folder = runs_folder(app)
+    if folder is None:
+        raise RunResultsError(
+            "no_runs_folder", "this server has no runs folder (set RUNS_DIR or DATA_DIR)", 404
+        )
+    path = folder / name / "results.json"
+    if not path.is_file():
+        raise RunResultsError("run_not_found", f"there is no run {name!r} in {folder}", 404)
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RunResultsError(
+            "bad_results_json", f"{name}/results.json is unreadable: {exc}", 500
+        ) from None
+    if not isinstance(results, dict) or not isinstance(results.get("configurations"), list):
+        raise RunResultsError(
+            "bad_results_json", f"{name}/results.json is not an evaluation's results", 500
+        )
+    return results
