@@ -47,8 +47,8 @@ def install(app: Any, forked: Any, take_over: int | None, name: str = "") -> dic
     if getattr(runner, "_durable", None):
         raise ReplayError(
             "fork_unavailable",
-            "this server saves its world (--data-dir): a fork would overwrite it; start a server "
-            "without --data-dir to fork replays",
+            "this server saves its world to its data folder and a fork would overwrite that "
+            "history; start one with `asiworld serve --ephemeral` to fork replays",
         )
     if take_over is not None and take_over not in {c.id for c in forked.characters()}:
         raise ReplayError("unknown_character", f"there is no character {take_over} at that tick")

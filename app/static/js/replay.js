@@ -445,7 +445,7 @@ function loop(now) {
 function renderPanels(povShown) {
   $("clock").textContent = clockText(state.time, state.tick);
   $("tick-readout").textContent = `tick ${ui.tick} / ${data.last}`;
-  $("time-readout").textContent = `${Math.floor(ui.tick / 60)}:${String(ui.tick % 60).padStart(2, "0")}`;
+  $("time-readout").textContent = `${(ui.tick / 60).toFixed(1)} min`;
   const badge = $("pov-badge");
   if (ui.pov === null) {
     badge.textContent = "ground truth";

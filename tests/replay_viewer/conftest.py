@@ -1,0 +1,31 @@
+"""A small real replay (3 built-in characters, 3 simulation minutes) recorded once per session,
+and a server app reading it."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.headless.run import Run, RunConfig
+
+
+@pytest.fixture(scope="session")
+def replay_dir(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("replays")
+    run = Run(
+        RunConfig(seed=3, minutes=3, agents=["forager", "planner", "random"], out=folder / "demo")
+    )
+    run.title = "Three for three minutes"
+    run.run()
+    return folder
+
+
+@pytest.fixture
+def app(replay_dir):
+    from app.server import create_app
+
+    return create_app({"SEED": 7, "SPEED": 10, "REPLAY_DIRS": [str(replay_dir)]})
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
