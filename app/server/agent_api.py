@@ -178,8 +178,9 @@ class AgentService:
         """Runner thread, after each step: programs read their operations' ends, then every
         event concerning a joined character enters its buffer and its Socket.IO room."""
         self.programs.after_step(info.events)
-        mine = [e for e in info.events if e.get("char") in self.seats]
-        mine += self._program_ends(info.tick)
+        seats = self.seats
+        # program ends too may concern a seat revoked meanwhile (auth.kick): skip those
+        mine = [e for e in info.events + self._program_ends(info.tick) if e.get("char") in seats]
         if not mine:
             return
         with self._lock:
