@@ -268,6 +268,11 @@ REST_SCHEMAS: dict[str, Spec] = {
         end=AnyOf((Int(0, code="bad_end"),), nullable=True, code="bad_end"),
         detail=Str(max_len=500, code="bad_detail"),
     ),
+    "replays.fork": obj(
+        tick=Int(0),
+        char=AnyOf((CHAR_ID,), nullable=True),
+        seed=AnyOf((Str(max_len=8), Int(0))),
+    ),
 }
 BODY_LIMITS: dict[str, int] = {"agent_api.submit_program": MAX_PROGRAM_BODY}
 
