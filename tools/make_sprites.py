@@ -303,11 +303,17 @@ def sanctum_floor(d, r):
     d.point((7, 7), fill=P["purple_lt"])
 
 
-@sprite("portal_closed")
+@sprite("portal_closed", "portal_sealed")
 def portal_closed(d, r):
+    # A sealed ring: the same frame as the open portal, dark inside and barred, so the tile
+    # reads as "the way out, not yet" next to the bright open one.
     dungeon_floor(d, r)
+    d.ellipse([1, 0, 14, 15], fill=P["dwall"], outline=P["outline"])
     d.ellipse([2, 1, 13, 14], outline=P["purple"])
-    d.ellipse([4, 3, 11, 12], outline=P["dfloor_dk"])
+    d.ellipse([4, 3, 11, 12], fill=P["shade"])
+    for x in (5, 8, 10):
+        d.line([(x, 3), (x, 12)], fill=P["dwall_lt"])
+    d.line([(4, 7), (11, 7)], fill=P["dwall_lt"])
 
 
 @sprite("void", "unknown", "none")
@@ -535,6 +541,19 @@ def shade(d, r):
     d.rectangle([9, 5, 10, 6], fill=P["eye"])
 
 
+@sprite("shadow_shade", "summoned_shade")
+def shadow_shade(d, r):
+    # The Shadow King's summons: a shade with a violet glow, told apart from the surface shade.
+    d.polygon(
+        [(8, 1), (13, 6), (13, 15), (10, 12), (8, 15), (6, 12), (3, 15), (3, 6)],
+        fill=P["purple"],
+        outline=P["purple_lt"],
+    )
+    d.polygon([(8, 3), (11, 7), (11, 12), (5, 12), (5, 7)], fill=P["shade"])
+    d.rectangle([6, 6, 7, 7], fill=P["white"])
+    d.rectangle([9, 6, 10, 7], fill=P["white"])
+
+
 def humanoid(d, body: str, head: str, trim: str, weapon: bool = True) -> None:
     d.rectangle([5, 1, 10, 6], fill=P[head], outline=P["outline"])
     d.rectangle([4, 7, 11, 12], fill=P[body], outline=P["outline"])
@@ -594,6 +613,88 @@ def shadow_king(d, r):
     boss(d, "shade", "purple_lt", "eye")
     d.point((0, 5), fill=P["shade_lt"])
     d.point((15, 5), fill=P["shade_lt"])
+
+
+# --- badges: coins, sigils, tasks (drawn as CSS sprites in the side panels) --------------------
+
+
+@sprite("coin", "coins", "t_coin")
+def coin(d, r):
+    d.ellipse([2, 2, 13, 13], fill=P["gold"], outline=P["gold_dk"])
+    d.ellipse([4, 4, 11, 11], outline=P["gold_dk"])
+    d.line([(6, 6), (9, 6)], fill=P["white"])  # a T, for T-coin
+    d.line([(7, 6), (7, 10)], fill=P["white"])
+    d.line([(8, 6), (8, 10)], fill=P["white"])
+
+
+def sigil(d, fill: str, mark: str) -> None:
+    d.polygon([(8, 0), (15, 8), (8, 15), (0, 8)], fill=P[fill], outline=P["outline"])
+    d.polygon([(8, 3), (12, 8), (8, 12), (4, 8)], fill=P[mark])
+    d.point((8, 8), fill=P["white"])
+
+
+@sprite("outer_sigil")
+def outer_sigil(d, r):
+    sigil(d, "rock_lt", "metal")
+
+
+@sprite("inner_sigil")
+def inner_sigil(d, r):
+    sigil(d, "gold", "gold_dk")
+
+
+@sprite("royal_sigil")
+def royal_sigil(d, r):
+    sigil(d, "purple_lt", "purple")
+
+
+@sprite("travel_outfit", "outfit", "task_production")
+def travel_outfit(d, r):
+    d.polygon(
+        [(4, 1), (11, 1), (14, 4), (12, 6), (12, 15), (3, 15), (3, 6), (1, 4)],
+        fill=P["cloth"],
+        outline=P["outline"],
+    )
+    d.line([(7, 1), (7, 15)], fill=P["gold_dk"])
+    for y in (5, 8, 11):
+        d.point((8, y), fill=P["gold"])
+    d.rectangle([3, 10, 12, 11], fill=P["wood_dk"])
+
+
+@sprite("hero", "crown", "task_exploration")
+def crown(d, r):
+    d.polygon(
+        [(1, 5), (4, 9), (8, 2), (12, 9), (15, 5), (13, 14), (3, 14)],
+        fill=P["gold"],
+        outline=P["gold_dk"],
+    )
+    d.rectangle([3, 11, 13, 14], fill=P["gold_dk"])
+    d.point((8, 12), fill=P["eye"])
+    d.point((5, 12), fill=P["purple_lt"])
+    d.point((11, 12), fill=P["purple_lt"])
+
+
+@sprite("travel_outfit_design", "design")
+def design(d, r):
+    d.rectangle([2, 1, 13, 14], fill=P["wool"], outline=P["outline"])
+    d.polygon([(6, 3), (10, 3), (11, 5), (10, 12), (6, 12), (5, 5)], outline=P["water_dk"])
+    d.line([(4, 13), (12, 13)], fill=P["water_dk"])
+
+
+@sprite("healing_potion", "potion")
+def healing_potion(d, r):
+    d.rectangle([6, 1, 9, 4], fill=P["wood_lt"], outline=P["outline"])
+    d.ellipse([3, 4, 12, 15], fill=P["berry"], outline=P["outline"])
+    d.point((5, 7), fill=P["white"])
+    d.point((6, 6), fill=P["white"])
+
+
+@sprite("shears")
+def shears(d, r):
+    d.line([(3, 2), (10, 10)], fill=P["metal_lt"], width=2)
+    d.line([(12, 2), (5, 10)], fill=P["metal_lt"], width=2)
+    d.ellipse([1, 10, 6, 15], outline=P["cloth"])
+    d.ellipse([9, 10, 14, 15], outline=P["cloth"])
 
 
 # Characters: one shape, a few shirt colours so several characters tell apart at a glance.
