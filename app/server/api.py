@@ -83,9 +83,18 @@ def world() -> ResponseReturnValue:
 
 
 def content_summary(content: object | None) -> dict:
-    """What the play page's menus need: recipes, placeable structures and item kinds."""
+    """What the play page's menus need: recipes, placeable structures, item kinds, tile names,
+    the merchant's prices, dungeon tier names and which creatures are bosses."""
     if content is None:
-        return {"recipes": [], "structures": {}, "items": {}, "tiles": []}
+        return {
+            "recipes": [],
+            "structures": {},
+            "items": {},
+            "tiles": [],
+            "merchant": {"sells": {}, "max_count": None},
+            "dungeons": {"tiers": {}, "sanctum": {}},
+            "creatures": {},
+        }
     recipes = [
         {
             "id": r.id,
@@ -110,7 +119,48 @@ def content_summary(content: object | None) -> dict:
     tiles = [
         {"name": t["name"], "char": t["char"], "walk": bool(t.get("walk"))} for t in content.tiles
     ]
-    return {"recipes": recipes, "structures": structures, "items": items, "tiles": tiles}
+    return {
+        "recipes": recipes,
+        "structures": structures,
+        "items": items,
+        "tiles": tiles,
+        "merchant": merchant_summary(content),
+        "dungeons": dungeons_summary(content),
+        "creatures": creatures_summary(content),
+    }
+
+
+def merchant_summary(content: object) -> dict:
+    """The trading post's price list (coins per item) and the most one `buy` takes."""
+    raw = content.raw.get("merchant") or {}
+    return {"sells": dict(raw.get("sells") or {}), "max_count": raw.get("max_count")}
+
+
+def dungeons_summary(content: object) -> dict:
+    """Tier names, gates, bosses and sigils, so pages can label gates and instances."""
+    raw = content.raw.get("dungeons") or {}
+    keys = ("name", "gate", "enemy", "boss", "sigil", "requires", "dark")
+    tiers = {
+        str(tier): {key: spec.get(key) for key in keys}
+        for tier, spec in (raw.get("tiers") or {}).items()
+    }
+    sanctum = raw.get("sanctum") or {}
+    return {
+        "tiers": tiers,
+        "sanctum": {key: sanctum.get(key) for key in ("name", "tier", "boss", "offering", "dark")},
+    }
+
+
+def creatures_summary(content: object) -> dict:
+    """Which creatures are bosses or hostile, and their full health, for bars and labels."""
+    return {
+        kind: {
+            "boss": bool(spec.get("boss")),
+            "hostile": bool(spec.get("hostile")),
+            "health": spec.get("health"),
+        }
+        for kind, spec in content.creatures.items()
+    }
 
 
 @api.get("/api/content")
