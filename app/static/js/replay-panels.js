@@ -149,7 +149,7 @@ export class ReplayEventLog {
     for (const input of Object.values(filters)) input.addEventListener("input", () => (this.key = ""));
     node.addEventListener("click", (ev) => {
       const row = ev.target.closest("li[data-tick]");
-      if (row) this.onSeek(Number(row.dataset.tick), true);
+      if (row) this.onSeek(Number(row.dataset.tick) + 1, true); // the frame after its step
     });
   }
 
@@ -181,12 +181,12 @@ export class ReplayEventLog {
     this.key = key;
     const rows = this.matching();
     // Show a window around now: the last 120 lines up to the tick and the next 60.
-    let i = rows.findIndex(([ev]) => ev.tick > tick);
+    let i = rows.findIndex(([ev]) => ev.tick + 1 > tick);
     if (i < 0) i = rows.length;
     const shown = rows.slice(Math.max(0, i - 120), i + 60);
     const items = shown.map(([ev, line]) => el("li", {
       "data-tick": ev.tick,
-      class: `${ev.tick > tick ? "future" : ""} ${["down", "op_failed", "damaged"].includes(ev.kind) ? "bad" : ""}`,
+      class: `${ev.tick + 1 > tick ? "future" : ""} ${["down", "op_failed", "damaged"].includes(ev.kind) ? "bad" : ""}`,
     }, el("span", { class: "tick" }, String(ev.tick)), " ", line));
     const now = items[Math.min(items.length - 1, Math.max(0, i - Math.max(0, i - 120) - 1))];
     this.node.replaceChildren(...items);

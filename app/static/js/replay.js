@@ -173,15 +173,15 @@ function jump(direction) {
   const who = $("jump-who").value === "focus" ? ui.focus : null;
   const markers = (ui.overview?.markers || []).filter((m) => m.kind === kind && (who === null || m.char === who));
   const target = direction > 0
-    ? markers.find((m) => m.tick > ui.tick)
-    : [...markers].reverse().find((m) => m.tick < ui.tick);
+    ? markers.find((m) => m.tick + 1 > ui.tick)
+    : [...markers].reverse().find((m) => m.tick + 1 < ui.tick);
   if (!target) {
     flash(`no ${direction > 0 ? "later" : "earlier"} ${MARKER_STYLE[kind].label}${who !== null ? ` for ${names[who]}` : ""}`);
     return;
   }
   play(false);
   if ($("jump-who").value !== "focus" || ui.focus === null) focus(target.char);
-  seek(target.tick);
+  seek(target.tick + 1); // an event of tick t shows in the frame of t + 1 (after its step)
   flash(`${names[target.char] || target.char}: ${target.label} (tick ${target.tick})`);
 }
 

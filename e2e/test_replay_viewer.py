@@ -1,0 +1,148 @@
+"""E2E: the replay viewer in Debian Chromium against an in-process server reading the sample
+replays in replays/: open, scrub, play at speed, jump to the next knockdown, switch point of
+view (the pixels change), deep links, and fork into the live world."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from e2e.conftest import free_port
+
+REPO = Path(__file__).resolve().parent.parent
+RID = "three-configurations-30min"
+
+
+@pytest.fixture(scope="module")
+def replay_server():
+    """Its own server: a fork replaces the live world, which other e2e tests must not see."""
+    from werkzeug.serving import make_server
+
+    from app.server import create_app, services
+
+    if not (REPO / "replays" / f"{RID}.asirep").exists():
+        pytest.skip("no sample replays: run `asiworld replay samples`")
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    app = create_app({"SEED": 7, "SPEED": 20, "REPLAY_DIRS": [str(REPO / "replays")]})
+    runner = services(app).runner
+    port = free_port()
+    server = make_server("127.0.0.1", port, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    runner.start()
+    yield {"url": f"http://127.0.0.1:{port}", "app": app, "runner": runner}
+    runner.stop()
+    server.shutdown()
+
+
+def api(server, path: str) -> dict:
+    with urllib.request.urlopen(server["url"] + path) as resp:
+        return json.loads(resp.read())
+
+
+def open_viewer(page, server, query: str = ""):
+    page.goto(f"{server['url']}/replay/{RID}{query}")
+    page.wait_for_function("window.__replay && window.__replay.ready", timeout=20_000)
+
+
+def wait_tick(page, tick: int) -> None:
+    page.wait_for_function(
+        f"window.__replay.ready && window.__replay.state.tick === {tick}", timeout=15_000
+    )
+
+
+def test_the_list_opens_a_replay_and_its_first_frame_shows(page, replay_server, shot):
+    page.goto(replay_server["url"] + "/replays")
+    page.click(f"a[data-replay='{RID}']")
+    page.wait_for_function("window.__replay && window.__replay.ready", timeout=20_000)
+    assert page.evaluate("window.__replay.state.tick") == 0
+    assert page.locator("#loading").is_hidden()
+    shot(page, "replay-opened")
+
+
+def test_scrubbing_the_timeline_moves_the_clock(page, replay_server):
+    open_viewer(page, replay_server)
+    box = page.locator("#timeline").bounding_box()
+    label_w = 120
+    x = box["x"] + label_w + (box["width"] - label_w - 8) / 2
+    page.mouse.click(x, box["y"] + 30)
+    tick = page.evaluate("window.__replay.ui.tick")
+    assert 800 <= tick <= 1000  # half of 1800 ticks
+    wait_tick(page, tick)
+
+
+def test_playing_at_high_speed_advances_many_ticks(page, replay_server):
+    open_viewer(page, replay_server, "?t=100")
+    page.select_option("#speed", "32")
+    page.keyboard.press("Space")
+    time.sleep(1.5)
+    page.keyboard.press("Space")
+    tick = page.evaluate("window.__replay.state.tick")
+    assert tick > 250  # 32x = 320 ticks a second
+
+
+def test_jumping_to_the_next_knockdown_lands_on_it_and_focuses_the_character(page, replay_server):
+    downs = [m for m in api(replay_server, f"/api/replays/{RID}/overview")["markers"]
+             if m["kind"] == "knockdown"]
+    assert downs, "the sample has a knockdown"
+    open_viewer(page, replay_server)
+    page.wait_for_function("window.__replay.ui.overview !== null")
+    page.keyboard.press("k")
+    wait_tick(page, downs[0]["tick"] + 1)  # the frame after the step that knocked it down
+    assert page.evaluate("window.__replay.ui.focus") == downs[0]["char"]
+    assert page.evaluate(f"window.__replay.state.entities[{downs[0]['char']}].down") is True
+
+
+def test_switching_to_a_characters_point_of_view_changes_the_pixels(page, replay_server, shot):
+    open_viewer(page, replay_server, "?t=600&focus=56")
+    time.sleep(0.3)
+    before = page.locator("#map").screenshot()
+    page.select_option("#pov", "56")
+    page.wait_for_function("document.getElementById('map').dataset.pov === '56@600'",
+                           timeout=30_000)
+    time.sleep(0.3)
+    after = page.locator("#map").screenshot()
+    assert before != after
+    assert "point of view" in page.locator("#pov-badge").inner_text()
+    shot(page, "replay-pov")
+
+
+def test_a_deep_link_restores_tick_focus_point_of_view_and_speed(page, replay_server):
+    open_viewer(page, replay_server, "?t=700&focus=57&pov=57&speed=4&compare=55")
+    wait_tick(page, 700)
+    ui = page.evaluate("({f: window.__replay.ui.focus, p: window.__replay.ui.pov,"
+                       " s: window.__replay.ui.speed, c: window.__replay.ui.compare})")
+    assert ui == {"f": 57, "p": 57, "s": 4, "c": 55}
+    assert page.locator("#speed").input_value() == "4"
+    page.keyboard.press("ArrowRight")
+    wait_tick(page, 701)
+    page.wait_for_function("location.search.includes('t=701')")
+    link = page.evaluate("location.href")
+    page.goto(link)
+    page.wait_for_function("window.__replay && window.__replay.ready", timeout=20_000)
+    assert page.evaluate("window.__replay.state.tick") == 701
+    assert page.evaluate("window.__replay.ui.focus") == 57
+
+
+def test_forking_takes_over_a_character_in_a_live_world(page, replay_server, shot):
+    open_viewer(page, replay_server, "?t=900&focus=56")
+    page.keyboard.press("f")
+    page.select_option("#fork-char", "56")
+    page.click("#fork-go")
+    page.wait_for_url("**/play", timeout=30_000)
+    page.wait_for_function(
+        "document.getElementById('join').classList.contains('hidden')", timeout=15_000
+    )
+    world = replay_server["runner"].world
+    assert world.tick >= 900
+    assert world.entities[56].name == "planner"
+    live = replay_server["app"].extensions["asiworld"].live
+    token = page.evaluate("localStorage.getItem('asiworld.token')")
+    assert live.seats[token].char == 56
+    shot(page, "replay-fork-play")
