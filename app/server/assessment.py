@@ -47,7 +47,9 @@ def attach(app: Flask) -> LiveAssessment:
 
 
 def live_results(app: Flask) -> dict[str, Any]:
-    meta = {"seed": app.config.get("SEED"), "live": True}
+    # The world's own tick: the assessment only knows the tick of the last event it saw.
+    ticks = getattr(app.extensions["asiworld"].runner.world, "tick", None)
+    meta = {"seed": app.config.get("SEED"), "live": True, "ticks": ticks}
     return attach(app).results(meta)
 
 
