@@ -35,6 +35,13 @@ class Forager(Agent):
         if len(self.avoid) > 200:
             self.avoid.clear()
 
+    def feedback(self, result: dict[str, Any]) -> None:
+        # A refused target (no way there, nothing left to gather) is not tried again soon.
+        if not result["ok"]:
+            if self.last_target is not None:
+                self.avoid.add(self.last_target)
+            self.explore_to = None
+
     # -------------------------------------------------------------- deciding
     def decide(self, obs: dict[str, Any]) -> dict[str, Any] | None:
         self._learn(obs)
