@@ -12,20 +12,36 @@ def register(sub: argparse._SubParsersAction) -> None:
     run = sub.add_parser("run", help="a headless run with built-in configurations")
     run.add_argument("--seed", type=int, default=7)
     run.add_argument("--minutes", type=int, default=300, help="simulation minutes (default 300)")
-    run.add_argument("--agents", default="forager",
-                     help="comma-separated configurations; repeat a name for several characters")
+    run.add_argument(
+        "--agents",
+        default="forager",
+        help="comma-separated configurations; repeat a name for several characters",
+    )
     run.add_argument("--out", type=Path, default=None, help="folder for results.json and more")
     run.add_argument("--stagger", type=int, default=2, help="ticks between two characters' entry")
     run.add_argument("--think-ticks", type=int, default=3, help="model latency, in ticks")
     run.add_argument("--size", type=int, default=None, help="map width and height")
-    run.add_argument("--runs", type=int, default=None,
-                     help="repeated evaluations E1..EN (seeds SEED, SEED+1, ... unless --seeds)")
-    run.add_argument("--seeds", default=None,
-                     help="comma-separated seeds, one evaluation (E1, E2, ...) per seed")
-    run.add_argument("--workers", type=int, default=1,
-                     help="run repeated evaluations on this many local processes")
-    run.add_argument("--ray", default=None, metavar="ADDRESS",
-                     help="fan repeated evaluations out on a Ray cluster (needs ray installed)")
+    run.add_argument(
+        "--runs",
+        type=int,
+        default=None,
+        help="repeated evaluations E1..EN (seeds SEED, SEED+1, ... unless --seeds)",
+    )
+    run.add_argument(
+        "--seeds", default=None, help="comma-separated seeds, one evaluation (E1, E2, ...) per seed"
+    )
+    run.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="run repeated evaluations on this many local processes",
+    )
+    run.add_argument(
+        "--ray",
+        default=None,
+        metavar="ADDRESS",
+        help="fan repeated evaluations out on a Ray cluster (needs ray installed)",
+    )
     run.set_defaults(func=cmd_run)
 
     bench = sub.add_parser("bench", help="benchmarks (engine)")
@@ -49,8 +65,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         return _fail("bad_argument", "--agents needs at least one configuration")
     unknown = [a for a in agents if a not in available()]
     if unknown:
-        return _fail("unknown_configuration", f"unknown configuration {unknown[0]!r};"
-                     f" available: {', '.join(available())}")
+        return _fail(
+            "unknown_configuration",
+            f"unknown configuration {unknown[0]!r}; available: {', '.join(available())}",
+        )
     if args.minutes <= 0:
         return _fail("bad_argument", "--minutes must be positive")
     if args.size is not None and args.size < 48:
@@ -62,9 +80,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         return seeds
     if len(seeds) > 1 or args.ray is not None:
         return _run_many(args, agents, seeds)
-    config = RunConfig(seed=args.seed, minutes=args.minutes, agents=agents,
-                       stagger_ticks=max(0, args.stagger), think_ticks=max(1, args.think_ticks),
-                       size=args.size, out=args.out, progress=True)
+    config = RunConfig(
+        seed=args.seed,
+        minutes=args.minutes,
+        agents=agents,
+        stagger_ticks=max(0, args.stagger),
+        think_ticks=max(1, args.think_ticks),
+        size=args.size,
+        out=args.out,
+        progress=True,
+    )
     try:
         run = Run(config)
         results = run.run()
@@ -88,13 +113,15 @@ def _seeds(args: argparse.Namespace) -> list[int] | int:
     try:
         seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     except ValueError:
-        return _fail("bad_argument", f"--seeds must be whole numbers separated by commas,"
-                     f" not {args.seeds!r}")
+        return _fail(
+            "bad_argument", f"--seeds must be whole numbers separated by commas, not {args.seeds!r}"
+        )
     if not seeds:
         return _fail("bad_argument", "--seeds needs at least one seed")
     if args.runs is not None and args.runs != len(seeds):
-        return _fail("bad_argument", f"--runs {args.runs} does not match the"
-                     f" {len(seeds)} seeds of --seeds")
+        return _fail(
+            "bad_argument", f"--runs {args.runs} does not match the {len(seeds)} seeds of --seeds"
+        )
     return seeds
 
 
@@ -102,9 +129,14 @@ def _run_many(args: argparse.Namespace, agents: list[str], seeds: list[int]) -> 
     from .multi import RayUnavailable, compare, plan_runs, run_many
     from .run import RunConfig
 
-    base = RunConfig(seed=seeds[0], minutes=args.minutes, agents=agents,
-                     stagger_ticks=args.stagger, think_ticks=max(1, args.think_ticks),
-                     size=args.size)
+    base = RunConfig(
+        seed=seeds[0],
+        minutes=args.minutes,
+        agents=agents,
+        stagger_ticks=args.stagger,
+        think_ticks=max(1, args.think_ticks),
+        size=args.size,
+    )
     specs = plan_runs(base, seeds, args.out)
     try:
         results = run_many(specs, workers=args.workers, ray_address=args.ray)
@@ -112,10 +144,21 @@ def _run_many(args: argparse.Namespace, agents: list[str], seeds: list[int]) -> 
         return _fail(exc.code, str(exc))
     if args.out is not None:
         compare(args.out, results)
-        print(f"wrote {args.out}/E1..E{len(specs)} and the comparison {args.out}/report.md",
-              file=sys.stderr)
-    print(json.dumps({"runs": [{"run": spec.name, **_summary(res)}
-                               for spec, res in zip(specs, results, strict=True)]}, indent=2))
+        print(
+            f"wrote {args.out}/E1..E{len(specs)} and the comparison {args.out}/report.md",
+            file=sys.stderr,
+        )
+    print(
+        json.dumps(
+            {
+                "runs": [
+                    {"run": spec.name, **_summary(res)}
+                    for spec, res in zip(specs, results, strict=True)
+                ]
+            },
+            indent=2,
+        )
+    )
     return 0
 
 
