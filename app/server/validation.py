@@ -114,6 +114,7 @@ class AnyOf(Spec):
     options: tuple[Spec, ...]
     nullable: bool = False
     code: str = "bad_argument"
+    what: str = ""  # "a number or text": said instead of the last option's complaint
 
     def check(self, value: Any, where: str) -> None:
         if value is None and self.nullable:
@@ -126,6 +127,8 @@ class AnyOf(Spec):
             except Invalid as exc:
                 last = exc
         assert last is not None
+        if self.what:
+            raise self.fail(f"{where} must be {self.what}")
         raise last
 
 
@@ -213,7 +216,10 @@ TOKEN = Str(max_len=128, min_len=1, pattern=r"[A-Za-z0-9_\-.~+/=]+", code="bad_t
 CHAR_ID = Int(0, 2**31 - 1)
 
 # An action: a `type` word plus a few small arguments; the engine checks what they mean.
-ACTION_VALUE = AnyOf((Int(-(10**6), 10**6), Str(max_len=200), Bool(), List(Int(0, 2**31 - 1))))
+ACTION_VALUE = AnyOf(
+    (Int(-(10**6), 10**6), Str(max_len=200), Bool(), List(Int(0, 2**31 - 1))),
+    what="a whole number, text of at most 200 characters, true/false or a list of ids",
+)
 ACTION = Obj(
     fields={"type": Str(max_len=32, min_len=1, pattern=r"[a-z_]{1,32}", code="bad_action")},
     required=frozenset({"type"}),
