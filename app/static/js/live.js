@@ -1,7 +1,10 @@
 // /live: spectate the whole world; click a character to follow it and see its fog of war.
+// The world has areas: the surface (0) and dungeon instances. The map shows one area at a
+// time: the followed character's (so following it through a gate switches to its instance),
+// or the one picked in the area menu.
 import { io } from "/static/vendor/socket.io.esm.min.js";
 import { WorldState, fogFromObservation } from "./frames.js";
-import { loadAtlas, Renderer, Minimap, attachCameraControls } from "./render.js";
+import { loadAtlas, Renderer, Minimap, attachCameraControls, bossInView, landmarkLabels } from "./render.js";
 import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty } from "./panels.js";
 
 const $ = (id) => document.getElementById(id);
@@ -12,15 +15,32 @@ const renderer = new Renderer(canvas, atlas);
 const minimap = new Minimap($("minimap"), atlas);
 const worldLog = new EventLog($("events"));
 const followLog = new EventLog($("followed-events"), 30);
+const SIGILS = ["outer_sigil", "inner_sigil", "royal_sigil"];
+const TIER_COLOURS = { 1: "#d8d8e0", 2: "#f0cc50", 3: "#c89aff", 4: "#b070ff" };
 
+let content = { dungeons: { tiers: {}, sanctum: {} }, creatures: {} };
 let followed = null; // character id
+let followObs = null; // the followed character's last observation
 let fog = null;
+let pickedArea = "0"; // the area shown when nobody is followed
+let shownArea = null; // the area drawn last frame: a change re-centres the camera
 let lastPan = 0;
 let centred = false;
 let panelsDue = true;
+let pickerKey = "";
+// Area facts the WorldState does not keep (tier, dark), read off the raw frames.
+const areaInfo = {};
+// Who is known to have the Sanctum open: offered events seen, the followed character's own
+// observation, and whoever completed the exploration task (entities do not carry the flag).
+const sanctumOpen = new Set();
 // /live?follow=ID (the links of /evaluation) follows that character once it is in the world.
 const followParam = new URLSearchParams(location.search).get("follow");
 let pendingFollow = followParam !== null && /^\d+$/.test(followParam) ? Number(followParam) : null;
+
+fetch("/api/content").then((r) => r.json()).then((c) => {
+  content = { ...content, ...c };
+  panelsDue = true;
+}).catch(() => {});
 
 const socket = io({ transports: ["websocket"] });
 socket.on("connect", () => socket.emit("spectate", {}));
@@ -29,6 +49,7 @@ socket.on("frame", (frame) => {
     socket.emit("resync", {}); // a gap in ticks: ask for a fresh keyframe
     return;
   }
+  noteAreas(frame);
   if (!centred && state.width) {
     renderer.centerOn(state.width / 2, state.height / 2);
     renderer.camera.zoom = 1.5;
@@ -41,6 +62,7 @@ socket.on("frame", (frame) => {
   }
   const names = nameIndex();
   for (const ev of state.events) {
+    if (ev.kind === "offered") sanctumOpen.add(ev.char);
     worldLog.add(ev, names);
     if (followed !== null && (ev.char === followed || ev.target === followed)) followLog.add(ev, names);
   }
@@ -48,9 +70,20 @@ socket.on("frame", (frame) => {
 });
 socket.on("follow", (obs) => {
   if (!obs || !obs.self || obs.self.id !== followed) return;
+  followObs = obs;
+  if (obs.self.sanctum_open) sanctumOpen.add(obs.self.id);
   fog = fogFromObservation(obs, state.width, state.height);
 });
 socket.on("error", (err) => console.warn("server error", err));
+
+function noteAreas(frame) {
+  const areas = frame.keyframe ? frame.keyframe.areas : frame.deltas && frame.deltas.areas;
+  if (frame.keyframe) for (const id of Object.keys(areaInfo)) delete areaInfo[id];
+  for (const [id, a] of Object.entries(areas || {})) {
+    areaInfo[id] = { kind: a.kind, tier: a.tier, dark: !!a.dark };
+  }
+  for (const id of (frame.deltas && frame.deltas.areas_removed) || []) delete areaInfo[id];
+}
 
 function nameIndex() {
   const names = {};
@@ -60,6 +93,7 @@ function nameIndex() {
 
 function follow(id) {
   followed = id;
+  followObs = null;
   fog = null;
   followLog.node.innerHTML = "";
   socket.emit("follow", { char: id });
@@ -68,11 +102,113 @@ function follow(id) {
 }
 
 function unfollow() {
+  if (followed !== null) pickedArea = currentArea(); // keep looking where it was
   followed = null;
+  followObs = null;
   fog = null;
   socket.emit("follow", { char: null });
   panelsDue = true;
 }
+
+// --- areas ---------------------------------------------------------------------------------
+
+function currentArea() {
+  const e = followed !== null ? state.entities[followed] : null;
+  if (e) return String(e.area ?? 0);
+  return state.areas[pickedArea] ? pickedArea : "0";
+}
+
+function tierOf(areaId) {
+  const info = areaInfo[areaId] || {};
+  const kind = info.kind || (state.areas[areaId] || {}).kind;
+  if (kind === "sanctum") return 4;
+  return info.tier || 0;
+}
+
+function tierName(tier) {
+  if (!tier) return "Surface";
+  if (tier === 4) return content.dungeons.sanctum.name || "Shadow Sanctum";
+  const spec = content.dungeons.tiers[String(tier)];
+  return spec ? spec.name : `Tier ${tier}`;
+}
+
+function membersOf(areaId) {
+  return state.characters().filter((c) => String(c.area ?? 0) === String(areaId));
+}
+
+// "Surface", or "Outer Court #3 — ada, bob"
+function areaTitle(areaId) {
+  const id = String(areaId);
+  if (id === "0") return "Surface";
+  const who = membersOf(id).map((c) => c.name || `#${c.id}`).join(", ");
+  return `${tierName(tierOf(id))} #${id}${who ? ` — ${who}` : ""}`;
+}
+
+function renderPicker(area) {
+  const ids = Object.keys(state.areas).sort((a, b) => Number(a) - Number(b));
+  const titles = ids.map(areaTitle);
+  const key = `${ids.join(",")}|${titles.join("|")}|${area}`;
+  if (key === pickerKey) return;
+  pickerKey = key;
+  const picker = $("area-picker");
+  picker.replaceChildren(...ids.map((id, i) => {
+    const opt = el("option", { value: id }, titles[i]);
+    if (id === area) opt.selected = true;
+    return opt;
+  }));
+  $("area-count").textContent = ids.length > 1 ? `${ids.length - 1} active` : "no dungeon open";
+}
+
+$("area-picker").addEventListener("change", (ev) => {
+  const id = ev.target.value;
+  const e = followed !== null ? state.entities[followed] : null;
+  if (e && String(e.area ?? 0) !== id) unfollow();
+  pickedArea = id;
+  shownArea = null; // re-centre on the new area
+  panelsDue = true;
+});
+
+// Where to look when an area is first shown: its characters, else its middle. Instances are
+// small, so they get a closer zoom; the surface gets back the zoom it had.
+const zoomOf = { surface: 1.5, instance: 2.5 };
+function centreOnArea(areaId, previous) {
+  const kindOf = (id) => (id === "0" ? "surface" : "instance");
+  if (previous !== null) {
+    zoomOf[kindOf(previous)] = renderer.camera.zoom;
+    renderer.camera.zoom = zoomOf[kindOf(areaId)];
+  }
+  const me = followed !== null ? state.entities[followed] : null;
+  const area = state.areas[areaId];
+  if (me && String(me.area ?? 0) === areaId) return renderer.centerOn(me.x, me.y);
+  if (areaId === "0") {
+    if (previous !== null) renderer.centerOn(area.w / 2, area.h / 2); // back from an instance
+    return;
+  }
+  const who = membersOf(areaId)[0];
+  if (who) renderer.centerOn(who.x, who.y);
+  else renderer.centerOn(area.w / 2, area.h / 2);
+}
+
+function labelsFor(areaId) {
+  const names = {};
+  if (areaId === "0") {
+    for (const [tier, spec] of Object.entries(content.dungeons.tiers || {})) {
+      names[spec.gate] = { text: spec.name, color: TIER_COLOURS[tier] };
+    }
+    const open = [...sanctumOpen].map((id) => (state.entities[id] || {}).name).filter(Boolean);
+    names.altar = { text: open.length ? `Altar — open for ${open.join(", ")}` : "Altar", color: TIER_COLOURS[4] };
+    names.merchant = { text: "Merchant", color: "#ffd84a" };
+  } else {
+    names.entrance = { text: "Entrance", color: "#d8d8e0" };
+    names.portal_closed = { text: "Exit (sealed)", color: "#9a9db0" };
+    names.portal_open = { text: "Exit portal", color: "#c89aff" };
+  }
+  // A caption under a character would hide its name: leave those out.
+  const taken = new Set(membersOf(areaId).map((c) => `${c.x},${c.y}`));
+  return landmarkLabels(state, areaId, names).filter((l) => !taken.has(`${l.x},${l.y}`));
+}
+
+// --- input ---------------------------------------------------------------------------------
 
 attachCameraControls(canvas, renderer, {
   onPan: () => (lastPan = performance.now()),
@@ -98,20 +234,39 @@ $("characters").addEventListener("pointerdown", (ev) => {
   if (row) follow(Number(row.dataset.char));
 });
 
-function currentArea() {
-  const e = followed !== null ? state.entities[followed] : null;
-  return String(e ? e.area ?? 0 : 0);
+// --- panels --------------------------------------------------------------------------------
+
+function count(c, item) {
+  return (c.inventory || []).filter((it) => it.item === item).reduce((n, it) => n + it.count, 0);
 }
 
-function renderPanels() {
+// Coins, sigils held, tasks done, the Sanctum, and where the character is.
+function badges(c) {
+  const tier = tierOf(String(c.area ?? 0));
+  const row = el("div", { class: "badges" },
+    el("span", { class: `badge area tier-${tier}`, title: areaTitle(c.area ?? 0) }, tierName(tier)),
+    el("span", { class: "badge coins", title: "T-coins" }, atlas.icon("coin"), ` ${c.coins ?? 0}`));
+  for (const sigil of SIGILS) {
+    if (count(c, sigil)) row.append(el("span", { class: "badge sigil", title: pretty(sigil) }, atlas.icon(sigil)));
+  }
+  if (sanctumOpen.has(c.id)) row.append(el("span", { class: "badge sanctum", title: "offered the sigils: the Shadow Sanctum is open" }, atlas.icon("altar"), " open"));
+  const tasks = c.tasks || {};
+  if (tasks.production != null) row.append(el("span", { class: "badge task", title: `travel outfit made (tick ${tasks.production})` }, atlas.icon("travel_outfit"), " outfit"));
+  if (tasks.exploration != null) row.append(el("span", { class: "badge task hero", title: `Shadow King defeated (tick ${tasks.exploration})` }, atlas.icon("crown"), " hero"));
+  return row;
+}
+
+function renderPanels(area) {
   $("clock").textContent = clockText(state.time, state.tick);
+  for (const c of state.characters()) if (c.tasks && c.tasks.exploration != null) sanctumOpen.add(c.id);
+  renderPicker(area);
   const list = $("characters");
   list.replaceChildren(...state.characters().map((c) => el("li", {
     class: c.id === followed ? "selected" : "", "data-char": c.id,
   },
   el("div", { class: "who" }, el("strong", {}, c.name || `#${c.id}`),
     c.down ? el("span", { class: "down" }, "down") : el("span", { class: "label" }, c.label || "")),
-  measures(c))));
+  measures(c), badges(c))));
   const box = $("followed");
   const me = followed !== null ? state.entities[followed] : null;
   box.classList.toggle("hidden", !me);
@@ -119,27 +274,63 @@ function renderPanels() {
   if (!me) return;
   $("follow-badge").textContent = `following ${me.name} — its fog of war · Esc to stop`;
   $("followed-name").textContent = `${me.name} (${me.label || "character"})`;
-  $("followed-measures").replaceChildren(measures(me));
-  $("followed-action").textContent = `${actionText(me.action)}${me.asleep ? " · asleep" : ""} · ${me.coins ?? 0} T-coins · at ${me.x},${me.y}${me.area ? ` (area ${me.area})` : ""}`;
+  $("followed-measures").replaceChildren(measures(me), badges(me));
+  $("followed-action").textContent = `${actionText(me.action)}${me.asleep ? " · asleep" : ""} · ${me.coins ?? 0} T-coins · ${areaTitle(me.area ?? 0)} at ${me.x},${me.y}`;
   $("followed-equipment").replaceChildren(equipmentList(me.equipment));
   $("followed-inventory").replaceChildren(inventoryList(me.inventory));
 }
 
+// The bar at the top of the view: the boss the followed character can see; without anyone
+// followed, the boss of the shown instance once it has been hurt.
+function renderBossBar(area, me) {
+  let boss = bossInView(state, area, me ? fog : null);
+  if (boss && !me && boss.health >= boss.max_health) boss = null;
+  if (boss && me && (!fog || fog.area !== area)) boss = null;
+  const bar = $("boss-bar");
+  bar.classList.toggle("hidden", !boss);
+  if (!boss) return;
+  const frac = Math.max(0, Math.min(1, boss.health / (boss.max_health || 1)));
+  const tier = tierOf(area);
+  $("boss-name").textContent = `${pretty(boss.kind)} · ${tierName(tier)}${boss.phase === 2 ? " · phase 2" : ""}`;
+  $("boss-fill").style.width = `${(100 * frac).toFixed(1)}%`;
+  $("boss-hp").textContent = `${boss.health} / ${boss.max_health}`;
+  bar.classList.toggle("phase-2", boss.phase === 2);
+  bar.dataset.boss = boss.kind;
+}
+
 let lastPanels = 0;
+let labels = [];
 function loop(now) {
   const me = followed !== null ? state.entities[followed] : null;
-  if (me && now - lastPan > 2500) renderer.centerOn(me.x, me.y); // user pans win for a moment
   const area = currentArea();
-  renderer.draw(state, { area, fog: me ? fog : null, selected: followed });
+  if (area !== shownArea && state.areas[area]) {
+    centreOnArea(area, shownArea);
+    shownArea = area;
+    labels = labelsFor(area);
+  }
+  if (me && now - lastPan > 2500) renderer.centerOn(me.x, me.y); // user pans win for a moment
+  const info = areaInfo[area] || {};
+  const underground = area !== "0";
+  renderer.draw(state, {
+    area, fog: me ? fog : null, selected: followed, labels,
+    shade: underground ? (info.dark ? "rgba(0, 0, 10, 0.35)" : null) : undefined,
+  });
   if (now - lastPanels > 250) {
     minimap.draw(state, renderer, { area, selected: followed });
-    if (panelsDue) renderPanels();
+    labels = labelsFor(area);
+    renderBossBar(area, me);
+    $("area-bar").classList.toggle("inside", area !== "0");
+    if (panelsDue) renderPanels(area);
     panelsDue = false;
     lastPanels = now;
   }
   canvas.dataset.tick = state.tick;
+  canvas.dataset.area = area;
   requestAnimationFrame(loop);
 }
 requestAnimationFrame(loop);
 
-window.__asiworld = { state, renderer, follow, unfollow, get fog() { return fog; }, pretty };
+window.__asiworld = {
+  state, renderer, follow, unfollow, pretty, areaInfo,
+  get fog() { return fog; }, get area() { return currentArea(); }, get followObs() { return followObs; },
+};

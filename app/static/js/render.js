@@ -65,6 +65,20 @@ export class Atlas {
     return rgb;
   }
 
+  // A DOM icon cut from the atlas (CSS background), for side panels and badges.
+  icon(name, title = "", scale = 1) {
+    const span = document.createElement("span");
+    span.className = "sprite-icon";
+    if (title) span.title = title;
+    const at = this.find(name);
+    const px = this.tile * scale;
+    span.style.cssText = `display:inline-block;width:${px}px;height:${px}px;vertical-align:middle;` +
+      "image-rendering:pixelated;" + (at ? `background:url(${this.image.src}) ` +
+      `-${at[0] * scale}px -${at[1] * scale}px / ${this.image.width * scale}px ` +
+      `${this.image.height * scale}px no-repeat;` : "background:#555;border-radius:50%;");
+    return span;
+  }
+
   draw(g, name, dx, dy, size) {
     const at = this.find(name);
     if (!at) {
@@ -90,6 +104,44 @@ export function entitySprite(e) {
 export function structureSprite(s) {
   if (s.kind === "door" && s.locked) return "locked_door";
   return s.kind;
+}
+
+// Bosses: drawn half again as large, over a glow in their tier's colour, always with a bar.
+const BOSS_AURA = {
+  gatekeeper: "176, 176, 186",
+  high_priest: "232, 192, 64",
+  tomb_king: "192, 138, 255",
+  shadow_king: "138, 74, 208",
+};
+
+// The boss of an area that the viewer can see now (fog mask 2, or no fog), or null: what a
+// "boss fight" bar at the top of a view shows.
+export function bossInView(state, areaId, fog = null) {
+  const id = String(areaId ?? 0);
+  for (const e of Object.values(state.entities)) {
+    if (!e.boss || String(e.area ?? 0) !== id || e.health <= 0) continue;
+    if (fog && fog.area === id && fog.mask[e.y * fog.w + e.x] !== 2) continue;
+    return e;
+  }
+  return null;
+}
+
+// Captions for the landmarks of an area, found in its tiles: gates with their tier names, the
+// altar, the merchant, a dungeon's entrance and exit portal. names: {tile name: caption} or
+// {tile name: {text, color}}. Returns [{x, y, text, color}] for Renderer.draw's opts.labels.
+export function landmarkLabels(state, areaId, names) {
+  const area = state.areas[String(areaId ?? 0)];
+  if (!area) return [];
+  const wanted = {};
+  for (const [code, name] of Object.entries(state.legend)) {
+    if (names[name]) wanted[code] = typeof names[name] === "string" ? { text: names[name] } : names[name];
+  }
+  const out = [];
+  for (let i = 0; i < area.tiles.length; i++) {
+    const hit = wanted[area.tiles[i]];
+    if (hit) out.push({ x: i % area.w, y: Math.floor(i / area.w), text: hit.text, color: hit.color || "#fff" });
+  }
+  return out;
 }
 
 const SHADE = {
@@ -252,15 +304,22 @@ export class Renderer {
       g.globalAlpha = 1;
     }
     const labels = [];
+    const bosses = []; // drawn last among the entities: they overlap their neighbours
     for (const e of Object.values(state.entities)) {
       if (!sameArea(e) || !inView(e.x, e.y) || !visible(e.x, e.y)) continue;
       const px = ox + e.x * s, py = oy + e.y * s;
+      if (e.boss) {
+        bosses.push(e);
+        continue;
+      }
       this.atlas.draw(g, entitySprite(e), px, py, s);
       if (e.asleep) this.atlas.draw(g, "zzz", px + s * 0.5, py - s * 0.5, s * 0.6);
       if (e.kind === "character") labels.push(e);
       else if (e.max_health && e.health < e.max_health) this.healthBar(g, px, py - 4, s, e);
     }
-    const shade = SHADE[(state.time || {}).phase];
+    for (const e of bosses) this.drawBoss(g, e, ox + e.x * s, oy + e.y * s, s);
+    // opts.shade overrides the day/night tint (null: none, e.g. underground).
+    const shade = opts.shade !== undefined ? opts.shade : SHADE[(state.time || {}).phase];
     if (shade) {
       g.fillStyle = shade;
       g.fillRect(0, 0, W, H);
@@ -279,6 +338,17 @@ export class Renderer {
     // names go on top of shading and fog so a followed character is always findable
     g.font = `${Math.max(10, Math.min(14, s * 0.45))}px system-ui, sans-serif`;
     g.textAlign = "center";
+    // opts.labels: [{x, y, text, color}] tile captions (gates, the altar, portals); under a
+    // fog only where the followed character has looked.
+    for (const l of opts.labels || []) {
+      if (!inView(l.x, l.y) || (fog && !fog.mask[l.y * fog.w + l.x])) continue;
+      this.caption(g, l.text, ox + l.x * s + s / 2, oy + l.y * s - 4, l.color);
+    }
+    for (const e of bosses) {
+      if (!visible(e.x, e.y)) continue;
+      const px = ox + e.x * s, py = oy + e.y * s;
+      this.healthBar(g, px - s * 0.4, py - s * 0.75, s * 1.8, e, 5);
+    }
     for (const e of labels) {
       const px = ox + e.x * s, py = oy + e.y * s;
       if (opts.selected === e.id) {
@@ -298,13 +368,40 @@ export class Renderer {
     }
   }
 
-  healthBar(g, px, py, s, e) {
+  healthBar(g, px, py, s, e, height = 3) {
     const max = e.max_health || 100;
     const frac = Math.max(0, Math.min(1, (e.health ?? max) / max));
     g.fillStyle = "rgba(0,0,0,0.7)";
-    g.fillRect(px + 1, py, s - 2, 3);
-    g.fillStyle = frac > 0.5 ? "#5fd35f" : frac > 0.25 ? "#f0c040" : "#e04848";
-    g.fillRect(px + 1, py, (s - 2) * frac, 3);
+    g.fillRect(px + 1, py, s - 2, height);
+    g.fillStyle = e.boss ? "#d8424a" : frac > 0.5 ? "#5fd35f" : frac > 0.25 ? "#f0c040" : "#e04848";
+    g.fillRect(px + 1, py, (s - 2) * frac, height);
+    if (e.boss) {
+      g.strokeStyle = "rgba(255, 216, 74, 0.85)";
+      g.lineWidth = 1;
+      g.strokeRect(px + 0.5, py - 0.5, s - 1, height + 1);
+    }
+  }
+
+  // A boss: a pulsing glow in its tier's colour (red in a second phase), then the sprite half
+  // again as large, standing on its tile.
+  drawBoss(g, e, px, py, s) {
+    const rgb = e.phase === 2 ? "232, 64, 64" : BOSS_AURA[e.kind] || "192, 138, 255";
+    const pulse = 0.75 + 0.25 * Math.sin(performance.now() / 250);
+    const cx = px + s / 2, cy = py + s / 2;
+    const glow = g.createRadialGradient(cx, cy, s * 0.2, cx, cy, s * 1.3);
+    glow.addColorStop(0, `rgba(${rgb}, ${0.55 * pulse})`);
+    glow.addColorStop(1, `rgba(${rgb}, 0)`);
+    g.fillStyle = glow;
+    g.fillRect(cx - s * 1.3, cy - s * 1.3, s * 2.6, s * 2.6);
+    this.atlas.draw(g, entitySprite(e), px - s * 0.25, py - s * 0.5, s * 1.5);
+  }
+
+  caption(g, text, cx, by, color = "#fff") {
+    const tw = g.measureText(text).width + 8;
+    g.fillStyle = "rgba(0,0,0,0.65)";
+    g.fillRect(cx - tw / 2, by - 13, tw, 15);
+    g.fillStyle = color;
+    g.fillText(text, cx, by - 2);
   }
 }
 
@@ -354,8 +451,8 @@ export class Minimap {
     for (const e of Object.values(state.entities)) {
       if (String(e.area ?? 0) !== areaId) continue;
       const isChar = e.kind === "character";
-      g.fillStyle = isChar ? (opts.selected === e.id ? "#ffd84a" : "#ffffff") : "#ff5050";
-      const d = isChar ? 3 : 2;
+      g.fillStyle = isChar ? (opts.selected === e.id ? "#ffd84a" : "#ffffff") : e.boss ? "#c08aff" : "#ff5050";
+      const d = isChar || e.boss ? 3 : 2;
       g.fillRect(e.x * k - d / 2, e.y * k - d / 2, d, d);
     }
     const c = renderer.canvas;
