@@ -29,7 +29,6 @@ from .skills import (
 Pos = tuple[int, int]
 WALKABLE = set(".,_=")
 BUILDABLE_SET = set(BUILDABLE)
-SOLID_KINDS = {"wall", "bed", "workbench", "furnace", "stove", "loom", "anvil", "tailoring_table"}
 STATION_COST = {
     "workbench": {"wood": 4},
     "furnace": {"stone": 6},
