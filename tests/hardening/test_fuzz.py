@@ -14,7 +14,7 @@ from app.server import create_app, services, socketio
 from tests.hardening.conftest import ADMIN
 
 FUZZ = settings(
-    max_examples=40,
+    max_examples=25,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
