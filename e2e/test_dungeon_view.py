@@ -113,3 +113,69 @@ def test_following_a_character_into_a_dungeon_shows_its_instance_and_the_boss(
         shot(page, "dungeon-boss-bar")
     finally:
         runner.resume()
+
+
+def merchant_stand(runner) -> tuple[tuple[int, int], str]:
+    """A free tile beside the merchant and the key that faces the merchant from it."""
+
+    def find():
+        world = runner.world
+        mx, my = world.landmarks.merchant
+        area = world.areas[SURFACE]
+        for (dx, dy), key in (((0, 1), "w"), ((0, -1), "s"), ((1, 0), "a"), ((-1, 0), "d")):
+            if world.walkable(area, mx + dx, my + dy, None):
+                return (mx + dx, my + dy), key
+        raise AssertionError("the merchant is walled in")
+
+    return runner.call(find)
+
+
+def give_coins(runner, cid: int, coins: int) -> None:
+    runner.call(lambda: setattr(runner.world.entities[cid], "coins", coins))
+
+
+def test_play_buys_at_the_merchant_and_follows_its_character_into_a_dungeon_and_out(
+    live_server, page, shot
+):
+    runner = live_server["runner"]
+    page.goto(live_server["url"] + "/play")
+    page.fill("#name", "trader")
+    page.click("#join-form button[type=submit]")
+    page.wait_for_function("window.__asiworld.view.ready", timeout=10000)
+    cid = page.evaluate("window.__asiworld.view.self.id")
+
+    stand, face = merchant_stand(runner)
+    give_coins(runner, cid, 20)
+    place(runner, cid, stand)
+    page.wait_for_function(
+        f"window.__asiworld.view.self.x === {stand[0]} && window.__asiworld.view.self.y === {stand[1]}"
+        " && window.__asiworld.view.self.coins === 20",
+        timeout=10000,
+    )
+    page.keyboard.press(face)  # the merchant blocks: this only turns to face it
+    page.keyboard.press("e")
+    page.wait_for_selector("#buy-menu:not(.hidden)", timeout=5000)
+    assert "torch" in page.locator("#buy-list").inner_text()
+    assert page.locator("#buy-list li[data-item=travel_outfit_design].unavailable").count() == 1
+    shot(page, "play-merchant-buy")
+    page.locator("#buy-list li[data-item=torch]").click()
+    page.wait_for_function("window.__asiworld.view.self.coins === 17", timeout=10000)
+    assert "torch" in page.locator("#me-inventory").inner_text()
+
+    place(runner, cid, gate(runner, 1))
+    page.wait_for_function("document.getElementById('area-hint').textContent.includes('enter')")
+    page.keyboard.press("e")  # E on a gate enters its dungeon
+    page.wait_for_function("document.getElementById('map').dataset.area !== '0'", timeout=10000)
+    page.wait_for_function("window.__asiworld.view.ready", timeout=10000)
+    page.wait_for_timeout(400)
+    assert "Outer Court" in page.locator("#area-name").inner_text()
+    inside = page.evaluate(CANVAS_STATS)
+    assert inside["colours"] > 5, inside  # the instance's own terrain, not an empty canvas
+    shot(page, "play-inside-dungeon")
+    instance = area_of(runner, cid)
+    assert page.evaluate("document.getElementById('map').dataset.area") == str(instance)
+
+    page.wait_for_function("document.getElementById('area-hint').textContent.includes('leave')")
+    page.keyboard.press("q")  # Q on the entrance leaves
+    page.wait_for_function("document.getElementById('map').dataset.area === '0'", timeout=10000)
+    assert page.locator("#area-name").inner_text() == "Surface"

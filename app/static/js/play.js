@@ -2,7 +2,7 @@
 // character's own observation (world.observe): the player never gets more than it can see.
 import { io } from "/static/vendor/socket.io.esm.min.js";
 import { ViewState, markVisible } from "./frames.js";
-import { loadAtlas, Renderer, attachCameraControls } from "./render.js";
+import { loadAtlas, Renderer, attachCameraControls, bossInView, landmarkLabels } from "./render.js";
 import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty } from "./panels.js";
 
 const $ = (id) => document.getElementById(id);
@@ -21,11 +21,19 @@ const TOKEN_KEY = "asiworld.token";
 let token = null;
 let facing = "s";
 let fog = null;
-let content = { recipes: [], structures: {}, items: {} };
+let content = {
+  recipes: [], structures: {}, items: {}, tiles: [],
+  merchant: { sells: {}, max_count: 1 }, dungeons: { tiers: {}, sanctum: {} }, creatures: {},
+};
+// Tier of each dungeon instance this player entered (from its dungeon_entered events), so the
+// page can name the area it is in; kept for the session so a reload inside still knows.
+const TIERS_KEY = "asiworld.tiers";
+const tierOfArea = JSON.parse(sessionStorage.getItem(TIERS_KEY) || "{}");
+const SIGILS = ["outer_sigil", "inner_sigil", "royal_sigil"];
 let messageTimer = null;
 
 fetch("/api/content").then((r) => r.json()).then((c) => {
-  content = c;
+  content = { ...content, ...c };
   view.setTileNames(c.tiles);
   renderMenus();
 });
@@ -46,6 +54,14 @@ socket.on("observation", (obs) => {
   for (const ev of view.events || []) {
     log.add(ev, { [view.self.id]: "you" });
     if (ev.kind === "op_failed") say(ev.message, false);
+    if (ev.kind === "dungeon_entered" && ev.char === view.self.id) {
+      tierOfArea[ev.instance] = ev.tier;
+      sessionStorage.setItem(TIERS_KEY, JSON.stringify(tierOfArea));
+      say(`you entered the ${tierName(ev.tier)}${ev.tier === 3 ? ": it is dark, light a torch" : ""}`, true);
+    }
+    if (ev.kind === "boss_defeated" && ev.char === view.self.id) say(`${pretty(ev.boss)} is defeated: the exit portal is open`, true);
+    if (ev.kind === "bought") say(`bought ${ev.count} ${pretty(ev.item)} for ${ev.cost} T-coins`, true);
+    if (ev.kind === "offered") say("the altar accepts the sigils: the Shadow Sanctum is open (E at the altar)", true);
   }
   fog = buildFog();
   renderPanels();
@@ -131,9 +147,10 @@ function interact() {
   if (st && st.kind === "door" && st.owner === me.id) return act({ type: st.locked ? "unlock" : "lock", x: t.x, y: t.y });
   if (st && st.kind === "bed") return act({ type: "sleep" });
   const name = tileName(t.x, t.y);
-  if (name === "altar") return act({ type: "offer" });
-  if (name === "merchant") return say("the merchant sells: travel_outfit_design 40, healing_potion 10, torch 3, shears 8 — click Buy in the craft menu", true);
-  return act({ type: "gather", x: t.x, y: t.y });
+  // At the altar: offer the three sigils, and once it is open, enter the Shadow Sanctum.
+  if (name === "altar") return act({ type: me.sanctum_open ? "enter" : "offer" });
+  if (name === "merchant") return openMenu("buy-menu");
+  return act({ type: "gather", x: t.x, y: t.y }); // also opens a faced chest
 }
 
 function attack() {
@@ -176,8 +193,8 @@ window.addEventListener("keydown", (ev) => {
     p: () => act({ type: "pick_up" }),
     z: () => act({ type: view.self && view.self.asleep ? "wake" : "sleep" }),
     q: () => act({ type: "leave" }),
-    c: () => toggleMenu("craft-menu"), b: () => toggleMenu("build-menu"),
-    escape: () => { $("craft-menu").classList.add("hidden"); $("build-menu").classList.add("hidden"); },
+    c: () => toggleMenu("craft-menu"), b: () => toggleMenu("build-menu"), m: () => toggleMenu("buy-menu"),
+    escape: () => { for (const id of MENUS) $(id).classList.add("hidden"); },
   };
   if (handlers[key]) {
     ev.preventDefault();
@@ -189,13 +206,17 @@ attachCameraControls(canvas, renderer, {
   onClick: (tile) => { if (token) act({ type: "move_to", x: tile.x, y: tile.y }); canvas.focus(); },
 });
 
+const MENUS = ["craft-menu", "build-menu", "buy-menu"];
 function toggleMenu(id) {
-  const other = id === "craft-menu" ? "build-menu" : "craft-menu";
-  $(other).classList.add("hidden");
+  for (const other of MENUS) if (other !== id) $(other).classList.add("hidden");
   $(id).classList.toggle("hidden");
+}
+function openMenu(id) {
+  for (const other of MENUS) $(other).classList.toggle("hidden", other !== id);
 }
 $("craft-button").addEventListener("click", () => toggleMenu("craft-menu"));
 $("build-button").addEventListener("click", () => toggleMenu("build-menu"));
+$("buy-button").addEventListener("click", () => toggleMenu("buy-menu"));
 
 // --- panels ------------------------------------------------------------------------------
 
@@ -226,15 +247,139 @@ function renderMenus() {
   }));
 }
 
+// The merchant's price list from content; greyed when the coins do not reach, and a line
+// saying where to stand when the merchant is not next to the character.
+let buyKey = "";
+function renderBuyMenu() {
+  const me = view.self;
+  const coins = (me && me.coins) || 0;
+  const near = !!me && nextTo("merchant");
+  const n = Math.max(1, Math.min(content.merchant.max_count || 1, Number($("buy-count").value) || 1));
+  // Rebuilt only when something shown changes: a list replaced every tick loses clicks.
+  const key = `${coins}|${near}|${n}|${Object.keys(content.merchant.sells).length}`;
+  if (key === buyKey) return;
+  buyKey = key;
+  $("buy-where").textContent = near ? `you have ${coins} T-coins` : "walk next to the merchant at the plaza to buy";
+  $("buy-list").replaceChildren(...Object.entries(content.merchant.sells).map(([item, price]) => el("li", {
+    class: near && coins >= price * n ? "" : "unavailable", "data-item": item,
+    title: `${price} T-coins each`,
+    onclick: () => act({ type: "buy", item, count: n }),
+  }, el("span", {}, atlas.icon(item), " ", pretty(item)),
+  el("small", { class: "price" }, atlas.icon("coin"), ` ${price * n}`))));
+}
+$("buy-count").addEventListener("input", renderBuyMenu);
+
+function nextTo(tile) {
+  const me = view.self;
+  for (const [dx, dy] of [[0, -1], [0, 1], [1, 0], [-1, 0], [1, 1], [1, -1], [-1, 1], [-1, -1]]) {
+    if (tileName(me.x + dx, me.y + dy) === tile) return true;
+  }
+  return false;
+}
+
+function tierName(tier) {
+  if (tier === 4) return content.dungeons.sanctum.name || "Shadow Sanctum";
+  const spec = content.dungeons.tiers[String(tier)];
+  return spec ? spec.name : `tier ${tier}`;
+}
+
+// Surface, or the dungeon tier: from this player's own entry events, else from the boss or
+// the enemies in view (a reload inside an instance in a new session).
+function myTier() {
+  const me = view.self;
+  if (!me || !me.area) return 0;
+  if (me.area_kind === "sanctum") return 4;
+  if (tierOfArea[me.area]) return tierOfArea[me.area];
+  for (const e of Object.values(view.entities)) {
+    for (const [tier, spec] of Object.entries(content.dungeons.tiers)) {
+      if (e.kind === spec.boss || e.kind === spec.enemy) return Number(tier);
+    }
+  }
+  return 0;
+}
+
+function areaText() {
+  const me = view.self;
+  if (!me || !me.area) return "Surface";
+  const tier = myTier();
+  return tier ? `${tierName(tier)}${tier < 4 ? ` · tier ${tier}` : ""}` : "Dungeon";
+}
+
+function badges(me) {
+  const tier = me.area ? myTier() : 0;
+  const row = el("div", { class: "badges" },
+    el("span", { class: `badge area tier-${tier}` }, me.area ? areaText() : "Surface"),
+    el("span", { class: "badge coins", title: "T-coins" }, atlas.icon("coin"), ` ${me.coins ?? 0}`));
+  for (const sigil of me.sigils || SIGILS.filter((s) => (me.inventory || []).some((it) => it.item === s))) {
+    row.append(el("span", { class: "badge sigil", title: pretty(sigil) }, atlas.icon(sigil)));
+  }
+  if (me.sanctum_open) row.append(el("span", { class: "badge sanctum", title: "the Shadow Sanctum is open: E at the altar" }, atlas.icon("altar"), " open"));
+  const tasks = me.tasks || {};
+  if (tasks.production != null) row.append(el("span", { class: "badge task" }, atlas.icon("travel_outfit"), " outfit"));
+  if (tasks.exploration != null) row.append(el("span", { class: "badge task hero" }, atlas.icon("crown"), " hero"));
+  return row;
+}
+
+function renderBossBar() {
+  const area = String(view.self.area ?? 0);
+  const boss = area !== "0" ? bossInView(view, area, fog) : null;
+  $("boss-bar").classList.toggle("hidden", !boss);
+  if (!boss) return;
+  const frac = Math.max(0, Math.min(1, boss.health / (boss.max_health || 1)));
+  $("boss-name").textContent = `${pretty(boss.kind)} · ${areaText()}`;
+  $("boss-fill").style.width = `${(100 * frac).toFixed(1)}%`;
+  $("boss-hp").textContent = `${boss.health} / ${boss.max_health}`;
+}
+
+function labelsFor(area) {
+  const names = {};
+  if (area === "0") {
+    for (const spec of Object.values(content.dungeons.tiers)) names[spec.gate] = { text: spec.name, color: "#f0e0ff" };
+    names.altar = { text: "Altar", color: "#c89aff" };
+    names.merchant = { text: "Merchant", color: "#ffd84a" };
+  } else {
+    names.entrance = { text: "Entrance (Q)", color: "#d8d8e0" };
+    names.portal_closed = { text: "Exit (sealed)", color: "#9a9db0" };
+    names.portal_open = { text: "Exit portal (Q)", color: "#c89aff" };
+  }
+  const me = view.self;
+  return landmarkLabels(view, area, names).filter((l) => l.x !== me.x || l.y !== me.y);
+}
+
 function renderPanels() {
   const me = view.self;
   $("clock").textContent = clockText(view.time, view.tick);
   $("me-measures").replaceChildren(measures(me));
-  $("me-action").textContent = `${actionText(me.action)}${me.asleep ? " · asleep" : ""} · ${me.coins ?? 0} T-coins · at ${me.x},${me.y}`;
+  $("me-action").textContent = `${actionText(me.action)}${me.asleep ? " · asleep" : ""} · ${me.coins ?? 0} T-coins · ${areaText()} at ${me.x},${me.y}`;
+  $("me-badges").replaceChildren(badges(me));
+  $("area-name").textContent = areaText();
+  $("area-bar").classList.toggle("inside", !!me.area);
+  $("area-hint").textContent = hintHere();
   $("me-equipment").replaceChildren(equipmentList(me.equipment, (slot) => act({ type: "unequip", slot })));
   $("me-inventory").replaceChildren(inventoryList(me.inventory, useItem));
   renderMenus();
+  renderBuyMenu();
+  renderBossBar();
+  labels = labelsFor(String(me.area ?? 0));
 }
+
+// What E / Q do where the character stands, so the dungeon keys are discoverable.
+function hintHere() {
+  const me = view.self;
+  const here = tileName(me.x, me.y) || "";
+  if (here.startsWith("gate_")) {
+    const spec = Object.values(content.dungeons.tiers).find((t) => t.gate === here);
+    return `E: enter the ${spec ? spec.name : "dungeon"}${spec && spec.requires ? ` (needs the ${pretty(spec.requires)})` : ""}`;
+  }
+  if (here === "entrance") return "Q: leave the dungeon (retreat)";
+  if (here === "portal_open") return "Q: leave through the exit portal";
+  if (nextTo("merchant")) return "E facing the merchant (or M): buy";
+  if (nextTo("altar")) return me.sanctum_open ? "E facing the altar: enter the Shadow Sanctum" : "E facing the altar: offer the three sigils";
+  if (nextTo("chest")) return "E facing the chest: open it";
+  return "";
+}
+
+let labels = [];
 
 function buildFog() {
   const area = view.areas[String(view.self.area ?? 0)];
@@ -247,14 +392,17 @@ function buildFog() {
 function loop() {
   if (view.ready) {
     renderer.centerOn(view.self.x, view.self.y);
+    const underground = !!view.self.area;
     renderer.draw(view, {
-      area: view.self.area ?? 0, fog, selected: view.self.id, marker: faced(),
+      area: view.self.area ?? 0, fog, selected: view.self.id, marker: faced(), labels,
       remembered: view.remembered.filter((m) => !view.entities[m.id]),
+      shade: underground ? (myTier() === 3 ? "rgba(0, 0, 10, 0.3)" : null) : undefined,
     });
   } else {
     renderer.draw(view, {});
   }
   canvas.dataset.tick = view.tick;
+  canvas.dataset.area = view.self ? String(view.self.area ?? 0) : "";
   requestAnimationFrame(loop);
 }
 requestAnimationFrame(loop);
