@@ -7,12 +7,15 @@ with the same id gets `-2`, `-3`, ... in folder order.
 
 from __future__ import annotations
 
+import bisect
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .apply import apply_frame, copy_state, keyframe_frame
 from .format import EXTENSION, ReplayError
 from .phases import timeline
 from .reader import Replay
@@ -22,6 +25,7 @@ SERIES_EVERY = 30  # ticks between two chart samples
 SERIES_FIELDS = ("health", "hunger", "energy", "coins")
 # Events too chatty for the viewer's log (every accepted action and finished op).
 QUIET_EVENTS = {"action", "op_done", "op_cancelled", "dropped", "picked_up"}
+MAX_STATES = 600  # cached seek states (one per frame chunk reached); ~40 KB each
 
 
 def _slug(text: str) -> str:
@@ -54,6 +58,11 @@ class ReplayLibrary:
         self._lock = threading.Lock()
         self._open: dict[Path, tuple[float, Replay]] = {}
         self._derived: dict[tuple[Path, float, str], Any] = {}
+        # The spectator state at frame-chunk starts already reached: a seek then applies at most
+        # one chunk of frames instead of up to a keyframe interval of them.
+        self._states: OrderedDict[tuple[Path, int], Any] = OrderedDict()
+        self._seek_lock = threading.Lock()
+        self._warming: set[str] = set()
 
     def paths(self) -> dict[str, Path]:
         return find_replays(self.folders)
@@ -92,7 +101,13 @@ class ReplayLibrary:
         rows = []
         for rid, path in self.paths().items():
             try:
-                rows.append({"id": rid, **provenance(self.get(rid))})
+                replay = self.get(rid)
+                rows.append(
+                    {
+                        "id": rid,
+                        **self._cached(replay, "provenance", lambda r=replay: provenance(r)),
+                    }
+                )
             except ReplayError as exc:
                 rows.append({"id": rid, "file": path.name, "error": exc.code, "message": str(exc)})
         return rows
@@ -101,7 +116,7 @@ class ReplayLibrary:
         replay = self.get(rid)
         return {
             "id": rid,
-            **provenance(replay),
+            **self._cached(replay, "provenance", lambda: provenance(replay)),
             "header": replay.header.to_dict(),
             "frame_chunks": [[r.t0, r.t1] for r in replay._frame_chunks],
             "keyframes": list(replay._keyframe_ticks),
@@ -118,6 +133,79 @@ class ReplayLibrary:
             return {**line, "events": events}
 
         return self._cached(replay, "overview", build)
+
+    def frame_at(self, rid: str, tick: int) -> dict[str, Any]:
+        """A keyframe frame for `tick` (what `Replay.frame_at` gives), from cached states."""
+        replay = self.get(rid)
+        first, last = replay.first_tick, replay.last_tick
+        if first is None or not first <= tick <= last:
+            raise ReplayError(
+                "tick_out_of_range", f"tick {tick} is outside the recorded ticks {first}-{last}"
+            )
+        starts = [r.t0 for r in replay._frame_chunks]
+        base = starts[bisect.bisect_right(starts, tick) - 1]
+        with self._seek_lock:
+            state = copy_state(self._state_at_start(replay, base, starts))
+        frame = None
+        for frame in replay.frames(base + 1, tick) if tick > base else ():
+            state = apply_frame(state, frame)
+        if frame is None:
+            frame = next(replay.frames(tick, tick))
+        return keyframe_frame(state, frame.get("events", []))
+
+    def warm(self, rid: str) -> None:
+        """Reach every frame-chunk start once (in the background), so later seeks are short."""
+        replay = self.get(rid)
+        starts = [r.t0 for r in replay._frame_chunks]
+        for start in starts:
+            if len(self._states) >= MAX_STATES:
+                return
+            with self._seek_lock:
+                self._state_at_start(replay, start, starts)
+
+    def warm_in_background(self, rid: str) -> None:
+        with self._lock:
+            if rid in self._warming:
+                return
+            self._warming.add(rid)
+        threading.Thread(target=self._warm_quietly, args=(rid,), daemon=True).start()
+
+    def _warm_quietly(self, rid: str) -> None:
+        try:
+            self.warm(rid)
+        except ReplayError:
+            pass  # a damaged chunk: seeks near it will report it
+
+    def _state_at_start(self, replay: Replay, base: int, starts: list[int]) -> Any:
+        key = (replay.path, base)
+        if key in self._states:
+            self._states.move_to_end(key)
+            return self._states[key]
+        kf = replay._keyframe_before(base)
+        begin, state = None, None
+        cached = [t for p, t in self._states if p == replay.path and t <= base]
+        if cached and (kf is None or max(cached) >= kf.t0):
+            begin = max(cached)
+            state = copy_state(self._states[(replay.path, begin)])
+        elif kf is not None:
+            begin = kf.t0
+            state = apply_frame(None, replay.read_chunk(kf)["frame"])
+            state = copy_state(state)
+        if state is None:
+            raise ReplayError("no_keyframe", f"no keyframe at or before tick {base}")
+        wanted = set(starts)
+        for frame in replay.frames(begin + 1, base) if base > begin else ():
+            state = apply_frame(state, frame)
+            if frame["tick"] in wanted:
+                self._keep_state(replay.path, frame["tick"], state)
+        self._keep_state(replay.path, base, state)
+        return self._states[key]
+
+    def _keep_state(self, path: Path, tick: int, state: Any) -> None:
+        if (path, tick) not in self._states:
+            self._states[(path, tick)] = copy_state(state)
+            while len(self._states) > MAX_STATES:
+                self._states.popitem(last=False)
 
     def series(self, rid: str) -> dict[str, Any]:
         """Per character, every SERIES_EVERY ticks: health, hunger, energy, coins (for charts)."""

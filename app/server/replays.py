@@ -173,8 +173,7 @@ def frame_chunk(rid: str, n: int) -> Response:
 def state(rid: str) -> Response:
     library, _ = _services()
     try:
-        replay = library.get(rid)
-        return _json(replay.frame_at(_int_arg("tick")))
+        return _json(library.frame_at(rid, _int_arg("tick")))
     except ReplayError as exc:
         return _error(exc)
 
@@ -183,7 +182,9 @@ def state(rid: str) -> Response:
 def overview(rid: str) -> Response:
     library, _ = _services()
     try:
-        return _json(library.overview(rid))
+        body = library.overview(rid)
+        library.warm_in_background(rid)  # after the first frame and the timeline: seeks next
+        return _json(body)
     except ReplayError as exc:
         return _error(exc)
 

@@ -19,7 +19,8 @@ export class ReplayData {
   }
 
   async load() {
-    this.meta = await getJSON(this.base);
+    const early = window.__replayEarly; // started by the page before the modules arrived
+    this.meta = await (early ? early.meta.catch(() => getJSON(this.base)) : getJSON(this.base));
     this.starts = this.meta.frame_chunks.map((c) => c[0]);
     return this.meta;
   }
@@ -56,7 +57,15 @@ export class ReplayData {
     for (let k = 1; k <= ahead; k++) this.chunk(i + k);
   }
 
-  stateAt(tick) { return getJSON(`${this.base}/state?tick=${tick}`); }
+  stateAt(tick) {
+    const early = window.__replayEarly;
+    if (early && early.state && early.tick === tick) {
+      const p = early.state;
+      early.state = null; // only once: later seeks to this tick ask again
+      return p.catch(() => getJSON(`${this.base}/state?tick=${tick}`));
+    }
+    return getJSON(`${this.base}/state?tick=${tick}`);
+  }
   overview() { return getJSON(`${this.base}/overview`); }
   series() { return getJSON(`${this.base}/series`); }
   pov(tick, char) { return getJSON(`${this.base}/pov?tick=${tick}&char=${char}`); }

@@ -69,13 +69,50 @@ async function seek(tick, final = true) {
     if (!final && state.ready) return; // dragging far: wait for the release
     const frame = await data.stateAt(tick);
     if (token !== ui.seeking) return;
-    state.applyFrame(frame);
+    applySeekFrame(frame);
     noteFrame(frame);
   }
   if (token === ui.seeking) {
     data.prefetch(state.tick);
     requestPov();
   }
+}
+
+function decodeTiles(text) {
+  const raw = atob(text || "");
+  const out = new Uint8Array(raw.length);
+  for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
+  return out;
+}
+
+// A seek's keyframe, applied as the difference from what is shown: the renderer then patches
+// the tiles that differ instead of redrawing the whole terrain (a keyframe resets its caches).
+function applySeekFrame(frame) {
+  const kf = frame.keyframe;
+  const sameLegend = JSON.stringify(kf.legend || {}) === JSON.stringify(state.legend);
+  if (!state.ready || kf.width !== state.width || !sameLegend) {
+    state.applyFrame(frame);
+    return;
+  }
+  const d = { tiles: [], entities: kf.entities || {}, removed: [], structures: kf.structures || [],
+    loot: kf.loot || [], time: kf.time || {}, areas: {}, areas_removed: [] };
+  for (const id of Object.keys(state.entities)) if (!(id in d.entities)) d.removed.push(id);
+  for (const [id, area] of Object.entries(kf.areas || {})) {
+    const cur = state.areas[id];
+    if (!cur || cur.w !== area.w || cur.h !== area.h || cur.kind !== area.kind) {
+      d.areas[id] = area;
+      continue;
+    }
+    const tiles = decodeTiles(area.tiles);
+    for (let i = 0; i < tiles.length; i++) {
+      if (cur.tiles[i] !== tiles[i]) d.tiles.push([id, i % area.w, Math.floor(i / area.w), tiles[i]]);
+    }
+  }
+  for (const id of Object.keys(state.areas)) if (!(id in (kf.areas || {}))) d.areas_removed.push(id);
+  if (!Object.keys(d.areas).length) delete d.areas;
+  state.applyDeltas(d);
+  state.tick = frame.tick;
+  state.events = frame.events || [];
 }
 
 async function advanceTo(tick, token) {
