@@ -88,8 +88,11 @@ def test_playing_at_high_speed_advances_many_ticks(page, replay_server):
 
 
 def test_jumping_to_the_next_knockdown_lands_on_it_and_focuses_the_character(page, replay_server):
-    downs = [m for m in api(replay_server, f"/api/replays/{RID}/overview")["markers"]
-             if m["kind"] == "knockdown"]
+    downs = [
+        m
+        for m in api(replay_server, f"/api/replays/{RID}/overview")["markers"]
+        if m["kind"] == "knockdown"
+    ]
     assert downs, "the sample has a knockdown"
     open_viewer(page, replay_server)
     page.wait_for_function("window.__replay.ui.overview !== null")
@@ -104,8 +107,9 @@ def test_switching_to_a_characters_point_of_view_changes_the_pixels(page, replay
     time.sleep(0.3)
     before = page.locator("#map").screenshot()
     page.select_option("#pov", "56")
-    page.wait_for_function("document.getElementById('map').dataset.pov === '56@600'",
-                           timeout=30_000)
+    page.wait_for_function(
+        "document.getElementById('map').dataset.pov === '56@600'", timeout=30_000
+    )
     time.sleep(0.3)
     after = page.locator("#map").screenshot()
     assert before != after
@@ -116,8 +120,10 @@ def test_switching_to_a_characters_point_of_view_changes_the_pixels(page, replay
 def test_a_deep_link_restores_tick_focus_point_of_view_and_speed(page, replay_server):
     open_viewer(page, replay_server, "?t=700&focus=57&pov=57&speed=4&compare=55")
     wait_tick(page, 700)
-    ui = page.evaluate("({f: window.__replay.ui.focus, p: window.__replay.ui.pov,"
-                       " s: window.__replay.ui.speed, c: window.__replay.ui.compare})")
+    ui = page.evaluate(
+        "({f: window.__replay.ui.focus, p: window.__replay.ui.pov,"
+        " s: window.__replay.ui.speed, c: window.__replay.ui.compare})"
+    )
     assert ui == {"f": 57, "p": 57, "s": 4, "c": 55}
     assert page.locator("#speed").input_value() == "4"
     page.keyboard.press("ArrowRight")
