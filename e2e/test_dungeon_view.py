@@ -17,6 +17,21 @@ pytestmark = pytest.mark.e2e
 
 SURFACE = 0
 
+# Reads the map canvas where the renderer puts a boss's bar (above its enlarged sprite, left
+# quarter: filled at any health above a quarter) and tells whether it is the boss-bar red.
+BOSS_BAR_ON_CANVAS = """() => {
+  const { state, renderer, area } = window.__asiworld;
+  const boss = Object.values(state.entities).find((e) => e.boss && String(e.area) === area);
+  if (!boss) return false;
+  const c = document.getElementById('map'), s = renderer.scale;
+  const ox = Math.round(c.width / 2 - renderer.camera.x * s);
+  const oy = Math.round(c.height / 2 - renderer.camera.y * s);
+  const x = Math.round(ox + boss.x * s - s * 0.4 + 1 + s * 0.3);
+  const y = Math.round(oy + boss.y * s - s * 0.75 + 2);
+  const [r, g, b] = c.getContext('2d').getImageData(x, y, 1, 1).data;
+  return r > 180 && g < 110 && b < 110;
+}"""
+
 
 def place(runner, cid: int, pos: tuple[int, int], area: int = SURFACE) -> None:
     def move() -> None:
@@ -110,6 +125,7 @@ def test_following_a_character_into_a_dungeon_shows_its_instance_and_the_boss(
     runner.pause()  # hold the fight still for the screenshot
     try:
         page.wait_for_timeout(400)
+        assert page.evaluate(BOSS_BAR_ON_CANVAS), "no boss health bar drawn over the boss"
         shot(page, "dungeon-boss-bar")
     finally:
         runner.resume()
@@ -179,3 +195,41 @@ def test_play_buys_at_the_merchant_and_follows_its_character_into_a_dungeon_and_
     page.keyboard.press("q")  # Q on the entrance leaves
     page.wait_for_function("document.getElementById('map').dataset.area === '0'", timeout=10000)
     assert page.locator("#area-name").inner_text() == "Surface"
+
+
+def give(runner, cid: int, item: str, count: int = 1) -> None:
+    runner.call(lambda: runner.world.entities[cid].inventory.append([item, count]))
+
+
+def test_spectators_pick_an_instance_from_the_area_menu_and_see_gates_by_tier_name(
+    live_server, page, shot
+):
+    runner = live_server["runner"]
+    cid = runner.add_character("templar", label="test")
+    give(runner, cid, "outer_sigil")  # tier 2 needs the Outer Court's sigil
+    equip(runner, cid, weapon="iron_sword", armor="iron_armor")
+    instance = enter_dungeon(runner, cid, tier=2)
+    page.goto(live_server["url"] + "/live")
+    wait_for_ticks(page)
+    option = page.locator(f"#area-picker option[value='{instance}']")
+    option.wait_for(state="attached", timeout=10000)
+    assert option.inner_text().startswith(f"Inner Temple #{instance}")
+    row = page.locator("#characters li", has_text="templar")
+    assert row.locator(".badge.sigil").count() == 1
+    assert "Inner Temple" in row.locator(".badge.area").inner_text()
+
+    page.select_option("#area-picker", str(instance))
+    page.wait_for_function(f"window.__asiworld.area === '{instance}'")
+    page.wait_for_timeout(300)
+    shot(page, "live-picked-instance")
+    assert page.locator("#area-bar.inside").count() == 1
+
+    page.select_option("#area-picker", "0")
+    page.wait_for_function("window.__asiworld.area === '0'")
+    gx, gy = gate(runner, 1)
+    page.evaluate(f"window.__asiworld.renderer.centerOn({gx}, {gy})")
+    page.wait_for_timeout(400)
+    shot(page, "live-gates")
+    captions = page.evaluate("window.__asiworld.labels.map((l) => l.text)")
+    assert {"Outer Court", "Inner Temple", "Royal Tomb", "Merchant"} <= set(captions)
+    assert any(c.startswith("Altar") for c in captions)

@@ -163,8 +163,7 @@ $("area-picker").addEventListener("change", (ev) => {
   const id = ev.target.value;
   const e = followed !== null ? state.entities[followed] : null;
   if (e && String(e.area ?? 0) !== id) unfollow();
-  pickedArea = id;
-  shownArea = null; // re-centre on the new area
+  pickedArea = id; // the next frame drawn notices the new area and centres on it
   panelsDue = true;
 });
 
@@ -333,4 +332,5 @@ requestAnimationFrame(loop);
 window.__asiworld = {
   state, renderer, follow, unfollow, pretty, areaInfo,
   get fog() { return fog; }, get area() { return currentArea(); }, get followObs() { return followObs; },
+  get labels() { return labels; },
 };
