@@ -165,6 +165,7 @@ export class ReplayEventLog {
     const text = this.filters.text.value.trim().toLowerCase();
     const out = [];
     for (const ev of this.events) {
+      if (ev.kind === "attacked" && ev.char == null) continue; // a creature's blow: see `damaged`
       if (char !== "all" && ev.char !== Number(char) && ev.target !== Number(char)) continue;
       if (group && !group.includes(ev.kind)) continue;
       const line = describeEvent(ev, this.names);

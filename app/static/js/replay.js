@@ -323,6 +323,7 @@ for (const tab of document.querySelectorAll(".tabs button")) {
   tab.addEventListener("click", () => {
     for (const t of document.querySelectorAll(".tabs button")) t.classList.toggle("active", t === tab);
     for (const p of document.querySelectorAll(".tab-panel")) p.classList.toggle("hidden", p.id !== tab.dataset.panel);
+    log.key = ""; // a hidden log could not scroll to now: draw it again
   });
 }
 
@@ -525,7 +526,7 @@ function renderPanels(povShown) {
 requestAnimationFrame(loop);
 
 window.__replay = {
-  state, view, ui, data, seek, focus, setPov, setCompare, play, setSpeed, jump,
+  state, view, ui, data, charts, timeline, seek, focus, setPov, setCompare, play, setSpeed, jump,
   get tick() { return ui.tick; },
   get ready() { return state.ready && state.tick === ui.tick; },
 };
