@@ -233,3 +233,52 @@ def test_spectators_pick_an_instance_from_the_area_menu_and_see_gates_by_tier_na
     captions = page.evaluate("window.__asiworld.labels.map((l) => l.text)")
     assert {"Outer Court", "Inner Temple", "Royal Tomb", "Merchant"} <= set(captions)
     assert any(c.startswith("Altar") for c in captions)
+
+
+def test_the_altar_opens_the_sanctum_and_the_shadow_king_shows_his_second_phase(
+    live_server, page, shot
+):
+    from app.engine.rules.combat import harm
+
+    runner = live_server["runner"]
+    cid = runner.add_character("hero", label="test")
+    for sigil in ("outer_sigil", "inner_sigil", "royal_sigil"):
+        give(runner, cid, sigil)
+    equip(runner, cid, weapon="iron_sword", armor="iron_armor")
+    place(
+        runner,
+        cid,
+        runner.call(lambda: runner.world.free_tile_near(0, runner.world.landmarks.altar, 1)),
+    )
+    assert runner.submit(cid, {"type": "offer"}).ok
+    page.goto(live_server["url"] + f"/live?follow={cid}")
+    wait_for_ticks(page)
+    page.wait_for_function(
+        "window.__asiworld.labels.some((l) => l.text === 'Altar — open for hero')", timeout=10000
+    )
+    assert page.locator("#characters li", has_text="hero").locator(".badge.sanctum").count() == 1
+    shot(page, "live-altar-open")
+
+    assert runner.submit(cid, {"type": "enter"}).ok  # next to the altar, once offered
+    page.wait_for_function("window.__asiworld.area !== '0'", timeout=10000)
+    page.wait_for_function(
+        "document.querySelector('#area-picker option:checked').textContent"
+        ".startsWith('Shadow Sanctum')",
+        timeout=5000,
+    )
+    stand_next_to_boss(runner, cid)
+
+    def wound_the_king() -> None:
+        world = runner.world
+        king = world.entities[world.areas[world.entities[cid].area].info["boss"]]
+        harm(world, king, int(king.health * 0.6), source=world.entities[cid])
+
+    runner.call(wound_the_king)
+    page.wait_for_selector("#boss-bar.phase-2:not(.hidden)", timeout=10000)
+    assert "phase 2" in page.locator("#boss-name").inner_text().lower()
+    runner.pause()
+    try:
+        page.wait_for_timeout(400)
+        shot(page, "live-shadow-king")
+    finally:
+        runner.resume()

@@ -340,9 +340,12 @@ export class Renderer {
     g.textAlign = "center";
     // opts.labels: [{x, y, text, color}] tile captions (gates, the altar, portals); under a
     // fog only where the followed character has looked.
+    // A caption goes under its tile when a character stands in the row above it (names stay clear).
+    const standing = new Set(labels.map((e) => `${e.x},${e.y}`));
     for (const l of opts.labels || []) {
       if (!inView(l.x, l.y) || (fog && !fog.mask[l.y * fog.w + l.x])) continue;
-      this.caption(g, l.text, ox + l.x * s + s / 2, oy + l.y * s - 4, l.color);
+      const below = [-1, 0, 1].some((dx) => standing.has(`${l.x + dx},${l.y - 1}`));
+      this.caption(g, l.text, ox + l.x * s + s / 2, oy + (below ? (l.y + 1) * s + 16 : l.y * s - 4), l.color);
     }
     for (const e of bosses) {
       if (!visible(e.x, e.y)) continue;
