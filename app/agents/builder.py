@@ -11,11 +11,14 @@ from typing import Any
 from .base import Agent
 from .skills import (
     BUILDABLE,
+    House,
     InstanceNotes,
     MapNotes,
     adjacent,
     best_food,
+    build_house,
     crawl,
+    find_house_site,
     free_neighbour,
     gather,
     goto,
@@ -24,6 +27,7 @@ from .skills import (
     me,
     near,
     nearest_reachable,
+    stand_spot,
 )
 
 Pos = tuple[int, int]
@@ -50,17 +54,13 @@ class Builder(Agent):
         self.notes = MapNotes()
         self.inside: InstanceNotes | None = None
         self.sites: dict[str, Pos] = {}  # stations and the bed it placed
-        self.built: dict[Pos, str] = {}  # its own walls, doors, floors
+        self.house = House()  # its walls, doors, floors, site and lock (skills.House)
         self.seen_structures: set[Pos] = set()  # anyone's, so a house site avoids them
-        self.site: Pos | None = None  # top-left corner of the 5x5 house
-        self.locked = False
-        self.lock_fitted = False
         self.avoid: set[Pos] = set()
         self.goal: Pos | None = None
         self.explore_to: Pos | None = None
         self.clears = 0
         self.place_failures: dict[Pos, int] = {}
-        self.site_search_at = -(10**9)
         self.failures_in_row = 0
         self.last_type = ""
 
@@ -98,22 +98,16 @@ class Builder(Agent):
             if self.inside is None or self.inside.area != area:
                 self.inside, self.goal = InstanceNotes(area), None
             self.inside.update(obs)
+        self.house.learn(obs["events"])
         for e in obs["events"]:
             kind = e["kind"]
             if kind == "op_failed":
                 self._failed()
             elif kind == "placed" and e.get("area", 0) == 0:
-                pos = (e["x"], e["y"])
                 if e["item"] in STATION_COST or e["item"] == "bed":
-                    self.sites.setdefault(e["item"], pos)
-                else:
-                    self.built[pos] = e["item"] if pos not in self.built else "floor+" + e["item"]
+                    self.sites.setdefault(e["item"], (e["x"], e["y"]))
             elif kind == "dismantled":
                 self.sites.pop(e["item"], None)
-            elif kind == "op_done" and e.get("type") == "install_lock":
-                self.lock_fitted = True
-            elif kind == "home":
-                self.locked = bool(e.get("locked"))
             elif kind == "dungeon_left" and e.get("cleared") and e.get("alive"):
                 self.clears += 1
         if len(self.avoid) > 300:
@@ -146,7 +140,7 @@ class Builder(Agent):
         if bag is not None:
             return {"type": "pick_up"}
         night = obs["time"]["phase"] in ("night", "dusk")
-        if night and "bed" in self.sites and self.locked:
+        if night and "bed" in self.sites and self.house.locked:
             return self._act(self._go_to_bed(obs))
         if s["action"] is not None and s["action"]["type"] in ("gather", "craft", "move_to"):
             return None
@@ -179,7 +173,7 @@ class Builder(Agent):
 
     def _go_to_bed(self, obs: dict[str, Any]) -> dict[str, Any]:
         bed = self.sites["bed"]
-        if adjacent(me(obs), bed) and self._in_house(me(obs)):
+        if adjacent(me(obs), bed) and self.house.inside(me(obs)):
             return {"type": "sleep"}
         spot = self._stand_spot(obs, bed, inside_only=True)
         return goto(*(spot or bed))
@@ -205,7 +199,7 @@ class Builder(Agent):
             return self._fetch(obs, "berries")
         if "furnace" not in self.sites:
             return self._station(obs, items, "furnace")
-        if not self.lock_fitted and not items.get("lock"):
+        if not self.house.lock_fitted and not items.get("lock"):
             return self._ingots_then(obs, items, 1, "workbench", "lock", {"iron_ingot": 1})
         home = self._home(obs, items)
         if home is not None:
@@ -257,8 +251,7 @@ class Builder(Agent):
 
     def _bed(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any]:
         if items.get("bed"):
-            spot = self._corner()
-            return self._place_at(obs, "bed", spot)
+            return self._place_at(obs, "bed", self.house.bed_tile())
         if items.get("cloth", 0) < 3:
             if "loom" not in self.sites:
                 return self._station(obs, items, "loom")
@@ -298,117 +291,37 @@ class Builder(Agent):
         return self._craft(obs, items, station, recipe, needs)
 
     # -------------------------------------------------------------- the house
-    def _layout(self) -> tuple[list[Pos], list[Pos], Pos]:
-        """(floor tiles, wall tiles, door tile) of the 5x5 house at self.site."""
-        assert self.site is not None
-        x0, y0 = self.site
-        floors = [(x0 + i, y0 + j) for j in range(1, 4) for i in range(1, 4)]
-        ring = [(x0 + i, y0 + j) for j in range(5) for i in range(5) if i in (0, 4) or j in (0, 4)]
-        door = (x0 + 2, y0 + 4)
-        return floors, [p for p in ring if p != door], door
-
-    def _corner(self) -> Pos:
-        assert self.site is not None
-        return (self.site[0] + 1, self.site[1] + 1)
-
-    def _in_house(self, p: Pos) -> bool:
-        if self.site is None:
-            return False
-        x0, y0 = self.site
-        return x0 + 1 <= p[0] <= x0 + 3 and y0 + 1 <= p[1] <= y0 + 3
-
     def _find_site(self, obs: dict[str, Any]) -> Pos | None:
         """A 5x5 patch of open buildable ground near the workbench (or here), door side free."""
-        self.site_search_at = obs["tick"]
         taken = self.seen_structures | set(self.sites.values()) | self.avoid
-        centres = [self.sites["workbench"], me(obs)]
-        for cx, cy in centres:
-            for r in range(2, 16):
-                for dy in range(-r, r + 1):
-                    for dx in range(-r, r + 1):
-                        if max(abs(dx), abs(dy)) == r and self._site_ok(cx + dx, cy + dy, taken):
-                            return (cx + dx, cy + dy)
-        return None
-
-    def _site_ok(self, x0: int, y0: int, taken: set[Pos]) -> bool:
-        plaza = self.notes.size // 2
-        if abs(x0 + 2 - plaza) <= 7 and abs(y0 + 2 - plaza) <= 7:
-            return False  # keep the plaza and the first gate's approach clear
-        tiles = self.notes.tiles
-        for j in range(5):
-            for i in range(5):
-                p = (x0 + i, y0 + j)
-                if tiles.get(p) not in BUILDABLE_SET or p in taken:
-                    return False
-        outside_door = (x0 + 2, y0 + 5)
-        return tiles.get(outside_door) in WALKABLE and outside_door not in taken
+        return find_house_site(self.notes, [self.sites["workbench"], me(obs)], taken)
 
     def _home(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any] | None:
-        if self.locked:
-            return None
-        if self.site is None:
-            if obs["tick"] - self.site_search_at >= 60:
-                self.site = self._find_site(obs)
-            if self.site is None:
-                return self._explore(obs)  # wander while looking for open ground
-        floors, walls, door = self._layout()
-        todo_floors = [p for p in floors if p not in self.built]
-        if todo_floors:
-            if not items.get("floor"):
-                return self._craft(
-                    obs, items, "workbench", "floor", {"wood": 1}, count=len(todo_floors)
-                )
-            return self._place_at(obs, "floor", todo_floors[0])
-        todo_walls = [p for p in walls if p not in self.built]
-        if todo_walls:
-            if not items.get("wall"):
-                if items.get("stone", 0) < 2:
-                    return self._fetch(obs, "stone")
-                return self._craft(
-                    obs,
-                    items,
-                    "workbench",
-                    "stone_wall",
-                    {"stone": 2},
-                    count=min(len(todo_walls), items.get("stone", 0) // 2),
-                )
-            here = me(obs)
-            todo_walls.sort(key=lambda p: (abs(p[0] - here[0]) + abs(p[1] - here[1]), p))
-            return self._place_at(obs, "wall", todo_walls[0])
-        if door not in self.built:
-            if not items.get("door"):
-                return self._craft(obs, items, "workbench", "door", {"wood": 4})
-            return self._place_at(obs, "door", door)
-        here = me(obs)
-        if not adjacent(here, door):
-            spot = self._stand_spot(obs, door)
-            return goto(*(spot or door))
-        if not self.lock_fitted:
-            return {"type": "install_lock", "x": door[0], "y": door[1]}
-        return {"type": "lock", "x": door[0], "y": door[1]}
+        return build_house(
+            obs,
+            items,
+            self.house,
+            self.notes,
+            find_site=lambda: self._find_site(obs),
+            craft=lambda station, recipe, needs, count: self._craft(
+                obs, items, station, recipe, needs, count=count
+            ),
+            fetch=lambda material: self._fetch(obs, material),
+            place_at=lambda item, target: self._place_at(obs, item, target),
+            explore=lambda: self._explore(obs),
+            blocked=self._blocked(),
+        )
+
+    def _blocked(self) -> set[Pos]:
+        """Tiles nobody stands on: refused targets, its stations and bed, its walls."""
+        return self.avoid | set(self.sites.values()) | self.house.walls()
 
     def _stand_spot(
         self, obs: dict[str, Any], target: Pos, inside_only: bool = False
     ) -> Pos | None:
         """A walkable tile next to `target` (not on it), nearest to the character."""
-        here = me(obs)
-        best, best_d = None, 10**9
-        for dy in (-1, 0, 1):
-            for dx in (-1, 0, 1):
-                p = (target[0] + dx, target[1] + dy)
-                if p == target or p in self.avoid:
-                    continue
-                if inside_only and not self._in_house(p):
-                    continue
-                kind = self.built.get(p)
-                if p in self.sites.values() or (kind is not None and "wall" in kind):
-                    continue
-                if self.notes.tiles.get(p) not in WALKABLE:
-                    continue
-                d = abs(p[0] - here[0]) + abs(p[1] - here[1])
-                if d < best_d:
-                    best, best_d = p, d
-        return best
+        within = self.house.inside if inside_only else None
+        return stand_spot(self.notes, me(obs), target, self._blocked(), within)
 
     def _place_at(self, obs: dict[str, Any], item: str, target: Pos) -> dict[str, Any]:
         here = me(obs)
@@ -417,7 +330,8 @@ class Builder(Agent):
         spot = self._stand_spot(obs, target)
         if spot is None:
             self.avoid.add(target)
-            self.site = None if self.site and target in self._layout()[0] else self.site
+            house = self.house
+            house.site = None if house.site and target in house.layout()[0] else house.site
             return {"type": "wait", "ticks": 1}
         return goto(*spot)
 
@@ -444,7 +358,7 @@ class Builder(Agent):
         """A free neighbour to put a station on that leaves at least two ways out: corners
         first, since a corner never closes a way."""
         x, y = me(obs)
-        avoid = self.avoid | self._house_tiles()
+        avoid = self.avoid | self.house.footprint()
         free = free_neighbour(obs, self.notes, avoid)
         if free is None:
             return None
@@ -461,12 +375,6 @@ class Builder(Agent):
                 continue
             return p
         return None
-
-    def _house_tiles(self) -> set[Pos]:
-        if self.site is None:
-            return set()
-        x0, y0 = self.site
-        return {(x0 + i, y0 + j) for j in range(-1, 6) for i in range(-1, 6)}
 
     def _craft(
         self,

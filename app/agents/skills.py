@@ -276,3 +276,179 @@ def nearest_reachable(notes: MapNotes, kinds: str, x: int, y: int, avoid: set | 
                    for q in ((px + 1, py), (px - 1, py), (px, py + 1), (px, py - 1))):
                 best, best_d = p, d
     return best
+
+
+# ------------------------------------------------------------------ the house (builder, planner)
+# Added for the builder and the planner: a 5x5 house of the character's own (a 3x3 floor, a ring
+# of walls, a door in the middle of the south side with a lock), where to put it, where to stand
+# while building it, and the next step of building it. Materials and stations come through the
+# caller's own craft and fetch, so each configuration keeps its way of working.
+
+WALKABLE_GROUND = set(".,_=")  # where a character may stand on the surface (structures aside)
+HOUSE_SIDE = 5
+HOUSE_BUILT = ("wall", "door", "floor")
+
+
+class House:
+    """The character's house: its site (top-left corner), what of it stands, and its lock."""
+
+    def __init__(self) -> None:
+        self.site: tuple[int, int] | None = None
+        self.built: dict[tuple[int, int], str] = {}  # its own walls, doors and floors
+        self.lock_fitted = False
+        self.locked = False
+        self.search_at = -(10**9)  # tick of the last search for a site
+
+    def learn(self, events: list[dict[str, Any]]) -> None:
+        """Its own placements, the fitted lock and the home state, from the observation's events."""
+        for e in events:
+            kind = e["kind"]
+            if kind == "placed" and e.get("area", 0) == 0 and e["item"] in HOUSE_BUILT:
+                pos = (e["x"], e["y"])
+                self.built[pos] = e["item"] if pos not in self.built else "floor+" + e["item"]
+            elif kind == "op_done" and e.get("type") == "install_lock":
+                self.lock_fitted = True
+            elif kind == "home":
+                self.locked = bool(e.get("locked"))
+
+    def layout(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]], tuple[int, int]]:
+        """(floor tiles, wall tiles, door tile) of the house at its site."""
+        assert self.site is not None
+        x0, y0 = self.site
+        floors = [(x0 + i, y0 + j) for j in range(1, 4) for i in range(1, 4)]
+        ring = [(x0 + i, y0 + j) for j in range(5) for i in range(5) if i in (0, 4) or j in (0, 4)]
+        door = (x0 + 2, y0 + 4)
+        return floors, [p for p in ring if p != door], door
+
+    def bed_tile(self) -> tuple[int, int]:
+        """The inside corner away from the door, where the bed goes."""
+        assert self.site is not None
+        return (self.site[0] + 1, self.site[1] + 1)
+
+    def inside(self, p: tuple[int, int]) -> bool:
+        if self.site is None:
+            return False
+        x0, y0 = self.site
+        return x0 + 1 <= p[0] <= x0 + 3 and y0 + 1 <= p[1] <= y0 + 3
+
+    def footprint(self) -> set[tuple[int, int]]:
+        """The house and a ring of one tile around it: no station goes there."""
+        if self.site is None:
+            return set()
+        x0, y0 = self.site
+        return {(x0 + i, y0 + j) for j in range(-1, 6) for i in range(-1, 6)}
+
+    def walls(self) -> set[tuple[int, int]]:
+        """Tiles of its walls already standing (nobody stands there)."""
+        return {p for p, kind in self.built.items() if "wall" in kind}
+
+
+def house_site_ok(notes: MapNotes, x0: int, y0: int, taken: set) -> bool:
+    """A 5x5 patch of buildable ground at (x0, y0), none of it taken, with open ground outside
+    the door, away from the plaza and the first gate's approach."""
+    plaza = notes.size // 2
+    if abs(x0 + 2 - plaza) <= 7 and abs(y0 + 2 - plaza) <= 7:
+        return False
+    tiles = notes.tiles
+    for j in range(HOUSE_SIDE):
+        for i in range(HOUSE_SIDE):
+            p = (x0 + i, y0 + j)
+            if tiles.get(p) not in tuple(BUILDABLE) or p in taken:
+                return False
+    outside_door = (x0 + 2, y0 + 5)
+    return tiles.get(outside_door) in WALKABLE_GROUND and outside_door not in taken
+
+
+def find_house_site(
+    notes: MapNotes, centres: list[tuple[int, int]], taken: set, radius: int = 15
+) -> tuple[int, int] | None:
+    """The nearest good house site around the first centre that has one (rings outward)."""
+    for cx, cy in centres:
+        for r in range(2, radius + 1):
+            for dy in range(-r, r + 1):
+                for dx in range(-r, r + 1):
+                    if max(abs(dx), abs(dy)) == r and house_site_ok(notes, cx + dx, cy + dy, taken):
+                        return (cx + dx, cy + dy)
+    return None
+
+
+def stand_spot(
+    notes: MapNotes,
+    here: tuple[int, int],
+    target: tuple[int, int],
+    blocked: set,
+    within: Any = None,
+) -> tuple[int, int] | None:
+    """A walkable tile next to `target` (not on it, not blocked, and inside `within` when that
+    test is given), nearest to `here`."""
+    best, best_d = None, 10**9
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            p = (target[0] + dx, target[1] + dy)
+            if p == target or p in blocked or (within is not None and not within(p)):
+                continue
+            if notes.tiles.get(p) not in WALKABLE_GROUND:
+                continue
+            d = abs(p[0] - here[0]) + abs(p[1] - here[1])
+            if d < best_d:
+                best, best_d = p, d
+    return best
+
+
+def build_house(
+    obs: dict[str, Any],
+    items: dict[str, int],
+    house: House,
+    notes: MapNotes,
+    *,
+    find_site: Any,
+    craft: Any,
+    fetch: Any,
+    place_at: Any,
+    explore: Any,
+    blocked: set,
+) -> dict[str, Any] | None:
+    """The next step toward a locked house, or None once it is locked.
+
+    find_site() -> site or None; craft(station, recipe, needs, count) and fetch(material) and
+    place_at(item, tile) and explore() -> action: the caller's own ways of doing those.
+    blocked: tiles nobody can stand on (the caller's stations, its walls, refused targets)."""
+    if house.locked:
+        return None
+    if house.site is None:
+        if obs["tick"] - house.search_at >= 60:
+            house.search_at = obs["tick"]
+            house.site = find_site()
+        if house.site is None:
+            return explore()  # wander while looking for open ground
+    floors, walls, door = house.layout()
+    todo_floors = [p for p in floors if p not in house.built]
+    if todo_floors:
+        if not items.get("floor"):
+            return craft("workbench", "floor", {"wood": 1}, len(todo_floors))
+        return place_at("floor", todo_floors[0])
+    todo_walls = [p for p in walls if p not in house.built]
+    if todo_walls:
+        if not items.get("wall"):
+            if items.get("stone", 0) < 2:
+                return fetch("stone")
+            return craft(
+                "workbench",
+                "stone_wall",
+                {"stone": 2},
+                min(len(todo_walls), items.get("stone", 0) // 2),
+            )
+        here = me(obs)
+        todo_walls.sort(key=lambda p: (abs(p[0] - here[0]) + abs(p[1] - here[1]), p))
+        return place_at("wall", todo_walls[0])
+    if door not in house.built:
+        if not items.get("door"):
+            return craft("workbench", "door", {"wood": 4}, 1)
+        return place_at("door", door)
+    here = me(obs)
+    if not adjacent(here, door):
+        spot = stand_spot(notes, here, door, blocked)
+        return goto(*(spot or door))
+    if not house.lock_fitted:
+        return {"type": "install_lock", "x": door[0], "y": door[1]}
+    return {"type": "lock", "x": door[0], "y": door[1]}
