@@ -26,7 +26,8 @@ def public_entity(ent: Entity) -> dict[str, Any]:
                    coins=ent.coins, inventory=inventory.as_list(ent),
                    equipment=dict(ent.equipment), asleep=ent.asleep, down=ent.down,
                    action={"op": op.id, "type": op.type, "args": op.args} if op else None,
-                   home_area=ent.home_area, usable_bed=ent.usable_bed, tasks=dict(ent.tasks))
+                   home_area=ent.home_area, usable_bed=ent.usable_bed, tasks=dict(ent.tasks),
+                   sanctum_open=ent.sanctum_open)
     elif isinstance(ent, Creature):
         out.update(hostile=ent.hostile, boss=ent.boss)
         if ent.boss:

@@ -72,8 +72,15 @@ export function describeEvent(ev, names = {}) {
     case "placed": return `${who(ev.char)} placed ${pretty(ev.item)}`;
     case "ate": return `${who(ev.char)} ate ${pretty(ev.item)}`;
     case "equipped": return `${who(ev.char)} equipped ${pretty(ev.item)}`;
-    case "damaged": return `${ev.char != null ? who(ev.char) : pretty(ev.entity)} took ${ev.amount} damage (${pretty(ev.source)})`;
-    case "attacked": return `${who(ev.char)} hit ${pretty(ev.target_kind)} for ${ev.damage}`;
+    // A creature's damage names the attacker in `char`; the victim is `entity`.
+    case "damaged": return ev.entity != null
+      ? `${pretty(ev.entity_kind)} took ${ev.amount} damage from ${who(ev.char)}`
+      : `${who(ev.char)} took ${ev.amount} damage (${pretty(ev.source)})`;
+    case "attacked": return ev.char == null
+      ? `${pretty(ev.attacker_kind)} hit ${ev.target_kind === "character" ? who(ev.target) : pretty(ev.target_kind)} for ${ev.damage}`
+      : `${who(ev.char)} hit ${pretty(ev.target_kind)} for ${ev.damage}`;
+    case "offered": return `${who(ev.char)} offered the three sigils: the Shadow Sanctum is open`;
+    case "boss_phase": return `${pretty(ev.boss)} enters phase ${ev.phase}!`;
     case "killed": return `${who(ev.char)} defeated ${pretty(ev.target_kind)}`;
     case "down": return `${who(ev.char)} was knocked down`;
     case "recovered": return `${who(ev.char)} recovered at the ${ev.at}`;

@@ -230,8 +230,13 @@ function costText(inputs) {
   return Object.entries(inputs).map(([k, v]) => `${v} ${pretty(k)}`).join(", ");
 }
 
+// Rebuilt only when the pack changes: a list replaced on every observation loses clicks.
+let menusKey = "";
 function renderMenus() {
   const inv = have();
+  const key = JSON.stringify(inv);
+  if (key === menusKey) return;
+  menusKey = key;
   const affordable = (inputs) => Object.entries(inputs).every(([k, v]) => (inv[k] || 0) >= v);
   $("craft-list").replaceChildren(...content.recipes.map((r) => el("li", {
     class: affordable(r.inputs) ? "" : "unavailable",
