@@ -10,7 +10,19 @@ import math
 from typing import Any
 
 from .base import Agent
-from .skills import MapNotes, adjacent, gather, goto, inv, me, near
+from .skills import (
+    House,
+    MapNotes,
+    adjacent,
+    build_house,
+    find_house_site,
+    gather,
+    goto,
+    inv,
+    me,
+    near,
+    stand_spot,
+)
 
 Pos = tuple[int, int]
 WALKABLE_INSIDE = set(":EoO;")  # dungeon floor, entrance, portals, sanctum floor
@@ -23,8 +35,14 @@ INGOTS = {
     "stove": 1,
     "tailoring_table": 1,
     "travel_outfit": 1,
+    "lock": 1,
 }
-POTIONS_FOR = {1: 2, 2: 4, 3: 6, 4: 12}  # healing potions to carry into each tier
+POTIONS_FOR = {1: 2, 2: 4, 3: 10, 4: 12}  # healing potions to carry into each tier
+SPARE_POTIONS = 16  # cooked while waiting: crafts, and supplies for the next descent
+SPARE_TORCHES = 4
+DAY_TICKS = 1800  # one day of 30 simulation minutes (world rules)
+STREAK_DAYS = 5  # days in a row without a knockdown, for the Royal Tomb stage
+STREAK_BY = 9600  # hold the risky tiers for a streak that ends by this tick (minute 160)
 COST = {
     "workbench": {"wood": 4},
     "furnace": {"stone": 6},
@@ -109,6 +127,13 @@ class Planner(Agent):
         self.sigils_offered = False
         self.altar_tries: list[Pos] | None = None
         self.hides_wanted = 2
+        self.house = House()  # the locked stone home with the bed inside (skills.House)
+        self.seen_structures: set[Pos] = set()  # anyone's, so the house site avoids them
+        self.calm_night = False  # a whole night without damage has been had
+        self.place_failures: dict[Pos, int] = {}
+        self.streak = 0  # full days in a row without a knockdown, from the day reports
+        self.streak_met = False
+        self.down_today = False
 
     # ------------------------------------------------------------------ feedback
     def feedback(self, result: dict[str, Any]) -> None:
@@ -128,12 +153,21 @@ class Planner(Agent):
         if area == 0:
             self.dungeon = None
             self.notes.update(obs)
+            for st in obs["structures"]:
+                self.seen_structures.add((st["x"], st["y"]))
         else:
             if self.dungeon is None or self.dungeon.area != area:
                 self.dungeon = DungeonNotes(area)
             self.dungeon.update(obs)
+        self.house.learn(obs["events"])
         for e in obs["events"]:
             kind = e["kind"]
+            if kind == "night_report" and e.get("damage", 1) == 0:
+                self.calm_night = True
+            elif kind == "down":
+                self.down_today = True
+            elif kind == "day_report":
+                self._day_report(e)
             if kind == "op_failed" and self.last_target is not None:
                 self._failed(self.last_target)
             elif kind == "placed":
@@ -169,7 +203,7 @@ class Planner(Agent):
         food = next((f for f in FOODS if items.get(f)), None)
         if s["hunger"] < 55 and food:
             return {"type": "eat", "item": food}
-        choice = self._plan(obs, items)
+        choice = self._go_to_bed(obs) if self._bedtime(obs) else self._plan(obs, items)
         if (
             action is not None
             and choice is not None
@@ -266,6 +300,10 @@ class Planner(Agent):
                 )
             if gear in items:
                 return {"type": "equip", "item": gear}
+        # A locked stone home with a bed inside, to sleep in at night.
+        home = self._home(obs, items)
+        if home is not None:
+            return home
         # Cloth and leather for the table and the outfit.
         outfit_done = self._done("travel_outfit", have, tasks)
         cloth_need = (0 if "tailoring_table" in self.sites else 2) + (0 if outfit_done else 4)
@@ -301,7 +339,7 @@ class Planner(Agent):
         # Supplies for the next descent, then go.
         tier = self._next_tier(items, tasks)
         if tier is None:
-            return {"type": "wait", "ticks": 60}
+            return self._pastime(obs, items)
         want = POTIONS_FOR[tier]
         if items.get("healing_potion", 0) < want:
             if s["coins"] >= 10 + (0 if outfit_done else 40) and s["coins"] >= 10:
@@ -311,24 +349,53 @@ class Planner(Agent):
                 )
                 if n > 0:
                     return self._buy(obs, "healing_potion", n)
-            if items.get("fibre", 0) < 1:
-                return self._fetch(obs, "f")
-            if items.get("berries", 0) < 4 + 4:
-                return self._fetch(obs, "b")
-            count = min(
-                want - items.get("healing_potion", 0), items["berries"] // 4 - 1, items["fibre"]
-            )
-            if count > 0:
-                return self._make(obs, items, "stove", "healing_potion", {}, count=count)
+            return self._cook_potions(obs, items, want - items.get("healing_potion", 0))
         if items.get("berries", 0) < 8:
             return self._fetch(obs, "b")
         if tier >= 3 and "torch" not in have:
             if s["coins"] >= 3:
                 return self._buy(obs, "torch", 2)
             return self._make(obs, items, "workbench", "torch", {"wood": 1, "coal": 1})
-        if tier >= 3 and eq["light"] is None and tier == 3:
-            pass  # lit at the gate, so it burns inside
+        if tier >= 3 and self._hold_for_streak(obs):
+            return self._pastime(obs, items)
         return self._descend(obs, items, tier)
+
+    def _cook_potions(self, obs: dict[str, Any], items: dict[str, int], n: int) -> dict[str, Any]:
+        """Gather berries and flax for `n` potions (some berries kept to eat), then cook them."""
+        n = max(1, min(n, 8))
+        if items.get("fibre", 0) < n:
+            return self._fetch(obs, "f")
+        if items.get("berries", 0) < 4 * n + 4:
+            return self._fetch(obs, "b")
+        return self._make(obs, items, "stove", "healing_potion", {}, count=n)
+
+    def _pastime(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any]:
+        """Nothing risky to do now: cook spare potions and make torches, a craft at a time."""
+        if items.get("healing_potion", 0) < SPARE_POTIONS:
+            return self._cook_potions(obs, items, SPARE_POTIONS - items.get("healing_potion", 0))
+        if items.get("torch", 0) < SPARE_TORCHES:
+            return self._make(obs, items, "workbench", "torch", {"wood": 1, "coal": 1})
+        return {"type": "wait", "ticks": 30}
+
+    # ------------------------------------------------------------------ the streak
+    def _day_report(self, e: dict[str, Any]) -> None:
+        if not e.get("full", True):
+            return  # a day joined part-way neither counts nor breaks a streak
+        self.streak = self.streak + 1 if int(e.get("downs", 0)) == 0 else 0
+        self.streak_met = self.streak_met or self.streak >= STREAK_DAYS
+        self.down_today = False
+
+    def _hold_for_streak(self, obs: dict[str, Any]) -> bool:
+        """Keep out of the Royal Tomb and the Sanctum (where knockdowns happen) while a
+        five-day streak without one can still be completed early enough; then go anyway."""
+        if self.streak_met:
+            return False
+        day = obs["time"]["day"]
+        if self.down_today:
+            last_day = day + STREAK_DAYS
+        else:
+            last_day = day + STREAK_DAYS - self.streak - 1
+        return last_day * DAY_TICKS <= STREAK_BY
 
     def _done(self, thing: str, have: set, tasks: dict) -> bool:
         if thing in ("anvil", "stove", "tailoring_table"):
@@ -398,6 +465,89 @@ class Planner(Agent):
             self.altar_tries = None
             return self._explore(obs)
         return self._go(self.altar_tries[0])
+
+    # ------------------------------------------------------------------ the home
+    def _home(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any] | None:
+        """The next step toward a locked house with a bed in it; None once both stand."""
+        if not self.house.lock_fitted and not items.get("lock"):
+            if items.get("iron_ingot", 0) < 1:
+                return None  # the ingot plan above makes one first
+            return self._make(obs, items, "workbench", "lock", {})
+        step = build_house(
+            obs,
+            items,
+            self.house,
+            self.notes,
+            find_site=lambda: self._house_site(obs),
+            craft=lambda station, recipe, needs, count: self._make(
+                obs, items, station, recipe, needs, count=count, batch=True
+            ),
+            fetch=lambda material: self._fetch(obs, SOURCE[material]),
+            place_at=lambda item, target: self._place_at(obs, item, target),
+            explore=lambda: self._explore(obs),
+            blocked=self._blocked(),
+        )
+        if step is not None:
+            return step
+        if "bed" in self.sites:
+            return None
+        if items.get("bed"):
+            return self._place_at(obs, "bed", self.house.bed_tile())
+        if items.get("cloth", 0) < 3:
+            if "loom" not in self.sites:
+                return self._place(obs, "loom", near_site="workbench")
+            need = 3 - items.get("cloth", 0)
+            return self._make(obs, items, "loom", "cloth", {"fibre": 3}, count=need)
+        return self._make(obs, items, "workbench", "cloth_bed", {"wood": 4, "cloth": 3})
+
+    def _house_site(self, obs: dict[str, Any]) -> Pos | None:
+        taken = self.seen_structures | set(self.sites.values()) | self.avoid
+        site = find_house_site(self.notes, [self.sites["workbench"]], taken, radius=25)
+        return site or find_house_site(self.notes, [me(obs)], taken)
+
+    def _blocked(self) -> set[Pos]:
+        """Tiles nobody stands on: refused targets, its stations and bed, its walls."""
+        return self.avoid | set(self.sites.values()) | self.house.walls()
+
+    def _place_at(self, obs: dict[str, Any], item: str, target: Pos) -> dict[str, Any]:
+        """Place `item` on `target`, walking next to it first (inside the house for the bed)."""
+        here = me(obs)
+        if adjacent(here, target):
+            self.last_target = None  # a refused place (a sheep in the way) is tried again
+            self.place_failures[target] = self.place_failures.get(target, 0) + 1
+            if self.place_failures[target] > 6:
+                self._move_house(target)
+            return {"type": "place", "item": item, "x": target[0], "y": target[1]}
+        within = self.house.inside if item == "bed" else None
+        spot = stand_spot(self.notes, here, target, self._blocked(), within)
+        if spot is None:
+            self._move_house(target)
+            return {"type": "wait", "ticks": 1}
+        return self._go(spot)
+
+    def _move_house(self, target: Pos) -> None:
+        """A tile of the house cannot be built: look for another site (before walls stand)."""
+        self.avoid.add(target)
+        house = self.house
+        if house.site is not None and not house.walls():
+            house.site, house.built = None, {}
+
+    def _bedtime(self, obs: dict[str, Any]) -> bool:
+        """At night, home to bed: for a first calm night, and whenever energy runs low."""
+        s = obs["self"]
+        if obs["time"]["phase"] != "night" or not self.house.locked or "bed" not in self.sites:
+            return False
+        if not self.calm_night or s["energy"] < 50:
+            return True
+        return not self.streak_met and self._hold_for_streak(obs)
+
+    def _go_to_bed(self, obs: dict[str, Any]) -> dict[str, Any]:
+        bed = self.sites["bed"]
+        here = me(obs)
+        if adjacent(here, bed) and self.house.inside(here):
+            return {"type": "sleep"}
+        spot = stand_spot(self.notes, here, bed, self._blocked(), self.house.inside)
+        return self._go(spot or bed)
 
     # ------------------------------------------------------------------ inside
     def _inside(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any] | None:
@@ -502,6 +652,7 @@ class Planner(Agent):
         busy = {(e["x"], e["y"]) for e in obs["entities"]}
         busy |= {(s["x"], s["y"]) for s in obs["structures"]}
         busy |= {(b["x"], b["y"]) for b in obs.get("loot", [])}
+        busy |= self.house.footprint()  # stations stay off the house and the way around it
         sides = [(x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)]
         open_sides = [
             p for p in sides if self.notes.tiles.get(p) in (".", ",", "_", "=") and p not in busy
@@ -523,14 +674,20 @@ class Planner(Agent):
         recipe: str,
         needs: dict[str, int],
         count: int = 1,
+        batch: bool = False,
     ) -> dict[str, Any]:
+        """Craft `count` (as many as the materials allow); with `batch`, first gather the
+        materials for all of them, so one walk to the station makes the whole lot."""
         for item, n in needs.items():
-            if items.get(item, 0) < n:
+            if items.get(item, 0) < n * (count if batch else 1):
                 return self._fetch(obs, SOURCE[item])
+        if station not in self.sites:
+            return self._place(obs, station, near_site="workbench")
         site = self.sites[station]
         if not near(me(obs), site, 2):
             return self._go(site)
-        return {"type": "craft", "recipe": recipe, "count": max(1, count)}
+        most = min(items.get(m, 0) // n for m, n in needs.items()) if needs else count
+        return {"type": "craft", "recipe": recipe, "count": max(1, min(count, most))}
 
     def _buy(self, obs: dict[str, Any], item: str, count: int) -> dict[str, Any]:
         merchant = tuple(obs["landmarks"]["merchant"])
