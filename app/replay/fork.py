@@ -44,12 +44,6 @@ def install(app: Any, forked: Any, take_over: int | None, name: str = "") -> dic
 
     svc = services(app)
     runner, live = svc.runner, svc.live
-    if getattr(runner, "_durable", None):
-        raise ReplayError(
-            "fork_unavailable",
-            "this server saves its world to its data folder and a fork would overwrite that "
-            "history; start one with `asiworld serve --ephemeral` to fork replays",
-        )
     if take_over is not None and take_over not in {c.id for c in forked.characters()}:
         raise ReplayError("unknown_character", f"there is no character {take_over} at that tick")
 
@@ -60,7 +54,10 @@ def install(app: Any, forked: Any, take_over: int | None, name: str = "") -> dic
         runner.frames = type(runner.frames)(world)
         runner._keyframe = None
         runner._log_seen = len(world.input_log)
-        _replace_builtin_agents(runner, skip=take_over)
+        builtin = _replace_builtin_agents(runner, skip=take_over)
+        store = app.extensions.get("asiworld_store")
+        if store is not None:  # the saved history starts again from the fork
+            store.rebase(world, builtin)
         agents = app.extensions.get("asiworld_agents")
         if agents is not None:
             with agents._lock:
@@ -85,7 +82,9 @@ def install(app: Any, forked: Any, take_over: int | None, name: str = "") -> dic
     return runner.call(swap, timeout=30)
 
 
-def _replace_builtin_agents(runner: Any, skip: int | None) -> None:
+def _replace_builtin_agents(runner: Any, skip: int | None) -> list[dict]:
+    """Fresh built-in agents for the fork's built-in characters; returns them as the data
+    folder records them ({char, config, seed})."""
     from app.agents.builtin import available, make_agent
     from app.agents.driver import AgentDriver
 
@@ -96,8 +95,12 @@ def _replace_builtin_agents(runner: Any, skip: int | None) -> None:
     ]
     driver = AgentDriver(runner.world)
     names = set(available())
+    builtin = []
     for char in runner.world.characters():
         if char.id != skip and char.label in names:
-            driver.add(char.id, make_agent(char.label, seed=runner.world.seed + char.id))
+            seed = runner.world.seed + char.id
+            driver.add(char.id, make_agent(char.label, seed=seed))
+            builtin.append({"char": char.id, "config": char.label, "seed": seed})
     if driver.seats:
         runner.before_tick(driver.before_step)
+    return builtin

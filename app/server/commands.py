@@ -40,6 +40,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--ephemeral", action="store_true", help="keep nothing on disk (no --data-dir)")
     p.add_argument(
+        "--replays",
+        action="append",
+        default=None,
+        metavar="DIR",
+        help="a folder of replays for /replays (repeatable; default: the sample replays)",
+    )
+    p.add_argument(
         "--snapshot-every", type=int, default=600, help="ticks between snapshots (default 600)"
     )
     p.add_argument(
@@ -102,6 +109,8 @@ def build_app(settings: dict[str, Any]) -> tuple[Any, Any]:
         "ADMIN_TOKEN": settings.get("admin_token"),
         "SPECTATOR_TOKEN": settings.get("spectator_token"),
     }
+    if settings.get("replays"):
+        config["REPLAY_DIRS"] = [str(d) for d in settings["replays"]]
     if store is not None:
         config["WORLD_FACTORY"] = store.world_factory
         if resumed:
@@ -174,6 +183,7 @@ def serve(args: argparse.Namespace) -> int:
                 "async_mode": args.async_mode,
                 "admin_token": admin_token,
                 "spectator_token": args.spectator_token,
+                "replays": args.replays,
             }
         )
         runner = services(app).runner

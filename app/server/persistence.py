@@ -277,6 +277,24 @@ class WorldStore:
         self._log_applied = self._log_journaled = len(world.input_log)
         self._pending_journaled = len(getattr(world, "pending", ()))
 
+    def rebase(self, world: Any, builtin: list[dict]) -> None:
+        """Start the saved history again from `world`: a replay fork replaced the live world,
+        so the old inputs, snapshots and tokens no longer lead anywhere. Runner thread only."""
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            for table in ("inputs", "snapshots", "tokens"):
+                self.db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+            self.builtin = builtin
+            self._set_meta("seed", world.seed)
+            self._set_meta("builtin", builtin)
+            self._set_meta("last_tick", world.tick)
+            self._set_meta("forked", {"tick": world.tick, "at": time.time()})
+            self._write_snapshot(world)
+            self.db.execute("COMMIT")
+        self._log_applied = self._log_journaled = len(world.input_log)
+        self._pending_journaled = len(getattr(world, "pending", ()))
+        self._token_hashes = set()
+
     def snapshot_now(self) -> int:
         """Write a snapshot of the current tick (admin); returns its tick."""
 

@@ -149,3 +149,26 @@ def test_a_fork_needs_the_admin_token_when_one_is_configured(replay_dir):
     assert resp.status_code == 403 and code(resp) == "not_admin"
     ok = client.post(url, json={"tick": 60}, headers={"X-Admin-Token": "s3cret"})
     assert ok.get_json()["ok"] is True
+
+
+def test_a_fork_on_a_saving_server_becomes_the_saved_world_and_is_resumed(replay_dir, tmp_path):
+    from app.server.commands import build_app
+
+    data = tmp_path / "data"
+    app, store = build_app({"data_dir": str(data), "replays": [str(replay_dir)], "seed": 5,
+                            "agents": ["forager"]})
+    client = app.test_client()
+    chars = client.get(f"/api/replays/{RID}").get_json()["characters"]
+    body = client.post(f"/api/replays/{RID}/fork", json={"tick": 120, "char": chars[0]["id"]})
+    assert body.get_json()["ok"] is True
+    runner = services(app).runner
+    runner.step(5)
+    live_hash, live_tick = runner.world.state_hash(), runner.world.tick
+    assert live_tick == 125
+    store.close()
+
+    again, store2 = build_app({"data_dir": str(data), "replays": [str(replay_dir)]})
+    world = services(again).runner.world
+    assert (world.tick, world.state_hash()) == (live_tick, live_hash)
+    assert again.config["SEED"] == world.seed  # the fork's seed is the saved one now
+    store2.close()
