@@ -46,7 +46,6 @@ STATUS = {
     "unknown_character": 404,
     "bad_argument": 400,
     "not_admin": 403,
-    "fork_unavailable": 409,
 }
 
 
