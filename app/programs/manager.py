@@ -101,6 +101,9 @@ class ProgramManager:
         self._host_factory = host_factory or (LocalHost if in_process else ProcessHost)
         self._host: Any = None
         self.host_restarts = 0
+        # Where program lifecycle events also go (a server passes runner.add_event), so the
+        # world's event stream, its replays and evaluations see programs start and end.
+        self.sink: Callable[[dict], Any] | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
     def submit(self, char_id: int, name: str, source: str) -> dict:
@@ -141,6 +144,7 @@ class ProgramManager:
         self.active[char_id] = pid
         self.runnable.add(pid)
         self._feedback(record, "program_started")
+        self._publish(record, "program_started", source=source)
         return {"ok": True, "id": pid}
 
     def status(self, pid: int) -> dict | None:
@@ -385,7 +389,14 @@ class ProgramManager:
             events.clear()
         return out
 
+    def _publish(self, record: ProgramRecord, kind: str, **fields: Any) -> None:
+        if self.sink is not None:
+            self.sink({"kind": kind, "char": record.char, "program": record.id,
+                       "name": record.name, **fields})
+
     def _feedback(self, record: ProgramRecord, kind: str, **fields: Any) -> None:
+        if kind not in ("program_started", "program_call", "program_log"):
+            self._publish(record, kind, status=record.status, line=record.line, **fields)
         events = self.feedback.setdefault(record.char, deque(maxlen=FEEDBACK_EVENTS))
         events.append(
             {

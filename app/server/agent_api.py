@@ -79,6 +79,7 @@ class AgentService:
         self._open_programs: set[int] = set()  # program ids whose end is not yet reported
         self._lock = threading.Lock()  # guards the event buffers and the token table
         runner.before_tick(self.programs.before_step)
+        self.programs.sink = runner.add_event  # program starts and ends enter the event stream
         runner.on_tick(self.on_tick)
 
     # --- identity --------------------------------------------------------------------------

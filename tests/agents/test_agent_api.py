@@ -257,3 +257,19 @@ def test_the_openapi_spec_validates_and_lists_every_route(http):
         assert path in spec["paths"]
     action_types = {s["title"] for s in spec["components"]["schemas"]["Action"]["oneOf"]}
     assert {"move", "gather", "craft", "wait"} <= action_types
+
+
+def test_a_programs_start_and_end_enter_the_worlds_event_stream(http, runner):
+    seen: list[dict] = []
+    runner.on_tick(lambda info: seen.extend(info.events))
+    cid, auth = join(http)
+    reply = http.post(
+        f"/api/agents/{cid}/programs", json={"name": "step", "source": WOODCUTTER}, headers=auth
+    )
+    pid = reply.get_json()["id"]
+    runner.step(5)
+    started = [e for e in seen if e["kind"] == "program_started"]
+    assert started and started[0]["program"] == pid and started[0]["char"] == cid
+    assert started[0]["source"] == WOODCUTTER  # replays can show the program's source
+    ended = [e for e in seen if e["kind"] == "program_finished"]
+    assert ended and ended[0]["status"] == "finished"
