@@ -72,6 +72,12 @@ def create_app(config: dict | None = None) -> Flask:
     runner = build_runner(app.config)
     app.extensions["asiworld"] = Services(runner=runner, live=LiveRooms(socketio, runner))
 
+    from app.server import assessment, auth
+
+    # Validation, rate limits and spectator checks for the whole app (REST and Socket.IO).
+    auth.install(app)
+    # /api/evaluation's LiveAssessment sees every tick's events from the first tick on.
+    assessment.attach(app)
     app.register_blueprint(pages)
     app.register_blueprint(api)
     app.register_blueprint(admin)

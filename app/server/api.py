@@ -10,13 +10,6 @@ from app.server import assessment, auth
 api = Blueprint("api", __name__)
 
 
-@api.record_once
-def _install_edge_checks(state) -> None:  # noqa: ANN001 - Flask's BlueprintSetupState
-    # Validation, rate limits and spectator checks for the whole app (REST and Socket.IO),
-    # installed as the factory registers this blueprint.
-    auth.install(state.app)
-
-
 MEASURES = ("health", "max_health", "hunger", "energy", "coins", "down", "asleep", "x", "y", "area")
 
 
@@ -49,12 +42,6 @@ def healthz() -> ResponseReturnValue:
     runner = current_app.extensions["asiworld"].runner
     stats = runner.stats()
     return jsonify({"ok": True, "tick": stats["tick"], "running": stats["running"]})
-
-
-@api.record_once
-def _follow_with_assessment(state) -> None:  # noqa: ANN001 - Flask's BlueprintSetupState
-    # /api/evaluation's LiveAssessment sees every tick's events from the first tick on.
-    assessment.attach(state.app)
 
 
 @api.get("/api/evaluation")
