@@ -331,7 +331,10 @@ class Builder(Agent):
         if spot is None:
             self.avoid.add(target)
             house = self.house
-            house.site = None if house.site and target in house.layout()[0] else house.site
+            # A floor tile nobody can reach: look for another site, unless walls already stand
+            # there (the bed's tile must stay inside the house that is built).
+            if house.site and target in house.layout()[0] and not house.walls():
+                house.site = None
             return {"type": "wait", "ticks": 1}
         return goto(*spot)
 
