@@ -1,8 +1,10 @@
-"""planner: prepares, then goes deep. It mines and smelts iron for a sword and armor, weaves cloth,
+"""planner: prepares, then goes deep. It mines and smelts iron for a sword and armor, builds a
+locked stone home with a bed inside (skills.build_house) and sleeps there at night, weaves cloth,
 tans hides, cooks potions, and sets up a tailoring table; then clears the Outer Court and the
 Inner Temple, buys the travel-outfit design with the coins and tailors the outfit (production),
-lights a torch for the Royal Tomb, offers the three sigils at the altar and defeats the Shadow
-King (exploration). It sees only its observations and keeps its own notes."""
+cooks spare potions while a five-day streak without a knockdown completes, lights a torch for
+the Royal Tomb, offers the three sigils at the altar and defeats the Shadow King (exploration).
+It sees only its observations and keeps its own notes."""
 
 from __future__ import annotations
 
@@ -114,7 +116,10 @@ class DungeonNotes:
 
 class Planner(Agent):
     name = "planner"
-    description = "prepares iron gear, cloth, leather and potions, clears the tiers, tailors the outfit, defeats the Shadow King"
+    description = (
+        "prepares iron gear, a locked home with a bed, cloth, leather and potions, clears the"
+        " tiers, tailors the outfit, defeats the Shadow King"
+    )
 
     def __init__(self, seed: int = 0, think_ticks: int = 0):
         super().__init__(seed, think_ticks)

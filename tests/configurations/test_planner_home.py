@@ -1,0 +1,75 @@
+"""The planner's home and its care for the curriculum: a locked stone home with a bed early on,
+sleeping there at night, and holding the risky tiers while a five-day streak can still end
+early. The short play is about 50 simulation minutes of seed 7 (a few seconds); the whole
+300-minute run is slow and runs only with ASIWORLD_SLOW=1."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from app.agents.planner import DAY_TICKS, STREAK_BY, Planner
+from app.headless.run import Run, RunConfig
+
+
+def stages_met(results: dict) -> set[int]:
+    row = results["configurations"][0]
+    return {s["stage"] for s in row["achievements"]["stages"] if s["met"]}
+
+
+def test_the_planner_has_a_locked_home_with_a_usable_bed_inside_within_fifty_minutes():
+    run = Run(RunConfig(seed=7, minutes=50, agents=["planner"], record=False))
+    results = run.run()
+    homes = [e for e in run.events if e["kind"] == "home" and e["locked"]]
+    beds = [e for e in run.events if e["kind"] == "bed" and e["usable"]]
+    assert homes and homes[-1]["area"] >= 9
+    assert beds
+    # Foothold (a day without a knockdown, a bed, its own gear) and Home are both met.
+    assert {1, 3} <= stages_met(results)
+    refused = run.driver.seats[0].refusals
+    assert refused <= run.driver.seats[0].decisions // 10
+
+
+def day_report(day: int, downs: int = 0, full: bool = True) -> dict:
+    return {"kind": "day_report", "day": day, "downs": downs, "full": full}
+
+
+def test_the_risky_tiers_wait_while_a_five_day_streak_can_end_by_the_limit():
+    planner = Planner(seed=1)
+    for day in (1, 2):
+        planner._day_report(day_report(day))
+    # Day 3 under way, two good days behind: the streak ends with day 5, before the limit.
+    assert 5 * DAY_TICKS <= STREAK_BY
+    assert planner._hold_for_streak({"time": {"day": 3}})
+    # A knockdown today: the streak would now end too late, so it goes anyway.
+    planner.down_today = True
+    assert not planner._hold_for_streak({"time": {"day": 3}})
+
+
+def test_a_day_with_a_knockdown_restarts_the_streak_and_five_good_days_complete_it():
+    planner = Planner(seed=1)
+    planner._day_report(day_report(1))
+    planner._day_report(day_report(2, downs=1))
+    assert planner.streak == 0 and not planner.streak_met
+    planner._day_report(day_report(3, full=False))  # joined part-way: neither counts nor breaks
+    assert planner.streak == 0
+    for day in range(3, 8):
+        planner._day_report(day_report(day))
+    assert planner.streak_met
+    assert not planner._hold_for_streak({"time": {"day": 9}})
+
+
+def test_late_in_the_horizon_the_planner_never_holds_back():
+    planner = Planner(seed=1)
+    assert not planner._hold_for_streak({"time": {"day": 6}})
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("ASIWORLD_SLOW") != "1", reason="set ASIWORLD_SLOW=1")
+def test_the_planner_completes_both_tasks_and_five_stages_on_the_default_seed():
+    results = Run(RunConfig(seed=7, minutes=300, agents=["planner"], record=False)).run()
+    m = results["configurations"][0]["measures"]
+    assert m["outfit"] and m["hero"] and m["depth"] == 3
+    assert m["trial"] >= 5 and m["downs"] == 0
+    assert {1, 2, 3, 4, 5, 7, 8} <= stages_met(results)
