@@ -115,17 +115,17 @@ def reachable_bed(world: World, char: Character) -> Pos | None:
     beds = beds_of(world, char)
     if not beds:
         return None
-    from .rules.movement import cost_for
+    from .rules.movement import cost_xy
 
     area = world.areas[SURFACE]
     start = (char.x, char.y) if char.area == SURFACE else char.surface_pos
-    cost = cost_for(world, area, char)
-    graph = tcod.path.SimpleGraph(cost=cost.T, cardinal=1, diagonal=0)
+    cost = cost_xy(world, area, char)
+    graph = tcod.path.SimpleGraph(cost=cost, cardinal=1, diagonal=0)
     finder = tcod.path.Pathfinder(graph)
     finder.add_root(start)
     for bx, by in beds:
         for nx, ny in ((bx + 1, by), (bx - 1, by), (bx, by + 1), (bx, by - 1)):
-            if not area.in_bounds(nx, ny) or not cost[ny, nx]:
+            if not area.in_bounds(nx, ny) or not cost[nx, ny]:
                 continue
             if (nx, ny) == start or len(finder.path_to((nx, ny))) > 1:
                 return (bx, by)

@@ -103,14 +103,25 @@ def _remember_entities(world: World, char: Character, mem: Memory, area: Area) -
     x0, y0 = mem.x0, mem.y0
     xs, ys, ids = bodies(world, area)
     inside = np.nonzero((xs >= x0) & (xs < x0 + w) & (ys >= y0) & (ys < y0 + h))[0]
-    for i in inside.tolist():
-        x, y, eid = int(xs[i]), int(ys[i]), ids[i]
-        if eid != char.id and mem.visible[y - y0, x - x0]:
-            ent = world.entities[eid]
-            mem.entities[eid] = {"id": eid, "kind": ent.kind, "x": x, "y": y, "area": char.area,
-                                 "tick": world.tick}
-    limit = world.content.vision.memory_entities
-    if len(mem.entities) > limit:
+    if not len(inside):
+        return
+    seen = inside[mem.visible[ys[inside] - y0, xs[inside] - x0]]
+    tick, area_id = world.tick, char.area
+    for i in seen.tolist():
+        eid = ids[i]
+        if eid == char.id:
+            continue
+        x, y = int(xs[i]), int(ys[i])
+        known = mem.entities.get(eid)
+        if known is not None and known["x"] == x and known["y"] == y and known["area"] == area_id:
+            known["tick"] = tick
+        else:
+            mem.entities[eid] = {"id": eid, "kind": world.entities[eid].kind, "x": x, "y": y,
+                                 "area": area_id, "tick": tick}
+    # The oldest memories go first, in batches (sorting every tick would cost more than the
+    # memory saves); what is in view now is always kept.
+    keep = max(world.content.vision.memory_entities, len(seen))
+    if len(mem.entities) > keep + 32:
         oldest = sorted(mem.entities.values(), key=lambda e: (e["tick"], e["id"]))
-        for e in oldest[: len(mem.entities) - limit]:
+        for e in oldest[: len(mem.entities) - keep]:
             del mem.entities[e["id"]]

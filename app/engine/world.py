@@ -45,6 +45,8 @@ class World:
         self.loot_changed = False
         self.extensions: dict[str, Any] = {}  # state owned by other rule modules (dungeons)
         self.body_cache: dict[int, tuple] = {}  # per-tick positions of bodies (vision.bodies)
+        self.path_cache: dict[tuple, Any] = {}  # path cost per area version (movement.cost_xy)
+        self.path_memo: dict[tuple, Any] = {}  # recent paths (movement.find_path)
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -294,7 +296,8 @@ class World:
         return h.hexdigest()
 
     # ------------------------------------------------------------------ persistence
-    _TRANSIENT = ("content", "_events", "tile_changes", "char_events", "body_cache")
+    _TRANSIENT = ("content", "_events", "tile_changes", "char_events", "body_cache", "path_cache",
+                  "path_memo")
 
     def snapshot(self) -> bytes:
         """The whole state as bytes; `World.restore` brings it back with the same future."""

@@ -59,33 +59,55 @@ register(Handler("move", "movement", {"dir": Arg("dir")}, _check_move, _move, be
                  help="one step north, south, east or west"))
 
 
-def cost_for(world: World, area: Area, char: Character) -> np.ndarray:
-    """Path cost for this character: terrain and structures; its own locked doors open."""
-    walk = world.content.walk_lut[area.terrain].astype(np.int8)
+def cost_xy(world: World, area: Area, char: Character) -> np.ndarray:
+    """Path cost for this character, indexed [x, y] (tcod's node order, contiguous): terrain
+    and structures, with its own locked doors open. The shared part is cached per area version,
+    so only the character's doors are applied to a copy."""
+    key = (area.id, area.version)
+    base = world.path_cache.get(key)
+    if base is None:
+        walk = world.content.walk_lut[area.terrain].astype(np.int8)
+        for (x, y), s in area.structures.items():
+            if not homes.passable(s, None, world.content):
+                walk[y, x] = 0
+        base = np.ascontiguousarray(walk.T)
+        for stale in [k for k in world.path_cache if k[0] == area.id]:
+            del world.path_cache[stale]
+        world.path_cache[key] = base
+    cost = base.copy()
     for (x, y), s in area.structures.items():
-        if not homes.passable(s, char, world.content):
-            walk[y, x] = 0
-    return walk
+        if s.kind == "door" and s.locked and s.owner == char.id:
+            cost[x, y] = 1
+    return cost
 
 
 def find_path(world: World, char: Character, x: int, y: int, avoid_bodies: bool) -> list | None:
     area = world.area_of(char)
-    cost = cost_for(world, area, char)
+    # A check at submit, again at the tick and at the start ask the same question: answer once.
+    memo_key = (char.id, char.area, char.x, char.y, x, y, area.version)
+    if not avoid_bodies and memo_key in world.path_memo:
+        found = world.path_memo[memo_key]
+        return None if found is None else list(found)
+    cost = cost_xy(world, area, char)
     if avoid_bodies:
         for (ox, oy), eid in area.occupant.items():
             if eid != char.id:
-                cost[oy, ox] = 0
-    goal_open = bool(cost[y, x])
-    cost[y, x] = 1  # so a solid goal (a tree) is reached by standing next to it
-    graph = tcod.path.SimpleGraph(cost=cost.T, cardinal=1, diagonal=0)
+                cost[ox, oy] = 0
+    goal_open = bool(cost[x, y])
+    cost[x, y] = 1  # so a solid goal (a tree) is reached by standing next to it
+    graph = tcod.path.SimpleGraph(cost=cost, cardinal=1, diagonal=0)
     graph.set_heuristic(cardinal=1, diagonal=0)
     finder = tcod.path.Pathfinder(graph)
     finder.add_root((char.x, char.y))
-    path = [tuple(map(int, p)) for p in finder.path_to((x, y)).tolist()[1:]]
+    path: list | None = [tuple(map(int, p)) for p in finder.path_to((x, y)).tolist()[1:]]
     if not path:
-        return None if (char.x, char.y) != (x, y) else []
-    if not goal_open:
+        path = None if (char.x, char.y) != (x, y) else []
+    elif not goal_open:
         path = path[:-1]
+    if not avoid_bodies:
+        if len(world.path_memo) > 256:
+            world.path_memo.clear()
+        world.path_memo[memo_key] = None if path is None else tuple(path)
     return path
 
 
