@@ -44,7 +44,6 @@ class World:
         self.structures_changed = False
         self.loot_changed = False
         self.extensions: dict[str, Any] = {}  # state owned by other rule modules (dungeons)
-        self.body_cache: dict[int, tuple] = {}  # per-tick positions of bodies (vision.bodies)
         self.path_cache: dict[tuple, Any] = {}  # path cost per area version (movement.cost_xy)
         self.path_memo: dict[tuple, Any] = {}  # recent paths (movement.find_path)
 
@@ -75,7 +74,6 @@ class World:
                          energy=self.content.character.max_energy, spawn=pos, surface_pos=pos,
                          joined=self.tick)
         self.next_id += 1
-        self.body_cache.clear()
         self.entities[char.id] = char
         self.areas[SURFACE].occupant[pos] = char.id
         self.char_events[char.id] = deque(maxlen=EVENT_MEMORY)
@@ -197,7 +195,6 @@ class World:
         raise RuntimeError(f"no free tile near {pos} in area {area_id}")
 
     def move_entity(self, ent: Entity, x: int, y: int, area_id: int | None = None) -> None:
-        self.body_cache.clear()
         old = self.areas[ent.area]
         if old.occupant.get((ent.x, ent.y)) == ent.id:
             del old.occupant[(ent.x, ent.y)]
@@ -207,7 +204,6 @@ class World:
         self.areas[ent.area].occupant[(x, y)] = ent.id
 
     def remove_entity(self, ent: Entity) -> None:
-        self.body_cache.clear()
         area = self.areas.get(ent.area)
         if area is not None and area.occupant.get((ent.x, ent.y)) == ent.id:
             del area.occupant[(ent.x, ent.y)]
@@ -220,7 +216,6 @@ class World:
                             hostile=bool(spec.get("hostile", False)),
                             next_move=self.tick + 1, **extra)
         self.next_id += 1
-        self.body_cache.clear()
         self.entities[creature.id] = creature
         self.areas[area_id].occupant[pos] = creature.id
         return creature
@@ -296,8 +291,7 @@ class World:
         return h.hexdigest()
 
     # ------------------------------------------------------------------ persistence
-    _TRANSIENT = ("content", "_events", "tile_changes", "char_events", "body_cache", "path_cache",
-                  "path_memo")
+    _TRANSIENT = ("content", "_events", "tile_changes", "char_events", "path_cache", "path_memo")
 
     def snapshot(self) -> bytes:
         """The whole state as bytes; `World.restore` brings it back with the same future."""
