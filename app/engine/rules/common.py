@@ -11,6 +11,11 @@ if TYPE_CHECKING:
     from ..world import World
 
 
+def a(noun: str) -> str:
+    """'a workbench', 'an anvil': sentences people read."""
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
 def chebyshev(ax: int, ay: int, bx: int, by: int) -> int:
     return max(abs(ax - bx), abs(ay - by))
 

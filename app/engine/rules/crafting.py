@@ -10,6 +10,7 @@ from ..actions import Arg, Handler, register
 from ..content import Recipe
 from ..errors import Refusal
 from ..model import Character, Op
+from .common import a
 
 if TYPE_CHECKING:
     from ..world import World
@@ -33,7 +34,7 @@ def _missing(world: World, char: Character, recipe: Recipe, stations: set[str]) 
     if recipe.requires and not char.count(recipe.requires):
         gaps.append(f"the {recipe.requires}")
     if recipe.station not in stations:
-        gaps.append(f"a {recipe.station} within {world.content.place.station_reach} tiles")
+        gaps.append(f"{a(recipe.station)} within {world.content.place.station_reach} tiles")
     return gaps
 
 

@@ -10,7 +10,7 @@ from .. import inventory
 from ..actions import Arg, Handler, register
 from ..errors import Refusal
 from ..model import Character, Creature, Op
-from .common import entity_target, require_adjacent
+from .common import a, entity_target, require_adjacent
 
 if TYPE_CHECKING:
     from ..world import World
@@ -51,7 +51,7 @@ def _check_shear(world: World, char: Character, args: dict) -> None:
     sheep = entity_target(world, char, args["target"], "shear")
     shear = world.content.creatures.get(sheep.kind, {}).get("shear")
     if shear is None or not isinstance(sheep, Creature):
-        raise Refusal("nothing_to_gather", f"a {sheep.kind} cannot be shorn")
+        raise Refusal("nothing_to_gather", f"{a(sheep.kind)} cannot be shorn")
     if not char.count(shear["tool"]):
         raise Refusal("needs_tool", f"shearing needs {shear['tool']}")
     if sheep.wool_at > world.tick:

@@ -11,7 +11,7 @@ from .. import homes
 from ..actions import DIRECTIONS, Arg, Handler, register
 from ..errors import Refusal
 from ..model import Area, Character, Op
-from .common import require_in_area
+from .common import a, require_in_area
 
 if TYPE_CHECKING:
     from ..world import World
@@ -40,7 +40,7 @@ def _what_blocks(world: World, area: Area, x: int, y: int) -> str:
         return world.entities[occ].kind
     s = area.structures.get((x, y))
     if s is not None:
-        return f"a locked {s.kind}" if s.locked else f"a {s.kind}"
+        return f"a locked {s.kind}" if s.locked else a(s.kind)
     return world.tile_name(area, x, y)
 
 
