@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.programs.host import HostCrashed, LocalHost, ProcessHost
+from app.programs.host import HostCrashed, LocalHost, ProcessHost, SliceRow
 from app.programs.limits import DEFAULT_BUDGET, Budget
 
 ACTIVE = ("running", "waiting")
@@ -221,31 +221,29 @@ class ProgramManager:
 
     def _run_round(self, pids: list[int], new_tick: bool) -> set[int]:
         runs = []
+        replies = self.replies
         for pid in pids:
             record = self.records[pid]
-            run: dict[str, Any] = {"pid": pid, "tick": self.world.tick, "new_tick": new_tick}
-            if pid in self.replies:
-                run["reply"] = self.replies.pop(pid)
-            if record.uses_observation:
-                run["observation"] = self._observe(record.char)
-            runs.append(run)
+            observation = self._observe(record.char) if record.uses_observation else None
+            runs.append([pid, replies.pop(pid, None), observation])
+        request = {"op": "run", "tick": self.world.tick, "new_tick": new_tick, "runs": runs}
         try:
-            slices = self._request({"op": "run", "runs": runs})["slices"]
+            slices = self._request(request)["slices"]
         except HostCrashed as exc:
             self._host_crashed(str(exc))
             return set()
         retry: set[int] = set()
-        for piece in slices:
-            pid = piece["pid"]
-            record = self.records[pid]
-            self._apply_report(record, piece["report"])
-            if piece["kind"] == "intent":
-                self._submit_intent(record, piece["action"], retry)
-            elif piece["kind"] == "observe":
+        for row in slices:
+            piece = SliceRow(*row)
+            record = self.records[piece.pid]
+            self._apply_slice(record, piece)
+            if piece.kind == "intent":
+                self._submit_intent(record, piece.action, retry)
+            elif piece.kind == "observe":
                 record.uses_observation = True
-                retry.add(pid)
-            elif piece["kind"] == "preempted":
-                self.runnable.add(pid)
+                retry.add(piece.pid)
+            elif piece.kind == "preempted":
+                self.runnable.add(piece.pid)
             else:
                 self._ended(record)
         return retry
@@ -361,12 +359,24 @@ class ProgramManager:
         self.runnable.clear()
         self.replies.clear()
 
+    def _apply_slice(self, record: ProgramRecord, piece: SliceRow) -> None:
+        record.status = piece.status
+        record.line = piece.line
+        record.steps_tick = piece.steps_tick
+        record.steps_total = piece.steps_total
+        record.uses_observation = piece.uses_observation
+        if piece.extra:
+            self._apply_logs_and_outcome(record, piece.extra)
+
     def _apply_report(self, record: ProgramRecord, report: dict) -> None:
         record.status = report["status"]
         record.line = report.get("line")
         record.steps_tick = report.get("steps_tick", 0)
         record.steps_total = report.get("steps_total", 0)
         record.uses_observation = report.get("uses_observation", record.uses_observation)
+        self._apply_logs_and_outcome(record, report)
+
+    def _apply_logs_and_outcome(self, record: ProgramRecord, report: dict) -> None:
         for line in report.get("logs", ()):
             record.logs.append(line)
             self._feedback(record, "program_log", text=line)
@@ -391,8 +401,15 @@ class ProgramManager:
 
     def _publish(self, record: ProgramRecord, kind: str, **fields: Any) -> None:
         if self.sink is not None:
-            self.sink({"kind": kind, "char": record.char, "program": record.id,
-                       "name": record.name, **fields})
+            self.sink(
+                {
+                    "kind": kind,
+                    "char": record.char,
+                    "program": record.id,
+                    "name": record.name,
+                    **fields,
+                }
+            )
 
     def _feedback(self, record: ProgramRecord, kind: str, **fields: Any) -> None:
         if kind not in ("program_started", "program_call", "program_log"):
