@@ -37,11 +37,6 @@ HOST_MEMORY_BYTES = 1 << 30  # address space of the host process
 HOST_CPU_SECONDS = 3600  # cumulative; a host past it dies and is restarted
 SLICE_CPU_SECONDS = 0.5  # one slice using more CPU than this is stopped (process host only)
 REPLY_TIMEOUT_SECONDS = 10.0  # no reply by then: the host is treated as crashed
-# Bounded busy-waits before sleeping on the pipe (see FrameReader): the engine side waits this
-# long for a reply (a slice batch usually answers within it), the host this long for the next
-# request (catches a tick's follow-up rounds, stops and drops; not the gap of a world step).
-REPLY_SPIN_SECONDS = 0.0005
-REQUEST_SPIN_SECONDS = 0.0001
 
 
 class SliceRow(NamedTuple):
@@ -193,7 +188,6 @@ class ProcessHost:
         self,
         memory_bytes: int = HOST_MEMORY_BYTES,
         timeout: float = REPLY_TIMEOUT_SECONDS,
-        spin: float = REPLY_SPIN_SECONDS,
     ):
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env = dict(os.environ)
@@ -207,7 +201,7 @@ class ProcessHost:
             cwd=root,
             close_fds=True,
         )
-        self.replies = FrameReader(self.process.stdout.fileno(), spin)
+        self.replies = FrameReader(self.process.stdout.fileno())
 
     def request(self, msg: dict) -> dict:
         try:
@@ -254,18 +248,13 @@ def write_frame(fd: int, msg: dict) -> None:
 
 class FrameReader:
     """Reads frames from a pipe: one `os.read` usually brings header and body together, and bytes
-    past the end of a frame are kept for the next one.
+    past the end of a frame are kept for the next one. With a deadline it waits in `select`
+    (the engine side, which must notice a host that stopped answering); without one it simply
+    blocks in `read` (the host), one system call per frame."""
 
-    Waiting first spins for up to `spin` seconds on a non-blocking read before sleeping in
-    `select`: on this kind of machine a process that sleeps even a few hundred microseconds
-    takes far longer than that to be woken again, while a reply is usually that close.
-    """
-
-    def __init__(self, fd: int, spin: float = 0.0) -> None:
+    def __init__(self, fd: int) -> None:
         self.fd = fd
-        self.spin = spin
         self.buffer = bytearray()
-        os.set_blocking(fd, False)
 
     def read(self, deadline: float | None = None) -> dict:
         buffer = self.buffer
@@ -276,29 +265,14 @@ class FrameReader:
                     body = bytes(buffer[4 : 4 + size])
                     del buffer[: 4 + size]
                     return json.loads(body)
-            self._fill(deadline)
-
-    def _fill(self, deadline: float | None) -> None:
-        chunk = self._read_now()
-        if chunk is None and self.spin > 0:
-            until = time.perf_counter() + self.spin
-            while chunk is None and time.perf_counter() < until:
-                chunk = self._read_now()
-        while chunk is None:
-            left = None if deadline is None else max(deadline - time.monotonic(), 0)
-            ready, _, _ = select.select([self.fd], [], [], left)
-            if not ready:
-                raise HostCrashed("the program host did not answer in time")
-            chunk = self._read_now()
-        if not chunk:
-            raise EOFError("the program host closed its pipe")
-        self.buffer += chunk
-
-    def _read_now(self) -> bytes | None:
-        try:
-            return os.read(self.fd, 1 << 16)
-        except BlockingIOError:
-            return None
+            if deadline is not None:
+                ready, _, _ = select.select([self.fd], [], [], max(deadline - time.monotonic(), 0))
+                if not ready:
+                    raise HostCrashed("the program host did not answer in time")
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                raise EOFError("the program host closed its pipe")
+            buffer += chunk
 
 
 def limit_resources(memory_bytes: int) -> None:
@@ -326,7 +300,7 @@ def host_main(memory_bytes: int = HOST_MEMORY_BYTES) -> None:
     """The host process: limit itself, then answer requests on stdin until it closes."""
     import greenlet
 
-    requests = FrameReader(sys.stdin.fileno(), REQUEST_SPIN_SECONDS)
+    requests = FrameReader(sys.stdin.fileno())
     replies = sys.stdout.fileno()
     sys.stdout = sys.stderr  # nothing but frames may reach the parent's pipe
     table = ProgramTable()
