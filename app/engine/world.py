@@ -35,7 +35,10 @@ class World:
         self.next_area = 1
         self.landmarks: Landmarks | None = None
         self.pending: list[tuple[int, dict[str, Any], int]] = []
+        # The inputs applied, in order. A live server may forget rows it has saved
+        # (forget_inputs); input_log_base counts the forgotten ones, so row numbers stay absolute.
         self.input_log: list[tuple[int, int | None, dict[str, Any]]] = []
+        self.input_log_base = 0
         self.char_events: dict[int, deque] = {}
         self.memory: dict[int, vision.Memory] = {}
         self.expiries: list[tuple[int, int, Pos]] = []  # (tick, area, pos) of regrowth
@@ -152,6 +155,24 @@ class World:
                       code=refusal.code, message=refusal.message)
             return
         actions.start(self, char, normal, op)
+
+    # ------------------------------------------------------------------ the input log
+    @property
+    def input_log_end(self) -> int:
+        """The absolute number of the next input-log row (rows ever logged)."""
+        return self.input_log_base + len(self.input_log)
+
+    def inputs_since(self, row: int) -> list[tuple[int, int | None, dict[str, Any]]]:
+        """The logged rows from absolute row number `row` on (forgotten rows are not given)."""
+        return self.input_log[max(0, row - self.input_log_base):]
+
+    def forget_inputs(self, before: int) -> None:
+        """Drop the rows before absolute row `before` (they are kept elsewhere: a live server's
+        store). The world's future does not depend on its log, only re-simulation does."""
+        drop = min(max(0, before - self.input_log_base), len(self.input_log))
+        if drop:
+            del self.input_log[:drop]
+            self.input_log_base += drop
 
     # ------------------------------------------------------------------ events
     def emit(self, kind: str, **fields: Any) -> dict[str, Any]:

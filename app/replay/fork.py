@@ -41,6 +41,7 @@ def install(app: Any, forked: Any, take_over: int | None, name: str = "") -> dic
     """Make `forked` the server's running world; seat a browser player on `take_over`."""
     from app.server import services
     from app.server.live import Seat
+    from app.server.runner import log_end
 
     svc = services(app)
     runner, live = svc.runner, svc.live
@@ -53,7 +54,7 @@ def install(app: Any, forked: Any, take_over: int | None, name: str = "") -> dic
         vars(world).update(vars(forked))
         runner.frames = type(runner.frames)(world)
         runner._keyframe = None
-        runner._log_seen = len(world.input_log)
+        runner._log_seen = log_end(world)
         builtin = _replace_builtin_agents(runner, skip=take_over)
         store = app.extensions.get("asiworld_store")
         if store is not None:  # the saved history starts again from the fork

@@ -72,9 +72,11 @@ class RunRecording:
         return recording
 
     def _new_inputs(self) -> list:
+        # Absolute row numbers: a world may forget rows it saved elsewhere (input_log_base).
+        base = getattr(self.world, "input_log_base", 0)
         log = self.world.input_log
-        new = log[self._logged :]
-        self._logged = len(log)
+        new = log[max(0, self._logged - base) :]
+        self._logged = base + len(log)
         return new
 
     def after_step(self, events: list[dict], frame: dict | None = None) -> dict:

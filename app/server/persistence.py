@@ -33,11 +33,17 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from app.server.runner import log_end, log_since
+
 log = logging.getLogger(__name__)
 
 DB_NAME = "world.sqlite3"
 FORMAT = 1
 SNAPSHOTS_KEPT = 2
+# Input-log rows a live world keeps in memory once they are saved here: older ones are forgotten
+# (World.forget_inputs) so the log, and every snapshot that pickles it, stops growing with time.
+# A short run keeps its whole log (a resumed world can then be re-simulated from its seed).
+INPUT_LOG_KEPT = 4096
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -75,13 +81,20 @@ def token_hash(token: str) -> str:
 
 
 class WorldStore:
-    def __init__(self, data_dir: str | Path, fsync: bool = False, snapshot_every: int = 600):
+    def __init__(
+        self,
+        data_dir: str | Path,
+        fsync: bool = False,
+        snapshot_every: int = 600,
+        input_log_kept: int = INPUT_LOG_KEPT,
+    ):
         if snapshot_every < 1:
             raise ValueError("snapshot_every must be at least 1 tick")
         self.dir = Path(data_dir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.path = self.dir / DB_NAME
         self.snapshot_every = int(snapshot_every)
+        self.input_log_kept = max(0, int(input_log_kept))
         self._lock = threading.RLock()  # the runner thread writes; request threads read tokens
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -89,8 +102,10 @@ class WorldStore:
         self.db.executescript(SCHEMA)
         self.runner: Any = None
         self.app: Any = None
-        self._log_applied = 0  # world.input_log rows already in the applied log (or snapshot)
-        self._log_journaled = 0  # world.input_log rows saved by flush (joins between ticks)
+        # Absolute input-log row numbers (World.input_log_end), not list indices: the world
+        # forgets saved rows.
+        self._log_applied = 0  # rows already in the applied log (or snapshot)
+        self._log_journaled = 0  # rows saved by flush (joins between ticks)
         self._pending_journaled = 0  # queued actions of this tick saved by flush
         self._token_hashes: set[str] = set()
         self._seen_live: set[str] = set()  # raw browser tokens already looked at (memory)
@@ -194,7 +209,7 @@ class WorldStore:
                 self._resume_server_state(app)
             else:
                 self._start(world, list(agents), seed, app.config.get("WORLD_SIZE"))
-            self._log_applied = self._log_journaled = len(world.input_log)
+            self._log_applied = self._log_journaled = log_end(world)
             self._pending_journaled = len(getattr(world, "pending", ()))
             self._token_hashes = {
                 row[0] for row in self.db.execute("SELECT hash FROM tokens").fetchall()
@@ -244,7 +259,7 @@ class WorldStore:
     def flush(self) -> None:
         """Save what the world accepted since the last flush; commit before returning."""
         world = self.runner.world
-        log_rows = world.input_log[self._log_journaled :]
+        log_rows = log_since(world, self._log_journaled)
         pending = getattr(world, "pending", [])
         queued = pending[self._pending_journaled :]
         tokens = self._new_tokens()
@@ -257,14 +272,14 @@ class WorldStore:
             self._insert_inputs(rows)
             self._insert_tokens(tokens)
             self.db.execute("COMMIT")
-        self._log_journaled = len(world.input_log)
+        self._log_journaled = log_end(world)
         self._pending_journaled = len(pending)
         self._token_hashes.update(t[0] for t in tokens)
 
     def after_tick(self, info: Any) -> None:
         """The tick is applied: its rows become the engine's own log rows; maybe a snapshot."""
         world = self.runner.world
-        applied = world.input_log[self._log_applied :]
+        applied = log_since(world, self._log_applied)
         ticks = {row[0] for row in applied} | {info.tick - 1}
         with self._lock:
             self.db.execute("BEGIN IMMEDIATE")
@@ -274,8 +289,18 @@ class WorldStore:
             if info.tick - self._last_snapshot >= self.snapshot_every:
                 self._write_snapshot(world)
             self.db.execute("COMMIT")
-        self._log_applied = self._log_journaled = len(world.input_log)
+        self._log_applied = self._log_journaled = log_end(world)
         self._pending_journaled = len(getattr(world, "pending", ()))
+        self._forget_saved_inputs(world)
+
+    def _forget_saved_inputs(self, world: Any) -> None:
+        """Let the world forget saved log rows beyond the newest `input_log_kept`, in batches
+        (a quarter of the bound at a time, so the list is not shifted every tick)."""
+        forget = getattr(world, "forget_inputs", None)
+        held = len(getattr(world, "input_log", ()))
+        if forget is None or held <= self.input_log_kept + self.input_log_kept // 4:
+            return
+        forget(min(self._log_applied, log_end(world) - self.input_log_kept))
 
     def rebase(self, world: Any, builtin: list[dict]) -> None:
         """Start the saved history again from `world`: a replay fork replaced the live world,
@@ -291,7 +316,7 @@ class WorldStore:
             self._set_meta("forked", {"tick": world.tick, "at": time.time()})
             self._write_snapshot(world)
             self.db.execute("COMMIT")
-        self._log_applied = self._log_journaled = len(world.input_log)
+        self._log_applied = self._log_journaled = log_end(world)
         self._pending_journaled = len(getattr(world, "pending", ()))
         self._token_hashes = set()
 

@@ -35,6 +35,18 @@ class TickInfo:
     inputs: list[tuple[int, int | None, dict]] = field(default_factory=list)  # input_log rows
 
 
+def log_end(world: Any) -> int:
+    """The absolute row number after the world's last input-log row (worlds that forget
+    saved rows keep counting them in input_log_base)."""
+    return getattr(world, "input_log_base", 0) + len(getattr(world, "input_log", ()))
+
+
+def log_since(world: Any, row: int) -> list:
+    """The world's input-log rows from absolute row number `row` on."""
+    base = getattr(world, "input_log_base", 0)
+    return list(getattr(world, "input_log", [])[max(0, row - base) :])
+
+
 class RunnerStopped(RuntimeError):
     pass
 
@@ -58,7 +70,7 @@ class WorldRunner:
         self._commands: queue.Queue[tuple[Callable[[], Any], Future]] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
-        self._log_seen = len(getattr(world, "input_log", []))
+        self._log_seen = log_end(world)
         self._keyframe: dict | None = None
         self._tick_times: deque[float] = deque(maxlen=64)
         self._next_due = 0.0
@@ -204,8 +216,7 @@ class WorldRunner:
             events.append({**self._extra_events.get_nowait(), "tick": self.world.tick})
         frame = self.frames.frame(events)
         # The engine's input log is the record of what was applied (joins, humans, agents).
-        log_now = getattr(self.world, "input_log", [])
-        inputs, self._log_seen = list(log_now[self._log_seen :]), len(log_now)
+        inputs, self._log_seen = log_since(self.world, self._log_seen), log_end(self.world)
         info = TickInfo(tick=self.world.tick, events=events, frame=frame, inputs=inputs)
         self._tick_times.append(self._clock())
         for hook in list(self._hooks):
