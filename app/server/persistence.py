@@ -99,6 +99,9 @@ class WorldStore:
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute(f"PRAGMA synchronous={'FULL' if fsync else 'NORMAL'}")
+        # A small page cache: snapshot blobs (about 1.6 MB) would otherwise fill the default
+        # 2 MB cache with pages that are only read back on a resume.
+        self.db.execute("PRAGMA cache_size=-512")
         self.db.executescript(SCHEMA)
         self.runner: Any = None
         self.app: Any = None
