@@ -19,7 +19,6 @@ from .model import SURFACE, Area, Character, Creature, Entity, LootBag, Op, Pos
 from .worldgen import Landmarks, generate_surface
 
 EVENT_MEMORY = 200  # events kept per character between observations
-_DIRS4 = ((0, -1), (1, 0), (0, 1), (-1, 0))
 
 
 class World:
@@ -119,22 +118,20 @@ class World:
             self._apply_input(char_id, action, op)
 
         survival.clock_edges(self)
-        for ent in list(self.entities.values()):
-            if isinstance(ent, Character):
-                actions.advance(self, ent)
+        chars = self.characters()  # characters are never removed, so one list serves the tick
+        for char in chars:
+            actions.advance(self, char)
         for ent in list(self.entities.values()):
             if isinstance(ent, Creature) and ent.id in self.entities:
                 creatures.act(self, ent)
-        for ent in list(self.entities.values()):
-            if isinstance(ent, Character):
-                survival.live(self, ent)
+        for char in chars:
+            survival.live(self, char)
         survival.world_systems(self)
         for hook in self.extensions.get("tick_hooks", ()):
             hook(self)
         homes.periodic(self)
-        for ent in self.entities.values():
-            if isinstance(ent, Character):
-                vision.update(self, ent)
+        for char in chars:
+            vision.update(self, char)
         self.tick += 1
         # Events emitted between steps (a join) travel with the next step's events.
         events, self._events = self._events, []
@@ -336,7 +333,3 @@ class World:
 # Rule modules that keep per-tick hooks (dungeons) register an installer here, so a restored
 # world gets its hooks back without the snapshot pickling functions.
 _RESTORE_HOOKS: list = []
-
-
-def neighbours4(x: int, y: int) -> list[Pos]:
-    return [(x + dx, y + dy) for dx, dy in _DIRS4]
