@@ -1,7 +1,8 @@
 """The pipe framing between the engine side and the program host.
 
 Bad inputs tried: two frames arriving in one read, a frame split byte by byte across reads, a
-reply that never comes (the deadline), and a pipe closed mid-frame.
+reply that never comes (the deadline), a pipe closed mid-frame, a body that is not JSON (in
+either encoding), and whole numbers too large for orjson.
 """
 
 from __future__ import annotations
@@ -11,7 +12,16 @@ import time
 
 import pytest
 
-from app.programs.host import FrameReader, HostCrashed, encode_frame, write_frame
+from app.programs.host import (
+    FrameReader,
+    HostCrashed,
+    SpinWindow,
+    decode_body,
+    encode_body,
+    encode_frame,
+    poll_briefly,
+    write_frame,
+)
 
 
 @pytest.fixture
@@ -62,3 +72,43 @@ def test_a_pipe_closed_in_the_middle_of_a_frame_is_an_end_of_file(pipe):
     os.close(write_fd)
     with pytest.raises(EOFError):
         FrameReader(read_fd).read(time.monotonic() + 5)
+
+
+def test_a_whole_number_past_64_bits_crosses_the_pipe_exactly(pipe):
+    # orjson cannot write it; the json module does, and the reader must not turn it into a float
+    read_fd, write_fd = pipe
+    msg = {"action": {"type": "move_to", "x": 10**30, "y": -(2**70)}}
+    write_frame(write_fd, msg)
+    got = FrameReader(read_fd).read(time.monotonic() + 5)
+    assert got == msg
+    assert type(got["action"]["x"]) is int
+
+
+def test_a_body_that_is_not_json_is_refused():
+    with pytest.raises(ValueError):
+        decode_body(b"{not json")
+    with pytest.raises(ValueError):
+        decode_body(b"J{not json either")
+
+
+def test_messages_keep_their_meaning_through_a_frame():
+    msg = {"runs": [[1, {"ok": False, "code": "blocked", "message": "a wall — ✗"}, None]], "n": 0.5}
+    assert decode_body(encode_body(msg)) == msg
+    # keys that are numbers become text, exactly as the json module would write them
+    assert decode_body(encode_body({"counts": {3: "x"}})) == {"counts": {"3": "x"}}
+
+
+def test_polling_sees_bytes_at_once_and_gives_up_after_its_window(pipe):
+    read_fd, write_fd = pipe
+    assert poll_briefly(read_fd, 0.001) is False
+    os.write(write_fd, b"x")
+    assert poll_briefly(read_fd, 10.0) is True  # returns at once, not after ten seconds
+
+
+def test_the_spin_window_is_kept_only_while_answers_come_within_it():
+    spin = SpinWindow(0.002)
+    assert spin.next == 0.0  # nothing known yet: sleep
+    spin.observe(0.0005)
+    assert spin.next == 0.002  # a quick peer: poll for the next one
+    spin.observe(0.1)
+    assert spin.next == 0.0  # a slow one (a live world's tick interval): sleep again
