@@ -414,7 +414,9 @@ class ProgramManager:
     def _feedback(self, record: ProgramRecord, kind: str, **fields: Any) -> None:
         if kind not in ("program_started", "program_call", "program_log"):
             self._publish(record, kind, status=record.status, line=record.line, **fields)
-        events = self.feedback.setdefault(record.char, deque(maxlen=FEEDBACK_EVENTS))
+        events = self.feedback.get(record.char)
+        if events is None:
+            events = self.feedback[record.char] = deque(maxlen=FEEDBACK_EVENTS)
         events.append(
             {
                 "tick": self.world.tick,
