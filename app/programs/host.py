@@ -9,12 +9,16 @@ JSON too, which also means a program never holds a reference to engine-owned dat
 Messages (dicts):
   {"op": "submit", "pid", "char", "name", "source", "seed", "budget"} -> {"ok", "error"?}
   {"op": "run", "tick", "new_tick", "runs": [[pid, reply | null, observation | null], ...]}
-      -> {"ok", "slices": [SLICE_ROW, ...]}   (in the order asked)
+      -> one SLICE_ROW per run, each sent as soon as it is computed, in the order asked
   {"op": "stop", "pid", "code", "message", "status"} -> {"ok", "report"}
-  {"op": "drop", "pid"} -> {"ok"}
+  {"op": "drop", "pids": [pid, ...]} -> {"ok"}
 
-A run's slices are positional rows rather than dicts (see `SliceRow`): they are the one message
-sent every tick, and rows take well under half the bytes and parsing time of keyed dicts.
+Runs stream: the host sends each slice the moment it has it, so the engine side submits one
+program's action while the host is still running the next program, and may already queue a
+refused program's next run behind the rest. The host reads requests strictly in order, so the
+order of slices (and of the world's submissions) is fixed by what the engine sent, never by
+timing. Slices are positional rows rather than dicts (see `SliceRow`): rows take well under half
+the bytes and parsing time of keyed dicts.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ import struct
 import subprocess
 import sys
 import time
+from collections import deque
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import orjson
@@ -71,19 +77,15 @@ class ProgramTable:
         self.disarm = _nothing
 
     def handle(self, msg: dict) -> dict:
+        """Answer every request but `run` (see `run`)."""
         op = msg.get("op")
         if op == "submit":
             return self.submit(msg)
-        if op == "run":
-            tick, new_tick = msg["tick"], msg["new_tick"]
-            rows = [
-                self.run_one(pid, reply, obs, tick, new_tick) for pid, reply, obs in msg["runs"]
-            ]
-            return {"ok": True, "slices": rows}
         if op == "stop":
             return self.stop(msg)
         if op == "drop":
-            self.programs.pop(msg["pid"], None)
+            for pid in msg["pids"]:
+                self.programs.pop(pid, None)
             return {"ok": True}
         if op == "ping":
             return {"ok": True, "pid": os.getpid()}
@@ -98,6 +100,12 @@ class ProgramTable:
             msg["pid"], msg["char"], msg["name"], compiled, msg["seed"], budget
         )
         return {"ok": True}
+
+    def run(self, msg: dict) -> Iterator[list]:
+        """The slices of a `run` request, one at a time, in the order asked."""
+        tick, new_tick = msg["tick"], msg["new_tick"]
+        for pid, reply, observation in msg["runs"]:
+            yield self.run_one(pid, reply, observation, tick, new_tick)
 
     def run_one(
         self, pid: int, reply: dict | None, observation: dict | None, tick: int, new_tick: bool
@@ -166,7 +174,7 @@ def _lost(pid: int) -> dict:
     }
 
 
-def _json_copy(msg: dict) -> dict:
+def _json_copy(msg: Any) -> Any:
     return decode_body(encode_body(msg))
 
 
@@ -175,9 +183,18 @@ class LocalHost:
 
     def __init__(self) -> None:
         self.table = ProgramTable()
+        self.slices: deque[list] = deque()
 
     def request(self, msg: dict) -> dict:
+        """A request other than `run`, and its reply."""
         return _json_copy(self.table.handle(_json_copy(msg)))
+
+    def send_runs(self, msg: dict) -> None:
+        """A `run` request; its slices are then taken one by one with `next_slice`."""
+        self.slices.extend(_json_copy(row) for row in self.table.run(_json_copy(msg)))
+
+    def next_slice(self) -> list:
+        return self.slices.popleft()
 
     def close(self) -> None:
         self.table.programs.clear()
@@ -207,6 +224,7 @@ class ProcessHost:
         )
         self.replies = FrameReader(self.process.stdout.fileno())
         self.spin = SpinWindow(ENGINE_SPIN_SECONDS)
+        self.sent = time.perf_counter()
 
     def request(self, msg: dict) -> dict:
         try:
@@ -219,10 +237,32 @@ class ProcessHost:
             if isinstance(exc, HostCrashed):
                 raise
             raise HostCrashed(f"the program host stopped ({type(exc).__name__})") from exc
-        if not reply.get("ok") and msg.get("op") == "run":
-            self.close()
-            raise HostCrashed(f"the program host failed: {reply.get('error')}")
         return reply
+
+    def send_runs(self, msg: dict) -> None:
+        """A `run` request; its slices are then read one by one with `next_slice`."""
+        try:
+            write_frame(self.process.stdin.fileno(), msg)
+        except (OSError, ValueError) as exc:
+            self.close()
+            raise HostCrashed(f"the program host stopped ({type(exc).__name__})") from exc
+        self.sent = time.perf_counter()
+
+    def next_slice(self) -> list:
+        try:
+            row = self.replies.read(time.monotonic() + self.timeout, self.spin.next)
+        except (EOFError, OSError, ValueError, HostCrashed) as exc:
+            self.close()
+            if isinstance(exc, HostCrashed):
+                raise
+            raise HostCrashed(f"the program host stopped ({type(exc).__name__})") from exc
+        now = time.perf_counter()
+        self.spin.observe(now - self.sent)
+        self.sent = now
+        if type(row) is not list:  # the host could not run the slices
+            self.close()
+            raise HostCrashed(f"the program host failed: {row.get('error')}")
+        return row
 
     def close(self) -> None:
         if self.process.poll() is None:
@@ -244,7 +284,7 @@ _JSON_MARK = b"J"
 _json_encode = json.JSONEncoder(separators=(",", ":")).encode
 
 
-def encode_body(msg: dict) -> bytes:
+def encode_body(msg: Any) -> bytes:
     """A message as frame body bytes."""
     try:
         return orjson.dumps(msg, option=_ORJSON_OPTIONS)
@@ -259,14 +299,14 @@ def decode_body(body: bytes) -> Any:
     return orjson.loads(body)
 
 
-def encode_frame(msg: dict) -> bytes:
+def encode_frame(msg: Any) -> bytes:
     """A frame: a 4-byte big-endian length, then the body (header and body together, so one
     write per frame)."""
     body = encode_body(msg)
     return struct.pack(">I", len(body)) + body
 
 
-def write_frame(fd: int, msg: dict) -> None:
+def write_frame(fd: int, msg: Any) -> None:
     """Write one frame straight to the pipe (one system call unless the pipe is full)."""
     data = memoryview(encode_frame(msg))
     while data:
@@ -317,7 +357,7 @@ class FrameReader:
         self.fd = fd
         self.buffer = bytearray()
 
-    def read(self, deadline: float | None = None, spin: float = 0.0) -> dict:
+    def read(self, deadline: float | None = None, spin: float = 0.0) -> Any:
         """The next frame; first polls up to `spin` seconds (see `poll_briefly`)."""
         buffer = self.buffer
         while True:
@@ -392,13 +432,14 @@ def host_main(memory_bytes: int = HOST_MEMORY_BYTES) -> None:
             return
         spin.observe(time.perf_counter() - replied)
         try:
-            reply = table.handle(msg)
+            if msg.get("op") == "run":
+                for row in table.run(msg):
+                    write_frame(replies, row)
+            else:
+                write_frame(replies, table.handle(msg))
         except MemoryError:
-            reply = {
-                "ok": False,
-                "error": {"code": "out_of_memory", "message": "host out of memory"},
-            }
-        write_frame(replies, reply)
+            error = {"code": "out_of_memory", "message": "host out of memory"}
+            write_frame(replies, {"ok": False, "error": error})
         replied = time.perf_counter()
 
 

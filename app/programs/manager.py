@@ -101,6 +101,8 @@ class ProgramManager:
         self._host_factory = host_factory or (LocalHost if in_process else ProcessHost)
         self._host: Any = None
         self.host_restarts = 0
+        self._drops: list[int] = []  # ended programs the host should forget
+        self._streaming = False  # slices are being read from the host
         # Where program lifecycle events also go (a server passes runner.add_event), so the
         # world's event stream, its replays and evaluations see programs start and end.
         self.sink: Callable[[dict], Any] | None = None
@@ -188,16 +190,16 @@ class ProgramManager:
         """Resume programs with work to do and submit their actions (before `world.step()`)."""
         if not self.runnable:
             return
-        due = self.runnable
+        due = sorted(self.runnable, key=self._order)
         self.runnable = set()
-        new_tick = True
-        # A round per refused call or stale observation, bounded so a tick always ends.
-        for _round in range(2 * self.budget.max_calls_per_tick):
-            retry = self._run_round(sorted(due, key=self._order), new_tick)
-            if not retry:
-                return
-            due, new_tick = retry, False
-        self.runnable |= due  # still refused after the last round: answered next tick
+        self._streaming = True
+        try:
+            self._run_slices(due)
+        except HostCrashed as exc:
+            self._host_crashed(str(exc))
+        finally:
+            self._streaming = False
+        self._flush_drops()
 
     def after_step(self, events: list[dict]) -> None:
         """Read the operations' endings from a tick's events (after `world.step()`)."""
@@ -219,43 +221,63 @@ class ProgramManager:
     def _order(self, pid: int) -> tuple[int, int]:
         return (self.records[pid].char, pid)
 
-    def _run_round(self, pids: list[int], new_tick: bool) -> set[int]:
-        runs = []
-        replies = self.replies
-        for pid in pids:
+    def _run_slices(self, due: list[int]) -> None:
+        """Run the due programs' slices and submit their actions as the slices stream in.
+
+        A refused call, or a request for this tick's observation, is answered at once: the
+        program's next run is queued behind the others (in the order the answers were read, so
+        the order is fixed), up to `2 * max_calls_per_tick` runs per program per tick; past that
+        it is answered next tick.
+        """
+        host = self._ensure_host()
+        runs = dict.fromkeys(due, 1)  # runs per program this tick
+        most = 2 * self.budget.max_calls_per_tick
+        self._send_runs(host, due, new_tick=True)
+        pending = len(due)
+        while pending:
+            piece = SliceRow(*host.next_slice())
+            pending -= 1
+            pid = piece.pid
             record = self.records[pid]
-            observation = self._observe(record.char) if record.uses_observation else None
-            runs.append([pid, replies.pop(pid, None), observation])
-        request = {"op": "run", "tick": self.world.tick, "new_tick": new_tick, "runs": runs}
-        try:
-            slices = self._request(request)["slices"]
-        except HostCrashed as exc:
-            self._host_crashed(str(exc))
-            return set()
-        retry: set[int] = set()
-        for row in slices:
-            piece = SliceRow(*row)
-            record = self.records[piece.pid]
             self._apply_slice(record, piece)
             if piece.kind == "intent":
-                self._submit_intent(record, piece.action, retry)
+                again = not self._submit_intent(record, piece.action)
             elif piece.kind == "observe":
                 record.uses_observation = True
-                retry.add(piece.pid)
-            elif piece.kind == "preempted":
-                self.runnable.add(piece.pid)
+                again = True
             else:
-                self._ended(record)
-        return retry
+                again = False
+                if piece.kind == "preempted":
+                    self.runnable.add(pid)
+                else:
+                    self._ended(record)
+            if not again:
+                continue
+            if runs[pid] >= most:
+                self.runnable.add(pid)
+                continue
+            runs[pid] += 1
+            self._send_runs(host, [pid], new_tick=False)
+            pending += 1
 
-    def _submit_intent(self, record: ProgramRecord, action: dict, retry: set[int]) -> None:
+    def _send_runs(self, host: Any, pids: list[int], new_tick: bool) -> None:
+        replies, records = self.replies, self.records
+        runs = []
+        for pid in pids:
+            record = records[pid]
+            observation = self._observe(record.char) if record.uses_observation else None
+            runs.append([pid, replies.pop(pid, None), observation])
+        host.send_runs({"op": "run", "tick": self.world.tick, "new_tick": new_tick, "runs": runs})
+
+    def _submit_intent(self, record: ProgramRecord, action: dict) -> bool:
+        """Submit a program's call; False (and the refusal queued as its reply) if refused."""
         result = self.world.submit(record.char, action)
         record.action = action
         if result.ok:
             record.op = result.op
             record.status = "waiting"
             self.waiting_ops[result.op] = record.id
-            return
+            return True
         record.op = None
         record.status = "running"
         self.replies[record.id] = _refusal(result.code, result.message)
@@ -267,7 +289,7 @@ class ProgramManager:
             code=result.code,
             message=result.message,
         )
-        retry.add(record.id)
+        return False
 
     def _op_ended(self, pid: int, kind: str, event: dict) -> None:
         record = self.records[pid]
@@ -332,8 +354,17 @@ class ProgramManager:
         if self.active.get(record.char) == pid:
             del self.active[record.char]
         self._feedback(record, f"program_{record.status}", outcome=record.outcome)
+        self._drops.append(pid)
+        if not self._streaming:  # mid-stream the pipe carries slices: drop afterwards
+            self._flush_drops()
+
+    def _flush_drops(self) -> None:
+        """Tell the host to forget ended programs."""
+        if not self._drops or self._host is None:
+            return
+        pids, self._drops = self._drops, []
         try:
-            self._request({"op": "drop", "pid": pid})
+            self._request({"op": "drop", "pids": pids})
         except HostCrashed:
             pass
 
@@ -358,6 +389,7 @@ class ProgramManager:
         self.active.clear()
         self.runnable.clear()
         self.replies.clear()
+        self._drops.clear()
 
     def _apply_slice(self, record: ProgramRecord, piece: SliceRow) -> None:
         record.status = piece.status
@@ -469,7 +501,10 @@ class ProgramManager:
             self._host.close()
             self._host = None
 
-    def _request(self, msg: dict) -> dict:
+    def _ensure_host(self) -> Any:
         if self._host is None:
             self._host = self._host_factory()
-        return self._host.request(msg)
+        return self._host
+
+    def _request(self, msg: dict) -> dict:
+        return self._ensure_host().request(msg)

@@ -162,6 +162,35 @@ def test_programs_in_the_process_host_behave_like_in_process(world, char):
     assert outcomes[0] == outcomes[1]
 
 
+CROWD = """
+i = 0
+while True:
+    try:
+        move(random.choice(['n', 'e', 's', 'w']))
+    except GameError as e:
+        log(e.code)
+        if i % 7 == 0:
+            observe()
+    i += 1
+"""
+
+
+def test_a_crowd_of_programs_bumping_into_each_other_gives_one_world_in_either_host():
+    # Refused moves are answered within the tick while other programs' slices are still
+    # streaming in; the world must not depend on how the two processes' timing fell out.
+    outcomes = []
+    for in_process in (True, False, False):
+        w = World.create(seed=7)
+        m = ProgramManager(w, in_process=in_process)
+        pids = [m.submit(w.add_character(name=f"c{i}"), "crowd", CROWD)["id"] for i in range(9)]
+        run_ticks(m, w, 120)
+        refusals = sum(len(m.logs(pid)) for pid in pids)
+        outcomes.append((w.state_hash(), [m.logs(pid) for pid in pids]))
+        m.close()
+        assert refusals > 20  # the crowd did bump: refusals were answered inside ticks
+    assert outcomes[0] == outcomes[1] == outcomes[2]
+
+
 def test_a_crashed_host_fails_its_programs_and_the_world_keeps_ticking(world, char):
     manager = ProgramManager(world)  # a real host process
     pid = manager.submit(char, "long", "while True:\n    wait(3)\n")["id"]
