@@ -28,23 +28,28 @@ def _send_actions(port: int, seconds: float) -> tuple[list, int, str, dict]:
     assert status == 201, joined
     ada, token = joined["character"], joined["token"]
     auth = {"Authorization": f"Bearer {token}"}
+    # Disconnected before the server is killed: a client left connected would try to reconnect
+    # to the dead server for the rest of the test session.
     player = socketio.SimpleClient()
     player.connect(f"http://127.0.0.1:{port}", transports=["polling"])
-    seat = player.call("join", {"name": "bob"})
-    assert seat["ok"], seat
-    acks = []  # (char, tick, action) of every accepted action
-    end = time.monotonic() + seconds
-    i = 0
-    while time.monotonic() < end:
-        action = {"type": "move", "dir": "nsew"[i % 4]}
-        status, reply = http("POST", port, f"/api/agents/{ada}/act", {"action": action}, auth)
-        if status == 200 and reply["ok"]:
-            acks.append((ada, reply["tick"], action))
-        move = {"type": "move", "dir": "ewns"[i % 4]}
-        reply = player.call("act", {"token": seat["token"], "action": move})
-        if reply["ok"]:
-            acks.append((seat["char"], reply["tick"], move))
-        i += 1
+    try:
+        seat = player.call("join", {"name": "bob"})
+        assert seat["ok"], seat
+        acks = []  # (char, tick, action) of every accepted action
+        end = time.monotonic() + seconds
+        i = 0
+        while time.monotonic() < end:
+            action = {"type": "move", "dir": "nsew"[i % 4]}
+            status, reply = http("POST", port, f"/api/agents/{ada}/act", {"action": action}, auth)
+            if status == 200 and reply["ok"]:
+                acks.append((ada, reply["tick"], action))
+            move = {"type": "move", "dir": "ewns"[i % 4]}
+            reply = player.call("act", {"token": seat["token"], "action": move})
+            if reply["ok"]:
+                acks.append((seat["char"], reply["tick"], move))
+            i += 1
+    finally:
+        player.disconnect()
     return acks, ada, token, seat
 
 
