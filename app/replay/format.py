@@ -38,7 +38,10 @@ INPUTS = "I"  # {"inputs": [[tick, char, action], ...]} everything needed to re-
 EVENTS = "E"  # {"ticks": [[frame_tick, [event, ...]], ...]} the evaluation events
 HASHES = "S"  # {"hashes": [[tick, hex], ...]} state hashes for `replay verify`
 INDEX = "X"  # {"chunks": [[kind, t0, t1, offset, size], ...], "summary": {...}}
-KNOWN_KINDS = frozenset(HEADER + KEYFRAME + FRAMES + INPUTS + EVENTS + HASHES + INDEX)
+# zlib(pickle) of World.snapshot() at t0 (no input log): a point of view or a fork starts there.
+# Not JSON: read it with app.replay.snapshots.check_blob. Older readers skip it.
+WORLD = "W"
+KNOWN_KINDS = frozenset(HEADER + KEYFRAME + FRAMES + INPUTS + EVENTS + HASHES + INDEX + WORLD)
 
 
 class ReplayError(Exception):

@@ -37,6 +37,7 @@ class ReplayHeader:
     keyframe_every: int = 600
     frames_per_chunk: int = 60
     hash_every: int = 60
+    snapshot_every: int = 0  # ticks between world snapshots (chunk W); 0: none (older files)
 
     def __post_init__(self) -> None:
         if not self.created_at:

@@ -68,6 +68,7 @@ class Replay:
         self._keyframe_ticks = [r.t0 for r in self._keyframes]
         self._frame_chunks = [r for r in self.index if r.kind == fmt.FRAMES]
         self._frame_starts = [r.t0 for r in self._frame_chunks]
+        self._worlds = [r for r in self.index if r.kind == fmt.WORLD]
 
     def _load_index(self) -> bool:
         """Use the trailing index; False when it is missing or damaged (then we scan)."""
@@ -275,6 +276,17 @@ class Replay:
     def hashes(self) -> dict[int, str]:
         """State hashes by tick."""
         return {tick: h for tick, h in self._rows(fmt.HASHES, "hashes", None, None)}
+
+    def world_snapshots(self, until: int | None = None) -> list[ChunkRef]:
+        """The world snapshot chunks (kind W) at or before `until`, in tick order."""
+        return [r for r in self._worlds if until is None or r.t0 <= until]
+
+    def world_snapshot(self, ref: ChunkRef) -> bytes:
+        """The pickled World of a W chunk, CRC checked and read with only engine classes allowed
+        (`World.restore` takes it); ReplayError `corrupt_chunk` or `bad_snapshot` otherwise."""
+        from .snapshots import check_blob
+
+        return check_blob(self.chunk_payload(ref))
 
     def check(self) -> list[ReplayError]:
         """Read every chunk; the problems found (empty when every CRC matches)."""

@@ -30,6 +30,8 @@ class Recorder:
     * ``events``: the evaluation events of this tick; defaults to ``frame["events"]``.
     * ``hash``: ``world.state_hash()`` taken right after the step that reached this tick, before
       any input of this tick is applied; pass it when ``wants_hash(tick)`` says so.
+    * ``snapshot``: the world at that same moment (``app.replay.snapshots.world_blob``), when
+      ``wants_snapshot(tick)`` says so; it goes into a W chunk next to the tick's hash.
 
     A keyframe is written every ``keyframe_every`` ticks; when the frame at that point is a
     delta frame the recorder builds the keyframe from its own applied state.
@@ -43,21 +45,36 @@ class Recorder:
         keyframe_every: int = 600,
         frames_per_chunk: int = 60,
         hash_every: int = 60,
+        snapshot_every: int = 0,
         fsync: bool = False,
     ) -> None:
         if keyframe_every < 1 or frames_per_chunk < 1 or hash_every < 1:
             raise ReplayError("bad_argument", "chunk and keyframe intervals must be at least 1")
+        if snapshot_every < 0 or snapshot_every % hash_every:
+            # A snapshot is trusted only when its tick's recorded hash confirms it.
+            raise ReplayError(
+                "bad_argument", "snapshot_every must be 0 or a multiple of hash_every"
+            )
         self.path = Path(path)
         self.header = header
         header.keyframe_every = keyframe_every
         header.frames_per_chunk = frames_per_chunk
         header.hash_every = hash_every
+        header.snapshot_every = snapshot_every
         self.keyframe_every = keyframe_every
         self.frames_per_chunk = frames_per_chunk
         self.hash_every = hash_every
+        self.snapshot_every = snapshot_every
         self.fsync = fsync
         self.index: list[ChunkRef] = []
-        self.counts = {"frames": 0, "inputs": 0, "events": 0, "hashes": 0, "keyframes": 0}
+        self.counts = {
+            "frames": 0,
+            "inputs": 0,
+            "events": 0,
+            "hashes": 0,
+            "keyframes": 0,
+            "snapshots": 0,
+        }
         self.first_tick: int | None = None
         self.last_tick: int | None = None
         self._state: dict | None = None
@@ -67,6 +84,7 @@ class Recorder:
         self._inputs: list[list] = []
         self._events: list[list] = []
         self._hashes: list[list] = []
+        self._snapshots: list[tuple[int, bytes]] = []
         self._file = open(self.path, "wb")  # noqa: SIM115 - closed by close()
         self._offset = 0
         self._write(fmt.pack_preamble())
@@ -79,12 +97,16 @@ class Recorder:
         # Tick 0 has no step before it (joins happen there), so its hash has no fixed moment.
         return tick > 0 and tick % self.hash_every == 0
 
+    def wants_snapshot(self, tick: int) -> bool:
+        return self.snapshot_every > 0 and tick > 0 and tick % self.snapshot_every == 0
+
     def record(
         self,
         frame: dict,
         inputs: Iterable[Any] = (),
         events: list[dict] | None = None,
         hash: str | None = None,  # noqa: A002 - the contract's word
+        snapshot: bytes | None = None,
     ) -> None:
         if self._file is None:
             raise ReplayError("recorder_closed", "the replay was already closed")
@@ -121,6 +143,8 @@ class Recorder:
             self.counts["inputs"] += 1
         if hash is not None:
             self._hashes.append([tick, hash])
+        if snapshot is not None:
+            self._snapshots.append((tick, snapshot))
         self.counts["frames"] += 1
 
         due = self._last_keyframe is None or tick >= self._last_keyframe + self.keyframe_every
@@ -171,14 +195,22 @@ class Recorder:
                 fmt.HASHES, self._hashes[0][0], self._hashes[-1][0], {"hashes": self._hashes}
             )
             self.counts["hashes"] += len(self._hashes)
+        for tick, blob in self._snapshots:
+            # Already compressed (zlib of a pickle, not JSON): stored as given.
+            self._append_raw(fmt.WORLD, tick, tick, blob)
+            self.counts["snapshots"] += 1
         # The frame chunk goes last: once it is complete, so is everything else of its segment
         # (a reader takes a frame's events from the event chunk).
         self._append(fmt.FRAMES, t0, t1, {"frames": pack_frames(self._frames)})
         self._frames, self._inputs, self._events, self._hashes = [], [], [], []
+        self._snapshots = []
         self._sync()
 
     def _append(self, kind: str, t0: int, t1: int, obj: Any) -> None:
-        data = fmt.pack_chunk(kind, t0, t1, fmt.encode_payload(obj))
+        self._append_raw(kind, t0, t1, fmt.encode_payload(obj))
+
+    def _append_raw(self, kind: str, t0: int, t1: int, payload: bytes) -> None:
+        data = fmt.pack_chunk(kind, t0, t1, payload)
         if kind not in (fmt.HEADER, fmt.INDEX):
             self.index.append(ChunkRef(kind, t0, t1, self._offset, len(data)))
         self._write(data)

@@ -18,6 +18,11 @@ from typing import Any
 
 from .header import Configuration, ReplayHeader
 from .recorder import Recorder
+from .snapshots import world_blob
+
+# Ticks between world snapshots in a recording (10 simulation minutes): a point of view or a
+# fork then re-simulates at most this many steps. See docs/replays.md for the size it costs.
+SNAPSHOT_EVERY = 600
 
 
 def header_for_world(
@@ -67,6 +72,9 @@ class RunRecording:
     ) -> RunRecording:
         """Open the file and record the current state as the first keyframe."""
         header = header or header_for_world(world, configurations, horizon)
+        if "snapshot_every" not in recorder_options:  # the nearest multiple of hash_every
+            every = int(recorder_options.get("hash_every", 60))
+            recorder_options["snapshot_every"] = -(-SNAPSHOT_EVERY // every) * every
         recording = cls(Recorder(path, header, **recorder_options), world, frame_builder)
         recording.recorder.record(frame_builder.keyframe(), recording._new_inputs(), [])
         return recording
@@ -84,7 +92,9 @@ class RunRecording:
         frame = self.frames.frame(events) if frame is None else frame
         tick = self.world.tick
         digest = self.world.state_hash() if self.recorder.wants_hash(tick) else None
-        self.recorder.record(frame, self._new_inputs(), events, hash=digest)
+        # Taken with the hash (same moment), so a reader can check one against the other.
+        blob = world_blob(self.world) if self.recorder.wants_snapshot(tick) else None
+        self.recorder.record(frame, self._new_inputs(), events, hash=digest, snapshot=blob)
         return frame
 
     def tick_hook(self, world: Any, events: list[dict]) -> None:

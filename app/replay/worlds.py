@@ -1,9 +1,14 @@
 """The engine's world at any tick of a replay, re-simulated from the seed and the input log.
 
 A replay stores what spectators saw (frames), not each character's memory, so a point of view
-(fog, last-seen tiles and creatures) and a fork need the real World. Re-simulating from tick 0
-costs about as much as the run did; snapshots (`World.snapshot()`) taken every SNAPSHOT_EVERY
-ticks on the way are kept, so the next request starts from the nearest one before its tick.
+(fog, last-seen tiles and creatures) and a fork need the real World. The re-simulation starts
+from the latest of:
+
+* a snapshot this process kept on an earlier request (every SNAPSHOT_EVERY ticks on the way);
+* a world snapshot recorded in the replay (chunk W, app/replay/snapshots.py), used only once its
+  tick, input-log position and state hash agree with the replay; one that does not (damaged,
+  from another engine, ...) is skipped, remembered as skipped, and an earlier start is taken;
+* the seed (World.create), which costs about as much as the run did.
 """
 
 from __future__ import annotations
@@ -27,12 +32,18 @@ class ReplayWorlds:
         self.max = max_snapshots
         self._lock = threading.Lock()  # one re-simulation at a time: the machine has 2 cores
         self._snapshots: OrderedDict[tuple[Path, int], bytes] = OrderedDict()
-        self._inputs: dict[Path, dict[int, list]] = {}
+        self._inputs: dict[Path, tuple[list, dict[int, list]]] = {}
+        self._hashes: dict[Path, dict[int, str]] = {}
+        self._skipped: dict[tuple[Path, int], ReplayError] = {}  # W chunks by offset
         self._content: Any = None
 
-    def world_at(self, replay: Replay, tick: int) -> Any:
+    def world_at(self, replay: Replay, tick: int, report: dict | None = None) -> Any:
         """A new World at `tick` (after the step that reached it, before that tick's inputs),
-        the same state the recording's hash for that tick describes."""
+        the same state the recording's hash for that tick describes.
+
+        `report`, when given, is filled with where the re-simulation started: `from` ("kept",
+        "replay" or "seed"), `from_tick`, and `skipped`, the recorded snapshots it could not
+        use ([{tick, code, message}])."""
         first, last = replay.first_tick, replay.last_tick
         if first is None or not first <= tick <= last:
             raise ReplayError(
@@ -43,29 +54,93 @@ class ReplayWorlds:
         with self._lock:
             if self._content is None:
                 self._content = load_content()
-            by_tick = self._inputs_of(replay)
+            rows, by_tick = self._inputs_of(replay)
             start = self._nearest(replay.path, tick)
-            if start is None:
+            skipped: list[dict] = []
+            world = self._from_replay(replay, tick, -1 if start is None else start, rows, skipped)
+            origin = "replay"
+            if world is not None:
+                self._keep(replay.path, world)
+            elif start is None:
+                origin = "seed"
                 world = World.create(
                     seed=replay.header.seed, content=self._content, size=replay.header.width
                 )
                 self._keep(replay.path, world)  # world generation alone takes a while
             else:
+                origin = "kept"
                 blob = self._snapshots[(replay.path, start)]
                 self._snapshots.move_to_end((replay.path, start))
                 world = World.restore(blob, self._content)
+            if report is not None:
+                report.update({"from": origin, "from_tick": world.tick, "skipped": skipped})
             while world.tick < tick:
                 _step(world, by_tick.get(world.tick, ()))
                 if world.tick % self.every == 0:
                     self._keep(replay.path, world)
+            _complete_log(world, rows)
             return world
 
-    def _inputs_of(self, replay: Replay) -> dict[int, list]:
+    def _from_replay(
+        self, replay: Replay, tick: int, after: int, rows: list, skipped: list[dict]
+    ) -> Any:
+        """The world of the latest usable W chunk in after+1..tick, or None."""
+        for ref in reversed(replay.world_snapshots(until=tick)):
+            if ref.t0 <= after:
+                return None  # a kept snapshot is as close, and cheaper
+            known = self._skipped.get((replay.path, ref.offset))
+            try:
+                if known is not None:
+                    raise known
+                return self._proven(replay, ref.t0, replay.world_snapshot(ref), rows)
+            except ReplayError as exc:
+                self._skipped[(replay.path, ref.offset)] = exc
+                skipped.append({"tick": ref.t0, "code": exc.code, "message": exc.message})
+        return None
+
+    def _proven(self, replay: Replay, tick: int, blob: bytes, rows: list) -> Any:
+        """The restored world, once it is the one the replay describes at `tick`."""
+        from app.engine import World
+
+        try:
+            world = World.restore(blob, self._content)
+        except Exception as exc:  # an allowed class that no longer fits this engine
+            raise ReplayError("bad_snapshot", f"the world snapshot at tick {tick}: {exc}") from None
+        if world.tick != tick or world.seed != replay.header.seed:
+            raise ReplayError(
+                "bad_snapshot",
+                f"the chunk at tick {tick} holds a world at tick {world.tick}, seed {world.seed}",
+            )
+        recorded = self._hashes_of(replay).get(tick)
+        if recorded is None:
+            raise ReplayError("bad_snapshot", f"no recorded state hash confirms tick {tick}")
+        if world.state_hash() != recorded:
+            raise ReplayError(
+                "bad_snapshot", f"the world snapshot at tick {tick} differs from the recorded hash"
+            )
+        logged = bisect.bisect_left([row[0] for row in rows], tick)
+        if world.input_log_end != logged:
+            # The next inputs would not line up (a join counted twice, a lost row, ...).
+            raise ReplayError(
+                "bad_snapshot",
+                f"the world snapshot at tick {tick} has applied {world.input_log_end} inputs, "
+                f"the replay logs {logged} before that tick",
+            )
+        return world
+
+    def _hashes_of(self, replay: Replay) -> dict[int, str]:
+        if replay.path not in self._hashes:
+            self._hashes[replay.path] = replay.hashes()
+        return self._hashes[replay.path]
+
+    def _inputs_of(self, replay: Replay) -> tuple[list, dict[int, list]]:
+        """The input log as rows (tick, char, action) and as (char, action) per tick."""
         if replay.path not in self._inputs:
+            rows = [(int(t), char, action) for t, char, action in replay.inputs()]
             by_tick: dict[int, list] = {}
-            for t, char, action in replay.inputs():
-                by_tick.setdefault(int(t), []).append((char, action))
-            self._inputs[replay.path] = by_tick
+            for t, char, action in rows:
+                by_tick.setdefault(t, []).append((char, action))
+            self._inputs[replay.path] = (rows, by_tick)
         return self._inputs[replay.path]
 
     def _nearest(self, path: Path, tick: int) -> int | None:
@@ -85,6 +160,18 @@ class ReplayWorlds:
             for key in [k for k in self._snapshots if k[0] == path]:
                 del self._snapshots[key]
             self._inputs.pop(path, None)
+            self._hashes.pop(path, None)
+            for key in [k for k in self._skipped if k[0] == path]:
+                del self._skipped[key]
+
+
+def _complete_log(world: Any, rows: list) -> None:
+    """Put back the input-log rows a recorded snapshot left out (they are in the replay), so the
+    world is the one a re-simulation from the seed gives, log included (a fork keeps it)."""
+    base = world.input_log_base
+    if base > 0:
+        world.input_log = list(rows[:base]) + world.input_log
+        world.input_log_base = 0
 
 
 def _step(world: Any, inputs: Any) -> None:

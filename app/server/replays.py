@@ -8,7 +8,8 @@
     GET  /api/replays/<id>/state?tick=T        a keyframe frame for tick T (seek)
     GET  /api/replays/<id>/overview            phases, jump markers and the event log
     GET  /api/replays/<id>/series              chart samples per character
-    GET  /api/replays/<id>/pov?tick=T&char=C   what C saw at T (re-simulated observation)
+    GET  /api/replays/<id>/pov?tick=T&char=C   what C saw at T (re-simulated observation, from
+                                               the nearest world snapshot in the replay)
     POST /api/replays/<id>/fork                {tick, char, seed}: the live world becomes the fork
 
 Replays are read from config REPLAY_DIRS (default: the repository's `replays/` folder, plus the
@@ -102,6 +103,19 @@ def _content_note(replay: Any) -> str | None:
             "differ from the recording"
         )
     return None
+
+
+def _start_note(start: dict[str, Any]) -> str | None:
+    """Say so when recorded world snapshots had to be passed over (the world is still right:
+    it was re-simulated from an earlier start)."""
+    skipped = start.get("skipped") or []
+    if not skipped:
+        return None
+    ticks = ", ".join(str(s["tick"]) for s in skipped)
+    return (
+        f"the replay's world snapshot at tick {ticks} could not be used ({skipped[0]['code']}); "
+        f"re-simulated from tick {start.get('from_tick')}"
+    )
 
 
 # --- pages -----------------------------------------------------------------------------------
@@ -205,7 +219,8 @@ def pov(rid: str) -> Response:
         tick, char = _int_arg("tick"), _int_arg("char")
         if char not in {c["id"] for c in replay.characters()}:
             raise ReplayError("unknown_character", f"character {char} is not in this replay")
-        world = worlds.world_at(replay, tick)
+        start: dict[str, Any] = {}
+        world = worlds.world_at(replay, tick, report=start)
         if char not in world.entities:
             raise ReplayError("unknown_character", f"character {char} has not joined by {tick}")
         recorded = replay.hashes().get(tick)
@@ -215,7 +230,8 @@ def pov(rid: str) -> Response:
             "char": char,
             "observation": point_of_view(world, char),
             "verified": None if recorded is None else recorded == world.state_hash(),
-            "note": _content_note(replay),
+            "start": start,
+            "note": _start_note(start) or _content_note(replay),
         }
         return _json(body)
     except ReplayError as exc:
