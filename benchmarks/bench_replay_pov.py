@@ -9,6 +9,13 @@ a free loopback port), so nothing is cached: what the first spectator to press "
 second request a few ticks later in the same server (the world snapshots it kept on the way),
 and a fork (`POST /fork`) at --fork-minute in another fresh server. It prints the replay's size,
 its embedded world snapshots (chunk kind W) and the times as JSON.
+
+    python benchmarks/bench_replay_pov.py --replay OLD.asirep --after-overview 25
+
+opens the viewer's timeline first (`/overview`, which starts the background re-simulation of a
+replay recorded without world snapshots), times a point of view at minute 10 right after it
+(what waiting behind that re-simulation costs), then waits the given seconds before the request
+at --minute.
 """
 
 from __future__ import annotations
@@ -56,6 +63,7 @@ def main() -> int:
     parser.add_argument("--minute", type=float, default=250)
     parser.add_argument("--fork-minute", type=float, default=280)
     parser.add_argument("--char", type=int, default=None, help="default: the first to join")
+    parser.add_argument("--after-overview", type=float, default=None, metavar="SECONDS")
     args = parser.parse_args()
 
     from app.replay import Replay
@@ -80,6 +88,10 @@ def main() -> int:
     server, url = serve(path.parent)
     try:
         pov = f"{url}/api/replays/{rid}/pov?char={char}&tick="
+        if args.after_overview is not None:
+            out["overview_s"] = timed(f"{url}/api/replays/{rid}/overview")[0]
+            out["pov_minute_10_during_warm_s"] = timed(pov + "600")[0]
+            time.sleep(max(0.0, args.after_overview - out["overview_s"]))
         first, body = timed(pov + str(tick))
         if not body.get("ok"):
             print(json.dumps(body), file=sys.stderr)

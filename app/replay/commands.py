@@ -61,6 +61,7 @@ def describe(replay: Replay) -> dict[str, Any]:
             "events": sum(1 for _ in replay.events()),
             "hashes": len(replay.hashes()),
             "keyframes": sum(1 for r in replay.index if r.kind == "K"),
+            "snapshots": len(replay.world_snapshots()),
         }
     first, last = replay.first_tick, replay.last_tick
     ticks = (last - first) if first is not None else 0
@@ -84,6 +85,11 @@ def describe(replay: Replay) -> dict[str, Any]:
         "minutes": round(minutes, 2),
         "counts": counts,
         "chunks": len(replay.index),
+        "world_snapshots": {
+            "every": header.snapshot_every,
+            "count": len(replay.world_snapshots()),
+            "bytes": sum(r.size for r in replay.world_snapshots()),
+        },
         "size_bytes": replay.size_bytes,
         "bytes_per_minute": round(replay.size_bytes / minutes) if minutes else None,
         "complete": replay.complete,
@@ -119,6 +125,14 @@ def cmd_info(args: argparse.Namespace) -> int:
         f"  {size:,} bytes in {data['chunks']} chunks"
         + (f", {per_min:,} bytes per simulation minute" if per_min else "")
     )
+    snaps = data["world_snapshots"]
+    if snaps["count"]:
+        print(
+            f"  {snaps['count']} world snapshots every {snaps['every']} ticks "
+            f"({snaps['bytes']:,} bytes): a point of view or fork starts from the nearest"
+        )
+    else:
+        print("  no world snapshots: a point of view or fork re-simulates from the seed")
     if not data["complete"]:
         print("  no index: the recording was cut off; read up to its last complete chunk")
     for problem in data.get("problems", []):

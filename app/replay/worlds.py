@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import threading
+import time
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,8 @@ class ReplayWorlds:
         self._hashes: dict[Path, dict[int, str]] = {}
         self._skipped: dict[tuple[Path, int], ReplayError] = {}  # W chunks by offset
         self._content: Any = None
+        self._warming: Path | None = None  # one background re-simulation at a time
+        self._warmed: set[Path] = set()
 
     def world_at(self, replay: Replay, tick: int, report: dict | None = None) -> Any:
         """A new World at `tick` (after the step that reached it, before that tick's inputs),
@@ -44,6 +47,9 @@ class ReplayWorlds:
         `report`, when given, is filled with where the re-simulation started: `from` ("kept",
         "replay" or "seed"), `from_tick`, and `skipped`, the recorded snapshots it could not
         use ([{tick, code, message}])."""
+        return self._world_at(replay, tick, report, self.every)
+
+    def _world_at(self, replay: Replay, tick: int, report: dict | None, keep_every: int) -> Any:
         first, last = replay.first_tick, replay.last_tick
         if first is None or not first <= tick <= last:
             raise ReplayError(
@@ -76,10 +82,37 @@ class ReplayWorlds:
                 report.update({"from": origin, "from_tick": world.tick, "skipped": skipped})
             while world.tick < tick:
                 _step(world, by_tick.get(world.tick, ()))
-                if world.tick % self.every == 0:
+                if world.tick % keep_every == 0:
                     self._keep(replay.path, world)
             _complete_log(world, rows)
             return world
+
+    def warm_in_background(self, replay: Replay) -> threading.Thread | None:
+        """For a replay recorded without world snapshots (older files): re-simulate it once in
+        the background, keeping snapshots on the way, so a point of view asked for later starts
+        near its tick. One replay at a time; the thread, or None when nothing was started."""
+        with self._lock:
+            if replay.world_snapshots() or replay.path in self._warmed or self._warming:
+                return None
+            self._warming = replay.path
+            self._warmed.add(replay.path)
+        thread = threading.Thread(target=self._warm, args=(replay,), daemon=True)
+        thread.start()
+        return thread
+
+    def _warm(self, replay: Replay) -> None:
+        try:
+            last = replay.last_tick or 0
+            # At most half the cache for one replay; a longer one gets its snapshots spread out.
+            spread = -(-last // max(1, self.max // 2))
+            step = max(self.every, -(-spread // self.every) * self.every)
+            for target in range(step, last + 1, step):
+                self._world_at(replay, target, None, step)  # the lock for at most `step` ticks
+                time.sleep(0.005)  # a request waiting for the lock gets it between two slices
+        except ReplayError:
+            pass  # the request that needs that tick reports it
+        finally:
+            self._warming = None
 
     def _from_replay(
         self, replay: Replay, tick: int, after: int, rows: list, skipped: list[dict]
@@ -161,6 +194,7 @@ class ReplayWorlds:
                 del self._snapshots[key]
             self._inputs.pop(path, None)
             self._hashes.pop(path, None)
+            self._warmed.discard(path)
             for key in [k for k in self._skipped if k[0] == path]:
                 del self._skipped[key]
 

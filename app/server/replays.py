@@ -193,10 +193,12 @@ def state(rid: str) -> Response:
 
 @replays.get("/api/replays/<rid>/overview")
 def overview(rid: str) -> Response:
-    library, _ = _services()
+    library, worlds = _services()
     try:
         body = library.overview(rid)
         library.warm_in_background(rid)  # after the first frame and the timeline: seeks next
+        # A replay recorded without world snapshots: re-simulate it once, in the background.
+        worlds.warm_in_background(library.get(rid))
         return _json(body)
     except ReplayError as exc:
         return _error(exc)

@@ -301,3 +301,54 @@ def test_when_every_snapshot_is_unusable_the_world_comes_from_the_seed(runs, tmp
     # Remembered as unusable (not read again), and still said.
     world, start = world_and_start(out, 230, worlds)
     assert start["from"] == "kept" and [s["code"] for s in start["skipped"]] == ["bad_snapshot"] * 3
+
+
+# --- older replays and the server ------------------------------------------------------------
+
+
+def test_a_replay_without_snapshots_is_warmed_once_in_the_background(runs):
+    worlds = ReplayWorlds(snapshot_every=60)
+    with Replay.open(runs[1]) as replay:
+        thread = worlds.warm_in_background(replay)
+        assert thread is not None
+        thread.join()
+        assert worlds.warm_in_background(replay) is None  # once per replay
+        start: dict = {}
+        world = worlds.world_at(replay, 235, report=start)
+        assert start["from"] == "kept" and start["from_tick"] == 180
+        assert world.state_hash() == world_and_start(runs[0], 235)[0].state_hash()
+    with Replay.open(runs[0]) as replay:
+        assert worlds.warm_in_background(replay) is None  # it has its own snapshots
+
+
+@pytest.fixture
+def client(runs):
+    from app.server import create_app
+
+    app = create_app({"SEED": 7, "SPEED": 10, "REPLAY_DIRS": [str(runs[0].parent)]})
+    return app.test_client()
+
+
+def test_the_point_of_view_route_says_where_the_world_came_from(client, runs):
+    char = runs[2][0]
+    body = client.get(f"/api/replays/with/pov?tick=140&char={char}").get_json()
+    assert body["ok"] and body["verified"] is True and body["note"] is None
+    assert body["start"] == {"from": "replay", "from_tick": 120, "skipped": []}
+    body = client.get(f"/api/replays/without/pov?tick=140&char={char}").get_json()
+    assert body["verified"] is True and body["start"]["from"] == "seed"
+
+
+def test_the_point_of_view_route_notes_a_snapshot_it_could_not_use(runs, tmp_path):
+    from app.server import create_app
+
+    ref = snapshot_ref(runs[0], 120)
+    data = bytearray(runs[0].read_bytes())
+    data[ref.offset + ref.size - 10] ^= 0xFF
+    (tmp_path / "flipped.asirep").write_bytes(bytes(data))
+    client = create_app({"SEED": 7, "REPLAY_DIRS": [str(tmp_path)]}).test_client()
+    body = client.get(f"/api/replays/flipped/pov?tick=140&char={runs[2][0]}").get_json()
+    assert body["ok"] and body["verified"] is True
+    assert body["start"]["from_tick"] == 60
+    assert "tick 120" in body["note"] and "corrupt_chunk" in body["note"]
+    fork = client.post("/api/replays/flipped/fork", json={"tick": 150}).get_json()
+    assert fork["ok"] and fork["tick"] == 150
