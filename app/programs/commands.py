@@ -28,6 +28,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--in-process", action="store_true", help="run programs in this process")
     run.add_argument("--name", default=None, help="program name (default: the file name)")
     run.add_argument(
+        "--start-in-tier",
+        type=int,
+        choices=(1, 2, 3),
+        default=None,
+        help="start inside a fresh instance of this dungeon tier with iron gear, the sigils it "
+        "needs and (Tier 3) a lit torch: a set-up for dungeon programs, outside the rules",
+    )
+    run.add_argument(
         "--keep-ticking",
         action="store_true",
         help="run all the minutes even after the program ends",
@@ -44,13 +52,17 @@ def run_program(
     name: str = "program",
     in_process: bool = False,
     keep_ticking: bool = False,
+    start_in_tier: int | None = None,
 ) -> dict[str, Any]:
     """Run `source` for a fresh character in a fresh world; return a JSON-ready report."""
     from app.engine import World
+    from app.programs.kit import start_in_tier as enter_tier
     from app.programs.manager import ProgramManager
 
     world = World.create(seed=seed)
     char = world.add_character(name="author", label="program")
+    if start_in_tier is not None:
+        enter_tier(world, char, start_in_tier)
     manager = ProgramManager(world, in_process=in_process)
     try:
         submitted = manager.submit(char, name, source)
@@ -73,7 +85,7 @@ def run_program(
             "outcome": manager.outcome(pid),
             "character": {
                 k: own.get(k)
-                for k in ("x", "y", "health", "hunger", "energy", "inventory", "equipment")
+                for k in ("x", "y", "area", "health", "hunger", "energy", "inventory", "equipment")
             },
             "state_hash": world.state_hash(),
         }
@@ -98,6 +110,7 @@ def run_command(args: argparse.Namespace) -> int:
         name=args.name or path.stem,
         in_process=args.in_process,
         keep_ticking=args.keep_ticking,
+        start_in_tier=args.start_in_tier,
     )
     print(json.dumps(report, indent=2))
     if not report["ok"]:
