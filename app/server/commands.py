@@ -7,8 +7,10 @@ directory resumes where the last one stopped (see docs/operations.md).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import os
+import signal
 import sys
 from typing import Any
 
@@ -154,14 +156,14 @@ def serve(args: argparse.Namespace) -> int:
         print("asiworld serve: --speed must be above 0", file=sys.stderr)
         return 2
     if args.async_mode == "eventlet":
-        try:
-            import eventlet  # opt-in only: eventlet warns at import that it is deprecated
-        except ImportError:
+        if importlib.util.find_spec("eventlet") is None:
             print(
                 "asiworld serve: eventlet is not installed (pip install eventlet)", file=sys.stderr
             )
             return 2
-        eventlet.monkey_patch()
+        if not _patched_by_eventlet():
+            _restart_patched_first(args)  # does not return
+        _stop_on_ctrl_c_in_main_greenlet()
 
     from app.server import auth, services, socketio
     from app.server.persistence import StoreError
@@ -218,3 +220,74 @@ def serve(args: argparse.Namespace) -> int:
     tick = runner.world.tick if runner is not None else 0
     print(f"\nstopped at tick {tick}", flush=True)
     return 0
+
+
+# --- eventlet (opt-in) -----------------------------------------------------------------------
+# eventlet must patch the standard library before anything imports threading, Flask or
+# Socket.IO; by the time `serve` runs, `asiworld`'s command table has imported all of them (and
+# patching then prints tracebacks for every Werkzeug LocalProxy and leaves existing locks
+# unpatched). So eventlet mode starts a fresh interpreter in place of this one (same process id,
+# so Ctrl-C and exit codes are unchanged) that patches first, then runs `serve` again.
+_EVENTLET_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+    "import eventlet; eventlet.monkey_patch(); "
+    "from app.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _patched_by_eventlet() -> bool:
+    if "eventlet" not in sys.modules:  # not imported: certainly not patched (and no warning)
+        return False
+    from eventlet import patcher
+
+    return patcher.is_monkey_patched("thread")
+
+
+def serve_argv(args: argparse.Namespace) -> list[str]:
+    """The `serve` command line that gives back these parsed arguments."""
+    argv = ["serve", "--host", args.host, "--port", str(args.port), "--speed", repr(args.speed)]
+    argv += ["--agents", args.agents, "--data-dir", str(args.data_dir)]
+    argv += ["--snapshot-every", str(args.snapshot_every), "--async-mode", args.async_mode]
+    if args.seed is not None:
+        argv += ["--seed", str(args.seed)]
+    for flag, on in (("--ephemeral", args.ephemeral), ("--fsync", args.fsync)):
+        if on:
+            argv.append(flag)
+    for flag, value in (
+        ("--admin-token", args.admin_token),
+        ("--spectator-token", args.spectator_token),
+    ):
+        if value is not None:
+            argv += [flag, value]
+    for folder in args.replays or ():
+        argv += ["--replays", str(folder)]
+    return argv
+
+
+def _restart_patched_first(args: argparse.Namespace) -> None:
+    warn = [f"-W{option}" for option in sys.warnoptions]  # keep -W choices across the restart
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(
+        sys.executable,
+        [sys.executable, *warn, "-c", _EVENTLET_BOOT, _PACKAGE_ROOT, *serve_argv(args)],
+    )
+
+
+def _stop_on_ctrl_c_in_main_greenlet() -> None:
+    """Under eventlet the world clock and every request are green threads of the main thread, so
+    Python's KeyboardInterrupt lands in whichever one runs when Ctrl-C comes: in the clock it
+    would end the world thread and leave the server serving a frozen world. Instead it is
+    always thrown into the main greenlet, which stops the server and then the world."""
+    import greenlet
+    from eventlet import hubs
+
+    main = greenlet.getcurrent()
+
+    def on_sigint(_signum: int, _frame: Any) -> None:
+        if greenlet.getcurrent() is main:
+            raise KeyboardInterrupt
+        hubs.get_hub().schedule_call_global(0, main.throw, KeyboardInterrupt)
+
+    signal.signal(signal.SIGINT, on_sigint)

@@ -260,6 +260,11 @@ class WorldRunner:
                 self._next_due += 1.0 / self.speed  # accumulate: sleep jitter never adds up
                 if self._clock() - self._next_due > MAX_LAG_SECONDS:
                     self._next_due = self._clock()
+                # A world behind its schedule steps tick after tick without waiting. Under
+                # eventlet this thread is a green thread that only lets the server's green
+                # threads run when it waits, so it lets them run once per tick here (a no-op
+                # for real threads, which the OS switches anyway).
+                time.sleep(0)
                 continue
             self._run_commands(block_until=self._next_due)
 
