@@ -228,9 +228,17 @@ def serve(args: argparse.Namespace) -> int:
 # patching then prints tracebacks for every Werkzeug LocalProxy and leaves existing locks
 # unpatched). So eventlet mode starts a fresh interpreter in place of this one (same process id,
 # so Ctrl-C and exit codes are unchanged) that patches first, then runs `serve` again.
+#
+# Everything is patched but `os` and `subprocess`. The program host (app/programs/host.py) is a
+# subprocess spoken to with os.write / os.read on its pipes: eventlet's green os.write retries a
+# broken pipe forever (it swallows EPIPE), so a host that died would freeze the world clock for
+# good instead of being restarted, and green subprocess makes those pipes non-blocking, where the
+# plain os.write would fail on a full pipe. `select` stays green, so waiting for the host's reply
+# still lets the server's green threads run.
+EVENTLET_PATCH = {"os": False, "subprocess": False}
 _EVENTLET_BOOT = (
     "import sys; sys.path.insert(0, sys.argv.pop(1)); "
-    "import eventlet; eventlet.monkey_patch(); "
+    f"import eventlet; eventlet.monkey_patch(**{EVENTLET_PATCH!r}); "
     "from app.cli import main; sys.exit(main(sys.argv[1:]))"
 )
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
