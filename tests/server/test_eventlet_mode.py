@@ -1,0 +1,254 @@
+"""`asiworld serve --async-mode eventlet` works end to end: a real server process on loopback,
+spoken to over real sockets like the browser and outside agents do.
+
+Checked: the pages answer; a spectator gets a keyframe then one delta per tick over polling and
+over WebSocket; a player joins and acts; an agent joins, observes and acts on the REST API; a
+hosted program runs to its end; a program host that dies is restarted while the world keeps
+ticking; the clock keeps to its speed without running ahead; Ctrl-C stops a busy world cleanly
+(exit 0, final snapshot saved, no traceback).
+
+Skipped only when eventlet is not installed. eventlet is looked up without importing it: the
+default-mode tests check that a plain start never imports it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.programs.manager import ACTIVE
+from tests.hardening.serving import free_port, http, start_server
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("eventlet") is None,
+    reason="eventlet is not installed (pip install 'asiworld[eventlet]')",
+)
+
+SPEED = 20
+EVENTLET = ("--async-mode", "eventlet")
+
+
+def _stop(proc: subprocess.Popen) -> tuple[str, str]:
+    """Ctrl-C, then the process's output; killed if it does not stop."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        return proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"the server did not stop on Ctrl-C: {err[-2000:]}")
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[int]:
+    port = free_port()
+    proc = start_server(
+        port, *EVENTLET, "--ephemeral", "--agents", "forager,planner", "--speed", str(SPEED)
+    )
+    yield port
+    _stop(proc)
+
+
+def _agent(port: int, name: str) -> tuple[int, dict]:
+    status, joined = http("POST", port, "/api/agents/join", {"name": name, "label": "tester"})
+    assert status == 201, joined
+    return joined["character"], {"Authorization": f"Bearer {joined['token']}"}
+
+
+def _until(check, seconds: float = 10.0, every: float = 0.1):
+    """Poll `check()` until it returns something truthy; fails after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(every)
+    pytest.fail(f"still waiting after {seconds} s for {check.__doc__ or check}")
+
+
+def test_the_pages_answer(server):
+    status, health = http("GET", server, "/healthz")
+    assert status == 200 and health["ok"] and health["running"], health
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{server}/live", timeout=10) as page:
+        assert page.status == 200
+        assert b"<canvas" in page.read()
+
+
+@pytest.mark.parametrize("transport", ["polling", "websocket"])
+def test_a_spectator_gets_a_keyframe_then_one_delta_per_tick(server, transport):
+    import socketio
+
+    if transport == "websocket":
+        pytest.importorskip("websocket", reason="websocket-client is in the test extra")
+    client = socketio.SimpleClient()
+    client.connect(f"http://127.0.0.1:{server}", transports=[transport])
+    try:
+        assert client.client.transport() == transport
+        ack = client.call("spectate", {})
+        assert ack["ok"], ack
+        frames = []
+        while len(frames) < 6:
+            name, *args = client.receive(timeout=10)
+            if name == "frame":
+                frames.append(args[0])
+    finally:
+        client.disconnect()
+    assert "keyframe" in frames[0] and frames[0]["tick"] == ack["tick"]
+    ticks = [frame["tick"] for frame in frames]
+    assert ticks == list(range(ticks[0], ticks[0] + len(ticks))), "no tick skipped or repeated"
+    assert all("deltas" in frame and "keyframe" not in frame for frame in frames[1:])
+
+
+@pytest.mark.parametrize("transport", ["polling", "websocket"])
+def test_a_player_joins_and_acts(server, transport):
+    import socketio
+
+    if transport == "websocket":
+        pytest.importorskip("websocket", reason="websocket-client is in the test extra")
+    client = socketio.SimpleClient()
+    client.connect(f"http://127.0.0.1:{server}", transports=[transport])
+    try:
+        seat = client.call("join", {"name": f"bob {transport}"})
+        assert seat["ok"] and isinstance(seat["char"], int), seat
+        wait = client.call("act", {"token": seat["token"], "action": {"type": "wait"}})
+        bad = client.call("act", {"token": seat["token"], "action": "north"})
+    finally:
+        client.disconnect()
+    assert wait["ok"] and wait["code"] == "accepted", wait
+    assert not bad["ok"] and bad["code"] == "bad_action", "a malformed action is refused"
+
+
+def test_an_agent_observes_and_acts_over_rest(server):
+    cid, auth = _agent(server, "ada")
+    status, obs = http("GET", server, f"/api/agents/{cid}/observe", headers=auth)
+    assert status == 200 and obs["self"]["id"] == cid
+    status, reply = http(
+        "POST", server, f"/api/agents/{cid}/act", {"action": {"type": "wait"}}, auth
+    )
+    assert status == 200 and reply["ok"], reply
+    status, refused = http("GET", server, f"/api/agents/{cid}/observe", headers={})
+    assert status == 401, "no token, no observation"
+
+
+def _submit(port: int, cid: int, auth: dict, name: str, source: str) -> int:
+    status, reply = http(
+        "POST", port, f"/api/agents/{cid}/programs", {"name": name, "source": source}, auth
+    )
+    assert status == 201, reply
+    return reply["id"]
+
+
+def _program(port: int, cid: int, auth: dict, pid: int) -> dict:
+    status, body = http("GET", port, f"/api/agents/{cid}/programs/{pid}", headers=auth)
+    assert status == 200, body
+    return body
+
+
+COUNTING = """
+def main():
+    ticks = []
+    for i in range(3):
+        wait(2)
+        ticks.append(tick())
+    log("done")
+    return ticks
+"""
+
+
+def test_a_hosted_program_runs_to_its_end(server):
+    cid, auth = _agent(server, "cy")
+    pid = _submit(server, cid, auth, "counting", COUNTING)
+
+    def finished() -> dict | None:
+        """the program to finish"""
+        body = _program(server, cid, auth, pid)
+        return body if body["status"] not in ACTIVE else None
+
+    body = _until(finished)
+    assert body["status"] == "finished", body
+    ticks = body["outcome"]["value"]
+    assert len(ticks) == 3 and ticks == sorted(ticks) and ticks[0] > body["submitted"]
+    assert body["logs"] == ["done"]
+
+
+def _program_hosts(pid: int) -> list[int]:
+    """The server's child processes that are program hosts (Linux /proc)."""
+    children: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        children += [int(c) for c in (task / "children").read_text().split()]
+    return [c for c in children if b"app.programs.host" in Path(f"/proc/{c}/cmdline").read_bytes()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_a_program_host_that_died_is_restarted_and_the_world_keeps_ticking():
+    # Own server: this test kills its program host. Under eventlet's green os.write a dead
+    # host's broken pipe was retried forever and the world clock froze.
+    port = free_port()
+    proc = start_server(port, *EVENTLET, "--ephemeral", "--speed", str(SPEED))
+    try:
+        cid, auth = _agent(port, "dee")
+        idle = _submit(port, cid, auth, "idle", "def main():\n    while True:\n        wait(1)\n")
+        hosts = _until(lambda: _program_hosts(proc.pid))
+        for host in hosts:
+            os.kill(host, signal.SIGKILL)
+
+        def failed() -> dict | None:
+            """the killed host's program to fail"""
+            body = _program(port, cid, auth, idle)
+            return body if body["status"] == "failed" else None
+
+        _until(failed)
+        before = http("GET", port, "/healthz")[1]["tick"]
+        _until(lambda: http("GET", port, "/healthz")[1]["tick"] >= before + 5)
+        again = _submit(port, cid, auth, "counting", COUNTING)
+        _until(lambda: _program(port, cid, auth, again)["status"] == "finished")
+        assert set(_program_hosts(proc.pid)).isdisjoint(hosts), "a new host runs it"
+    finally:
+        out, err = _stop(proc)
+    assert proc.returncode == 0, err
+
+
+def test_the_clock_keeps_its_speed_and_never_runs_ahead(server):
+    start = http("GET", server, "/api/world")[1]["tick"]
+    _until(lambda: http("GET", server, "/api/world")[1]["tick"] >= start + 20)
+    world = http("GET", server, "/api/world")[1]
+    assert world["speed"] == SPEED and not world["paused"]
+    # Loose bounds: a loaded machine may lag, but an accumulating clock never bursts ahead.
+    assert SPEED / 2 <= world["measured_tps"] <= SPEED * 1.1, world
+
+
+def test_ctrl_c_stops_a_busy_world_cleanly_and_saves_it(tmp_path):
+    # At --speed 1000 the world is always behind its schedule, so Ctrl-C lands while it steps:
+    # it must still stop the server (it used to end only the world's green thread) and the
+    # server must keep answering meanwhile (the clock used to starve every other green thread).
+    from app.server.persistence import WorldStore
+
+    port = free_port()
+    data = tmp_path / "world"
+    proc = start_server(
+        port, *EVENTLET, "--data-dir", str(data), "--agents", "forager,planner", "--speed", "1000"
+    )
+    try:
+        first = http("GET", port, "/healthz")[1]
+        _until(lambda: http("GET", port, "/healthz")[1]["tick"] > first["tick"] + 20)
+        assert http("GET", port, "/healthz")[1]["running"]
+    finally:
+        out, err = _stop(proc)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err, err
+    assert "monkey_patching" not in err, "eventlet patched before Flask was imported"
+    stopped = int(out.rsplit("stopped at tick", 1)[1])
+    store = WorldStore(data)
+    try:
+        assert store.last_tick() == stopped
+    finally:
+        store.close()
