@@ -7,7 +7,7 @@ hosted program runs to its end; a program host that dies is restarted while the 
 ticking; the clock keeps to its speed without running ahead; Ctrl-C stops a busy world cleanly
 (exit 0, final snapshot saved, no traceback).
 
-Skipped only when eventlet is not installed. eventlet is looked up without importing it: the
+Skipped only when eventlet is not installed (all but the command-line round trip). eventlet is looked up without importing it: the
 default-mode tests check that a plain start never imports it.
 """
 
@@ -26,7 +26,7 @@ import pytest
 from app.programs.manager import ACTIVE
 from tests.hardening.serving import free_port, http, start_server
 
-pytestmark = pytest.mark.skipif(
+needs_eventlet = pytest.mark.skipif(
     importlib.util.find_spec("eventlet") is None,
     reason="eventlet is not installed (pip install 'asiworld[eventlet]')",
 )
@@ -73,6 +73,7 @@ def _until(check, seconds: float = 10.0, every: float = 0.1):
     pytest.fail(f"still waiting after {seconds} s for {check.__doc__ or check}")
 
 
+@needs_eventlet
 def test_the_pages_answer(server):
     status, health = http("GET", server, "/healthz")
     assert status == 200 and health["ok"] and health["running"], health
@@ -83,6 +84,7 @@ def test_the_pages_answer(server):
         assert b"<canvas" in page.read()
 
 
+@needs_eventlet
 @pytest.mark.parametrize("transport", ["polling", "websocket"])
 def test_a_spectator_gets_a_keyframe_then_one_delta_per_tick(server, transport):
     import socketio
@@ -108,6 +110,7 @@ def test_a_spectator_gets_a_keyframe_then_one_delta_per_tick(server, transport):
     assert all("deltas" in frame and "keyframe" not in frame for frame in frames[1:])
 
 
+@needs_eventlet
 @pytest.mark.parametrize("transport", ["polling", "websocket"])
 def test_a_player_joins_and_acts(server, transport):
     import socketio
@@ -127,6 +130,7 @@ def test_a_player_joins_and_acts(server, transport):
     assert not bad["ok"] and bad["code"] == "bad_action", "a malformed action is refused"
 
 
+@needs_eventlet
 def test_an_agent_observes_and_acts_over_rest(server):
     cid, auth = _agent(server, "ada")
     status, obs = http("GET", server, f"/api/agents/{cid}/observe", headers=auth)
@@ -164,6 +168,7 @@ def main():
 """
 
 
+@needs_eventlet
 def test_a_hosted_program_runs_to_its_end(server):
     cid, auth = _agent(server, "cy")
     pid = _submit(server, cid, auth, "counting", COUNTING)
@@ -188,6 +193,7 @@ def _program_hosts(pid: int) -> list[int]:
     return [c for c in children if b"app.programs.host" in Path(f"/proc/{c}/cmdline").read_bytes()]
 
 
+@needs_eventlet
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 def test_a_program_host_that_died_is_restarted_and_the_world_keeps_ticking():
     # Own server: this test kills its program host. Under eventlet's green os.write a dead
@@ -217,6 +223,7 @@ def test_a_program_host_that_died_is_restarted_and_the_world_keeps_ticking():
     assert proc.returncode == 0, err
 
 
+@needs_eventlet
 def test_the_clock_keeps_its_speed_and_never_runs_ahead(server):
     start = http("GET", server, "/api/world")[1]["tick"]
     _until(lambda: http("GET", server, "/api/world")[1]["tick"] >= start + 20)
@@ -226,6 +233,7 @@ def test_the_clock_keeps_its_speed_and_never_runs_ahead(server):
     assert SPEED / 2 <= world["measured_tps"] <= SPEED * 1.1, world
 
 
+@needs_eventlet
 def test_ctrl_c_stops_a_busy_world_cleanly_and_saves_it(tmp_path):
     # At --speed 1000 the world is always behind its schedule, so Ctrl-C lands while it steps:
     # it must still stop the server (it used to end only the world's green thread) and the
@@ -252,3 +260,28 @@ def test_ctrl_c_stops_a_busy_world_cleanly_and_saves_it(tmp_path):
         assert store.last_tick() == stopped
     finally:
         store.close()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["serve", "--async-mode", "eventlet"],
+        [
+            *("serve", "--async-mode", "eventlet", "--ephemeral", "--fsync", "--seed", "3"),
+            *("--speed", "2.5", "--agents", "forager,planner", "--admin-token", "a b"),
+            *("--spectator-token", "s", "--replays", "one", "--replays", "two", "--port", "9"),
+            *("--host", "0.0.0.0", "--snapshot-every", "7", "--data-dir", "/tmp/world"),
+        ],
+    ],
+)
+def test_the_restarted_interpreter_gets_the_same_serve_options(argv):
+    # eventlet mode runs `serve` again in a fresh interpreter from serve_argv(): every option
+    # must come back the same, defaults and repeated ones included.
+    import argparse
+
+    from app.server import commands
+
+    parser = argparse.ArgumentParser()
+    commands.register(parser.add_subparsers())
+    parsed = parser.parse_args(argv)
+    assert vars(parser.parse_args(commands.serve_argv(parsed))) == vars(parsed)
