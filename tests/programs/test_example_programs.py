@@ -1,15 +1,14 @@
-"""The example programs in examples/programs: they compile, and steady_clear shows that the
+"""The built-in programs in app/agents/programs: they compile, and steady_clear shows that the
 curriculum's Steadiness stage can be reached by keeping the enemies' beat on the world clock.
 
-Bad inputs tried: a tier that does not exist for the author's set-up (0, 4, "2"), and the
-command line's --start-in-tier out of its choices."""
+Bad inputs tried: a tier that does not exist for the author's set-up (0, 4, "2"), the command
+line's --start-in-tier out of its choices, and a program name the library does not have."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from app.agents import program_library
 from app.cli import main as cli_main
 from app.engine import World, load_content
 from app.evaluation.achievements import AchievementRecord
@@ -18,7 +17,6 @@ from app.programs.kit import start_in_tier
 from app.programs.manager import ProgramManager
 from tests.programs.helpers import run_ticks
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "programs"
 CONTENT = load_content()
 
 
@@ -27,7 +25,7 @@ def cleared_with(seed: int, tier: int) -> tuple[dict, AchievementRecord]:
     char = world.add_character("ada")
     start_in_tier(world, char, tier)
     manager = ProgramManager(world, in_process=True)
-    pid = manager.submit(char, "steady", (EXAMPLES / "steady_clear.py").read_text())["id"]
+    pid = manager.submit(char, "steady", program_library.source("steady_clear"))["id"]
     record = AchievementRecord()
     for _ in range(30):  # at most 3,000 ticks
         for event in run_ticks(manager, world, 100):
@@ -40,9 +38,14 @@ def cleared_with(seed: int, tier: int) -> tuple[dict, AchievementRecord]:
     return status["outcome"]["value"], record
 
 
-@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.py")), ids=lambda p: p.name)
-def test_every_example_program_compiles(path):
-    assert isinstance(compile_program(path.read_text()), CompiledProgram)
+@pytest.mark.parametrize("name", program_library.names())
+def test_every_built_in_program_compiles(name):
+    assert isinstance(compile_program(program_library.source(name)), CompiledProgram)
+
+
+def test_asking_for_a_program_the_library_does_not_have_names_the_ones_it_has():
+    with pytest.raises(KeyError, match="steady_clear"):
+        program_library.source("no_such_program")
 
 
 @pytest.mark.parametrize("seed", [4, 12])
@@ -77,6 +80,14 @@ def test_the_author_set_up_refuses_a_tier_that_does_not_exist(tier):
 
 def test_program_run_refuses_a_tier_outside_its_choices(capsys):
     with pytest.raises(SystemExit) as exit_:
-        cli_main(["program", "run", str(EXAMPLES / "steady_clear.py"), "--start-in-tier", "4"])
+        cli_main(
+            [
+                "program",
+                "run",
+                str(program_library.FOLDER / "steady_clear.py"),
+                "--start-in-tier",
+                "4",
+            ]
+        )
     assert exit_.value.code == 2
     assert "--start-in-tier" in capsys.readouterr().err

@@ -1,4 +1,5 @@
-# steady_clear: clear the dungeon tier you are in without taking hits, then leave through the exit.
+# steady_clear: clear the dungeon tier you are in without taking hits: fight what comes, open the
+# chests on the way, defeat the boss, pick up its sigil, then leave through the exit.
 #
 # Dungeon enemies and bosses act every second tick, and a character's actions resolve before the
 # creatures' in each tick. So: strike an adjacent enemy on a tick it cannot act, and on a tick it
@@ -14,16 +15,19 @@
 STEPS = [["n", 0, -1], ["s", 0, 1], ["e", 1, 0], ["w", -1, 0]]
 WALK = ":EoO;"  # dungeon floor, entrance, exit portal, sanctum floor
 RHYTHM = 2  # ticks between an enemy's turns
+CHEST_DETOUR = 8  # chests seen within this many tiles are opened on the way (coins, supplies)
 PATIENCE = 8  # ticks of an enemy near but never adjacent before walking up to it
 
 tiles = {}  # (x, y) -> tile character, everything seen in this instance
 acted = {}  # enemy id -> a tick on which it moved or struck
 last_pos = {}  # enemy id -> where it was last tick
 quiet = {}  # enemy id -> our turns beside it while it never acted
+opened = set()  # chests opened (or out of reach)
 trail = []  # our way back, newest last
-route = []  # the planned walk while exploring, next tile first
+NOBODY = set()  # no one in the way: for plans that look past the creatures of the moment
+route = {"to": None, "path": []}  # the walk under way: its purpose and the tiles, next first
 state = {"ready": 0, "boss_dead": False, "standoff": 0, "last_me": None, "events_tick": -1,
-         "start_tick": tick()}
+         "start_tick": tick(), "sigils": len(me()["sigils"])}
 
 
 def cheb(a, b):
@@ -47,6 +51,8 @@ def learn(obs, here, now):
             for col, c in enumerate(line):
                 if c != " ":
                     tiles[(x0 + col, y0 + row)] = c
+                    if c == "O":
+                        state["boss_dead"] = True
     # newest events first; stop at what was read last tick
     for e in reversed(obs["events"]):
         if e["tick"] <= state["events_tick"]:
@@ -57,7 +63,13 @@ def learn(obs, here, now):
             state["boss_dead"] = True
     if obs["events"]:
         state["events_tick"] = obs["events"][-1]["tick"]
+    # Events can be missed (an agent reading the same character's observation takes them), so
+    # the boss's fall is also seen in its sigil arriving in the pack, or the exit portal open.
+    if len(obs["self"]["sigils"]) > state["sigils"]:
+        state["boss_dead"] = True
     for e in obs["entities"]:
+        if e.get("boss"):
+            state["boss_at"] = (e["x"], e["y"])
         if e.get("hostile"):
             p = (e["x"], e["y"])
             if last_pos.get(e["id"], p) != p:
@@ -162,6 +174,31 @@ def best_step(here, hostiles, danger, occupied, need_escape):
     return None if best is None else best[1]
 
 
+def go(purpose, goal, here, occupied):
+    """Walk toward goal one step a tick along a path planned once per purpose (searching the
+    map every tick would spend the program's steps). False when goal cannot be reached.
+    The plan goes through creatures: one standing in a corridor is met there (and fought)."""
+    path = route["path"]
+    if route["to"] != purpose or not path or direction(here, path[0]) is None:
+        route["to"] = purpose
+        route["path"] = path = walk_to(here, goal, NOBODY) or []
+    if not path:
+        route["to"] = None
+        return False
+    move(direction(here, path.pop(0)))
+    return True
+
+
+def ring_around(p, r):
+    """The tiles at exactly Chebyshev distance r from p."""
+    out = set()
+    for dx in range(-r, r + 1):
+        for dy in range(-r, r + 1):
+            if max(abs(dx), abs(dy)) == r:
+                out.add((p[0] + dx, p[1] + dy))
+    return out
+
+
 def strike(adjacent, now):
     target = min(adjacent, key=lambda e: e["health"])
     attack(target["id"])
@@ -227,45 +264,65 @@ def turn():
                     return None
             wait(1)
             return None
+        state["quarry"] = at  # if it slips out of sight, go on to where it was
         ring = 1 if state["standoff"] >= PATIENCE else 2
-        goal = set()
-        for dx in range(-ring, ring + 1):
-            for dy in range(-ring, ring + 1):
-                if max(abs(dx), abs(dy)) == ring:
-                    goal.add((at[0] + dx, at[1] + dy))
-        way = step_toward(here, goal, occupied, 150)
+        way = step_toward(here, ring_around(at, ring), occupied, 150)
         if way is None:
             wait(1)
         else:
             move(way)
         return None
-    if state["boss_dead"]:
+    # no enemy in sight: open the chests close by (coins and supplies), and once the boss is down
+    # pick up its sigil and leave through the exit; until then, explore
+    chest = None
+    for p in tiles:
+        if tiles[p] == "C" and p not in opened and cheb(here, p) <= CHEST_DETOUR:
+            if chest is None or cheb(here, p) < cheb(here, chest):
+                chest = p
+    if chest is not None:
+        if cheb(here, chest) <= 1:
+            opened.add(chest)
+            gather(chest[0], chest[1])
+            return None
+        if go(("chest", chest), ring_around(chest, 1), here, occupied):
+            return None
+        opened.add(chest)  # out of reach
+    if state["boss_dead"]:  # (a full pack leaves the sigil in a bag where the boss fell)
         for bag in obs["loot"]:
             if any(item.endswith("_sigil") for item in bag["items"]):
                 spot = (bag["x"], bag["y"])
                 if cheb(here, spot) <= 1:
                     pick_up()
                     return None
-                way = step_toward(here, set([spot]), occupied)
-                if way is not None:
-                    move(way)
+                if go(("sigil", spot), set([spot]), here, occupied):
                     return None
-        if tiles.get(here) in ("o", "O"):
+    if state["boss_dead"]:  # out through the exit
+
+        if tiles.get(here) == "O":
             leave()
             for e in reversed(observe()["events"]):
                 if e["kind"] == "dungeon_left":
                     state["record"] = e
                     break
             return "done"
-        exits = set(p for p in tiles if tiles[p] in ("o", "O"))
-        if exits:
-            way = step_toward(here, exits, occupied)
-            if way is not None:
-                move(way)
-                return None
-    # explore: walk to the nearest known floor tile next to the unknown (planned once per walk:
-    # searching the whole map every tick would spend the program's steps)
-    if not route or not free(route[0], occupied) or direction(here, route[0]) is None:
+        exits = set(p for p in tiles if tiles[p] == "O")
+        if exits and go("exit", exits, here, occupied):
+            return None
+    elif state.get("quarry") is not None:  # an enemy we were walking up to slipped away
+        if cheb(here, state["quarry"]) <= 1:
+            state["quarry"] = None
+        elif go(("quarry", state["quarry"]), ring_around(state["quarry"], 1), here, occupied):
+            return None
+        else:
+            state["quarry"] = None
+    if not state["boss_dead"] and state.get("boss_at") is not None:  # seen before: back to it
+        if cheb(here, state["boss_at"]) <= 2:
+            state["boss_at"] = None  # not there any more: look for it
+        elif go(("boss", state["boss_at"]), ring_around(state["boss_at"], 2), here, occupied):
+            return None
+    # the nearest known floor tile next to the unknown
+    frontier = route["path"][-1:] if route["to"] == "explore" else []
+    if not frontier:
         frontier = set()
         for p in tiles:
             if tiles[p] in WALK:
@@ -273,13 +330,10 @@ def turn():
                     if (p[0] + s[1], p[1] + s[2]) not in tiles:
                         frontier.add(p)
                         break
-        route[:] = walk_to(here, frontier, occupied) or []
-    if not route:  # nothing left to explore that can be reached: wait a while, then look again
-        wait(10)
+    if go("explore", set(frontier), here, occupied):
         return None
-    move(direction(here, route.pop(0)))
+    wait(10)  # nothing reachable left to do: look again in a while
     return None
-
 
 def main():
     while True:
