@@ -14,6 +14,7 @@ from typing import Any
 from app.agents.builtin import make_agent
 from app.agents.driver import AgentDriver
 from app.engine import World, load_content
+from app.programs.manager import ProgramManager
 
 TickHook = Callable[[World, list[dict[str, Any]]], None]
 
@@ -36,7 +37,11 @@ class Run:
         self.config = config
         self.content = load_content()
         self.world = World.create(seed=config.seed, content=self.content, size=config.size)
-        self.driver = AgentDriver(self.world)
+        # Configurations may hand over programs; the host process starts only when one does.
+        self.programs = ProgramManager(self.world)
+        self.programs.sink = self._program_event
+        self._program_events: list[dict[str, Any]] = []
+        self.driver = AgentDriver(self.world, programs=self.programs)
         self.hooks: list[TickHook] = list(hooks or [])
         self.events: list[dict[str, Any]] = []
         self.characters: list[dict[str, Any]] = []
@@ -53,10 +58,19 @@ class Run:
             self.driver.add(cid, agent)
             self.characters.append({"id": cid, "name": char_name, "label": name})
 
+    def _program_event(self, event: dict[str, Any]) -> None:
+        # Program starts and ends join the tick's events, as on a live server.
+        self._program_events.append({"tick": self.world.tick, **event})
+
     def step(self) -> list[dict[str, Any]]:
         self._join_due()
         self.driver.before_step()
+        self.programs.before_step()
         events = self.world.step()
+        self.programs.after_step(events)
+        if self._program_events:
+            events = events + self._program_events
+            self._program_events = []
         self.events.extend(events)
         for hook in self.hooks:
             hook(self.world, events)
@@ -78,6 +92,7 @@ class Run:
                 if bar and self.world.tick % 60 == 0:
                     bar.show(self.world.tick)
         finally:
+            self.programs.close()
             if recording is not None:
                 recording.close()
         if bar:
