@@ -250,8 +250,8 @@ class WorldStore:
             ).fetchone()
         server = json.loads(row[0]) if row else {}
         self._last_snapshot = self.newest_snapshot_tick() or 0
-        resume_builtin_agents(self.runner, self.builtin)
         service = app.extensions.get("asiworld_agents")
+        resume_builtin_agents(self.runner, self.builtin, service.programs if service else None)
         if service is not None:
             if server.get("programs"):
                 self.runner.call(lambda: service.programs.restore_state(server["programs"]))
@@ -458,20 +458,22 @@ def replay_onto(world: Any, rows: list[tuple[int, int | None, dict]], until_tick
         world.step(inputs)
 
 
-def resume_builtin_agents(runner: Any, builtin: list[dict]) -> None:
+def resume_builtin_agents(runner: Any, builtin: list[dict], programs: Any = None) -> None:
     """Give the saved built-in characters new agents of the same configuration and seed (an
-    agent's private memory is not saved: it starts over from what its character observes)."""
+    agent's private memory is not saved: it starts over from what its character observes).
+    `programs` is the server's ProgramManager, for agents that hand over programs."""
     if not builtin:
         return
     from app.agents.builtin import make_agent
     from app.agents.driver import AgentDriver
 
-    driver = AgentDriver(runner.world)
+    driver = AgentDriver(runner.world, programs=programs)
     for seat in builtin:
         if seat["char"] in runner.world.entities:
             driver.add(seat["char"], make_agent(seat["config"], seed=seat["seed"]))
     if driver.seats:
         runner.before_tick(driver.before_step)
+        runner.agent_drivers.append(driver)
 
 
 def restore_agent_seats(service: Any, rows: list[dict]) -> None:

@@ -75,6 +75,8 @@ class WorldRunner:
         self._tick_times: deque[float] = deque(maxlen=64)
         self._next_due = 0.0
         self._extra_events: queue.SimpleQueue[dict] = queue.SimpleQueue()
+        # The built-in agents' drivers, so the agent service can lend them its program host.
+        self.agent_drivers: list[Any] = []
 
     # --- hooks ------------------------------------------------------------------------------
 

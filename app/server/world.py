@@ -43,6 +43,7 @@ def add_builtin_agents(runner: WorldRunner, names: list[str], seed: int = 0) -> 
         driver.add(cid, agent)
     if driver is not None and driver.seats:
         runner.before_tick(driver.before_step)
+        runner.agent_drivers.append(driver)  # the agent service lends it the program host
 
 
 def build_runner(config: dict) -> WorldRunner:

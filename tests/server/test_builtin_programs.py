@@ -1,0 +1,39 @@
+"""On a live server, built-in agents hand over programs through the same host as outside agents:
+the planner's Inner Temple program runs where every program runs, and its start and end enter
+the world's event stream."""
+
+from __future__ import annotations
+
+from app.server import create_app, services
+
+
+def test_the_built_in_agents_drivers_use_the_servers_program_host():
+    app = create_app(
+        {"SEED": 7, "WORLD_SIZE": 64, "TESTING": True, "PROGRAMS_IN_PROCESS": True,
+         "AGENTS": ["planner", "forager"]}
+    )  # fmt: skip
+    runner = services(app).runner
+    host = app.extensions["asiworld_agents"].programs
+    assert runner.agent_drivers, "the built-in agents have a driver"
+    assert all(driver.programs is host for driver in runner.agent_drivers)
+
+
+def test_a_built_in_agents_program_runs_on_the_live_world_until_its_own_next_action():
+    app = create_app(
+        {"SEED": 7, "WORLD_SIZE": 64, "TESTING": True, "PROGRAMS_IN_PROCESS": True,
+         "AGENTS": ["forager"]}
+    )  # fmt: skip
+    runner = services(app).runner
+    driver = runner.agent_drivers[0]
+    char = driver.seats[0].char
+    seen = []
+    runner.on_tick(lambda info: seen.extend(info.events))
+    # what the planner does in the Inner Temple, here by hand: hand over a program
+    hand_over = {"type": "program", "name": "pause", "source": "wait(3)\n"}
+    reply = runner.call(lambda: driver._submit(char, hand_over))
+    assert reply["ok"] is True
+    runner.step(6)
+    ours = [e for e in seen if e.get("char") == char and "program" in e["kind"]]
+    assert [e["kind"] for e in ours] == ["program_started", "program_stopped"]
+    # the forager keeps deciding for itself: its next direct action stops the program
+    assert "direct" in ours[1]["outcome"]["error"]["code"]
