@@ -48,11 +48,18 @@ def radius(world: World, char: Character) -> int:
 
 
 def transparency(world: World, area: Area, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
-    see = world.content.see_lut[area.terrain[y0:y1, x0:x1]]
-    for (x, y), s in area.structures.items():
-        if x0 <= x < x1 and y0 <= y < y1 and homes.opaque(s, world.content):
-            see[y - y0, x - x0] = False
-    return see
+    """What lets sight through in a window (read-only): terrain and opaque structures. The whole
+    area's mask is kept per area version (terrain and structures change only with it), so a
+    character's update does not walk every structure of the map."""
+    cached = world.sight_cache.get(area.id)
+    if cached is None or cached[0] != area.version:
+        see = world.content.see_lut[area.terrain]
+        for (x, y), s in area.structures.items():
+            if homes.opaque(s, world.content):
+                see[y, x] = False
+        see.flags.writeable = False
+        cached = world.sight_cache[area.id] = (area.version, see)
+    return cached[1][y0:y1, x0:x1]
 
 
 def update(world: World, char: Character) -> None:

@@ -48,6 +48,7 @@ class World:
         self.extensions: dict[str, Any] = {}  # state owned by other rule modules (dungeons)
         self.path_cache: dict[tuple, Any] = {}  # path cost per area version (movement.cost_xy)
         self.path_memo: dict[tuple, Any] = {}  # recent paths (movement.find_path)
+        self.sight_cache: dict[int, Any] = {}  # area id -> (version, see-through mask) (vision)
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -309,7 +310,8 @@ class World:
         return h.hexdigest()
 
     # ------------------------------------------------------------------ persistence
-    _TRANSIENT = ("content", "_events", "tile_changes", "char_events", "path_cache", "path_memo")
+    _TRANSIENT = ("content", "_events", "tile_changes", "char_events", "path_cache", "path_memo",
+                  "sight_cache")
 
     def snapshot(self) -> bytes:
         """The whole state as bytes; `World.restore` brings it back with the same future."""
