@@ -27,7 +27,8 @@ trail = []  # our way back, newest last
 NOBODY = set()  # no one in the way: for plans that look past the creatures of the moment
 route = {"to": None, "path": []}  # the walk under way: its purpose and the tiles, next first
 state = {"ready": 0, "boss_dead": False, "standoff": 0, "last_me": None, "events_tick": -1,
-         "start_tick": tick(), "sigils": len(me()["sigils"])}
+         "start_tick": tick(), "sigils": len(me()["sigils"]), "health": me()["health"],
+         "hurt": 0}
 
 
 def cheb(a, b):
@@ -63,6 +64,10 @@ def learn(obs, here, now):
             state["boss_dead"] = True
     if obs["events"]:
         state["events_tick"] = obs["events"][-1]["tick"]
+    health = obs["self"]["health"]
+    if health < state["health"]:  # our own count of the damage taken (health falls only by it)
+        state["hurt"] = state["hurt"] + state["health"] - health
+    state["health"] = health
     # Events can be missed (an agent reading the same character's observation takes them), so
     # the boss's fall is also seen in its sigil arriving in the pack, or the exit portal open.
     if len(obs["self"]["sigils"]) > state["sigils"]:
@@ -342,12 +347,17 @@ def main():
                 break
         except GameError as e:  # refused (answered in the same tick): look again and retry
             log("refused:", e.code, e.message)
-    # the engine's own record of the expedition: what the curriculum is assessed on
-    record = state.get("record", {})
+    # the engine's own record of the expedition (what the curriculum is assessed on), or, when an
+    # agent observing this character took that event first, our own count
+    record = state.get("record")
+    if record is None:
+        return {"cleared": state["boss_dead"], "damage": state["hurt"], "supplies": 0,
+                "ticks": tick() - state["start_tick"], "from": "own count"}
     return {
         "tier": record.get("tier"),
-        "cleared": record.get("cleared", state["boss_dead"]),
+        "cleared": record.get("cleared"),
         "damage": record.get("damage"),
         "supplies": record.get("supplies"),
         "ticks": tick() - state["start_tick"],
+        "from": "expedition record",
     }
