@@ -8,6 +8,9 @@ with the same id gets `-2`, `-3`, ... in folder order.
 from __future__ import annotations
 
 import bisect
+import gzip
+import json
+import pickle
 import re
 import threading
 from collections import OrderedDict
@@ -25,7 +28,8 @@ SERIES_EVERY = 30  # ticks between two chart samples
 SERIES_FIELDS = ("health", "hunger", "energy", "coins")
 # Events too chatty for the viewer's log (every accepted action and finished op).
 QUIET_EVENTS = {"action", "op_done", "op_cancelled", "dropped", "picked_up"}
-MAX_STATES = 600  # cached seek states (one per frame chunk reached); ~40 KB each
+MAX_STATES = 600  # cached seek states (one per frame chunk reached); ~32 KB each, pickled
+MAX_CHUNK_BYTES = 64 * 2**20  # gzipped frame-chunk responses kept (~13 KB each for 9 characters)
 
 
 def _slug(text: str) -> str:
@@ -59,8 +63,14 @@ class ReplayLibrary:
         self._open: dict[Path, tuple[float, Replay]] = {}
         self._derived: dict[tuple[Path, float, str], Any] = {}
         # The spectator state at frame-chunk starts already reached: a seek then applies at most
-        # one chunk of frames instead of up to a keyframe interval of them.
-        self._states: OrderedDict[tuple[Path, int], Any] = OrderedDict()
+        # one chunk of frames instead of up to a keyframe interval of them. Kept pickled: bytes
+        # are not tracked by Python's garbage collector, and hundreds of states as dicts made
+        # each full collection 100-200 ms longer (a pause any request could land in).
+        self._states: OrderedDict[tuple[Path, int], bytes] = OrderedDict()
+        # Frame chunks as the browser receives them (gzipped JSON), so a chunk asked for again,
+        # or warmed in the background, costs no decoding, JSON or gzip on the request's path.
+        self._chunk_bodies: OrderedDict[tuple[Path, float, int], tuple[bytes, int]] = OrderedDict()
+        self._chunk_bytes = 0
         self._seek_lock = threading.Lock()
         self._warming: set[str] = set()
 
@@ -145,7 +155,7 @@ class ReplayLibrary:
         starts = [r.t0 for r in replay._frame_chunks]
         base = starts[bisect.bisect_right(starts, tick) - 1]
         with self._seek_lock:
-            state = copy_state(self._state_at_start(replay, base, starts))
+            state = self._state_at_start(replay, base, starts)
         frame = None
         for frame in replay.frames(base + 1, tick) if tick > base else ():
             state = apply_frame(state, frame)
@@ -159,9 +169,9 @@ class ReplayLibrary:
         starts = [r.t0 for r in replay._frame_chunks]
         for start in starts:
             if len(self._states) >= MAX_STATES:
-                return
+                break
             with self._seek_lock:
-                self._state_at_start(replay, start, starts)
+                self._state_at_start(replay, start, starts, fresh=False)
 
     def warm_in_background(self, rid: str) -> None:
         with self._lock:
@@ -176,21 +186,25 @@ class ReplayLibrary:
         except ReplayError:
             pass  # a damaged chunk: seeks near it will report it
 
-    def _state_at_start(self, replay: Replay, base: int, starts: list[int]) -> Any:
+    def _state_at_start(
+        self, replay: Replay, base: int, starts: list[int], fresh: bool = True
+    ) -> Any:
+        """The state at frame-chunk start `base`: a fresh copy the caller may change (None when
+        `fresh` is False: the warm-up only wants it cached)."""
         key = (replay.path, base)
         if key in self._states:
             self._states.move_to_end(key)
-            return self._states[key]
+            return pickle.loads(self._states[key]) if fresh else None
         kf = replay._keyframe_before(base)
         begin, state = None, None
         cached = [t for p, t in self._states if p == replay.path and t <= base]
         if cached and (kf is None or max(cached) >= kf.t0):
             begin = max(cached)
-            state = copy_state(self._states[(replay.path, begin)])
+            state = pickle.loads(self._states[(replay.path, begin)])
         elif kf is not None:
             begin = kf.t0
             state = apply_frame(None, replay.read_chunk(kf)["frame"])
-            state = copy_state(state)
+            state = copy_state(state)  # the cached chunk's keyframe must stay as stored
         if state is None:
             raise ReplayError("no_keyframe", f"no keyframe at or before tick {base}")
         wanted = set(starts)
@@ -199,13 +213,42 @@ class ReplayLibrary:
             if frame["tick"] in wanted:
                 self._keep_state(replay.path, frame["tick"], state)
         self._keep_state(replay.path, base, state)
-        return self._states[key]
+        return state
 
     def _keep_state(self, path: Path, tick: int, state: Any) -> None:
         if (path, tick) not in self._states:
-            self._states[(path, tick)] = copy_state(state)
+            self._states[(path, tick)] = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
             while len(self._states) > MAX_STATES:
                 self._states.popitem(last=False)
+
+    def frame_chunk(self, rid: str, n: int) -> tuple[bytes, int]:
+        """Frame chunk `n` as `/frames/<n>` sends it: ``(gzipped JSON, length of the JSON)``
+        (``{index, t0, t1, frames}``, patches undone, events put back); cached, so a chunk
+        costs its decoding and encoding once. ReplayError `unknown_chunk` for a bad `n`."""
+        replay = self.get(rid)
+        chunks = replay._frame_chunks
+        if not 0 <= n < len(chunks):
+            raise ReplayError("unknown_chunk", f"frame chunk {n} is not in 0-{len(chunks) - 1}")
+        key = (replay.path, replay.path.stat().st_mtime, n)
+        with self._lock:
+            body = self._chunk_bodies.get(key)
+            if body is not None:
+                self._chunk_bodies.move_to_end(key)
+                return body
+        ref = chunks[n]
+        frames = list(replay.frames(ref.t0, ref.t1))
+        data = json.dumps(
+            {"index": n, "t0": ref.t0, "t1": ref.t1, "frames": frames}, separators=(",", ":")
+        ).encode()
+        body = (gzip.compress(data, compresslevel=1), len(data))
+        with self._lock:
+            if key not in self._chunk_bodies:
+                self._chunk_bodies[key] = body
+                self._chunk_bytes += len(body[0])
+                while self._chunk_bytes > MAX_CHUNK_BYTES:
+                    _, (old, _) = self._chunk_bodies.popitem(last=False)
+                    self._chunk_bytes -= len(old)
+        return body
 
     def series(self, rid: str) -> dict[str, Any]:
         """Per character, every SERIES_EVERY ticks: health, hunger, energy, coins (for charts)."""

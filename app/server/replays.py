@@ -171,15 +171,14 @@ def meta(rid: str) -> Response:
 def frame_chunk(rid: str, n: int) -> Response:
     library, _ = _services()
     try:
-        replay = library.get(rid)
-        chunks = replay._frame_chunks
-        if not 0 <= n < len(chunks):
-            raise ReplayError("unknown_chunk", f"frame chunk {n} is not in 0-{len(chunks) - 1}")
-        ref = chunks[n]
-        frames = list(replay.frames(ref.t0, ref.t1))
-        return _json({"index": n, "t0": ref.t0, "t1": ref.t1, "frames": frames})
+        packed, size = library.frame_chunk(rid, n)  # gzipped once, kept
     except ReplayError as exc:
         return _error(exc)
+    if size > GZIP_ABOVE and "gzip" in request.headers.get("Accept-Encoding", ""):
+        resp = Response(packed, mimetype="application/json")
+        resp.headers["Content-Encoding"] = "gzip"
+        return resp
+    return Response(gzip.decompress(packed), mimetype="application/json")
 
 
 @replays.get("/api/replays/<rid>/state")

@@ -163,6 +163,10 @@ export class Timeline {
   draw() {
     this.resize();
     const key = `${this.canvas.width}x${this.canvas.height}:${this.phases ? Object.keys(this.phases).length : 0}:${this.markers.length}`;
+    // Called every animation frame: nothing to do unless the clock, the rows or the size moved.
+    const drawn = `${key}:${this.tick}:${this.focus}:${this.compare}`;
+    if (drawn === this.drawnKey) return;
+    this.drawnKey = drawn;
     if (key !== this.baseKey) {
       this.drawBase();
       this.baseKey = key;

@@ -4,7 +4,7 @@
 // observation (the server's /pov), drawn through a ViewState like the play page.
 import { ViewState, fogFromObservation } from "./frames.js";
 import { ReplayState } from "./replay-state.js";
-import { loadAtlas, Renderer, Minimap, attachCameraControls } from "./render.js";
+import { loadAtlas, Renderer, Minimap, attachCameraControls, bossInView } from "./render.js";
 import { el, clockText } from "./panels.js";
 import { ReplayData } from "./replay-data.js";
 import { Timeline, MARKER_STYLE } from "./replay-timeline.js";
@@ -12,6 +12,7 @@ import { Charts } from "./replay-charts.js";
 import { ChangeTracker, ReplayEventLog, renderInspector, programAt } from "./replay-panels.js";
 
 const $ = (id) => document.getElementById(id);
+const PREFETCH_SETTLE_MS = 400; // after a far seek, prefetch when no other seek came this long
 const BASE_TPS = 10; // 1x = the live server's default pace, 10 ticks a second
 const SPEEDS = [0.25, 0.5, 1, 2, 4, 8, 16, 32, 64];
 const PALETTE = ["#ffd84a", "#6fe0ff", "#ff7bd5", "#9be28c", "#ff9f43", "#b59bff", "#ff6b6b", "#4ecdc4", "#f8f8f2",
@@ -65,9 +66,11 @@ async function seek(tick, final = true) {
   tick = clamp(tick);
   ui.tick = tick;
   const token = ++ui.seeking;
+  let far = false;
   if (state.ready && tick >= state.tick && tick - state.tick <= 600) {
     await advanceTo(tick, token);
   } else if (state.tick !== tick) {
+    far = true;
     if (!final && state.ready) return; // dragging far: wait for the release
     const frame = await data.stateAt(tick);
     if (token !== ui.seeking) return;
@@ -75,9 +78,19 @@ async function seek(tick, final = true) {
     noteFrame(frame);
   }
   if (token === ui.seeking) {
-    data.prefetch(state.tick);
+    prefetchSoon(far);
     requestPov();
   }
+}
+
+// Frame chunks ahead of the clock are for playing on. After a far seek they wait until the clock
+// settles: fetched (and decoded on the server) at once, they competed with the next seek's
+// keyframe when someone clicked around the timeline (about 30 ms of server time per seek).
+let prefetchTimer = null;
+function prefetchSoon(far) {
+  clearTimeout(prefetchTimer);
+  if (!far || ui.playing) data.prefetch(state.tick);
+  else prefetchTimer = setTimeout(() => data.prefetch(state.tick), PREFETCH_SETTLE_MS);
 }
 
 function decodeTiles(text) {
@@ -431,14 +444,23 @@ function areaOf(id) {
   return String(e ? e.area ?? 0 : 0);
 }
 
+// A pane is drawn again only when something it shows changed (the tick, the terrain version,
+// the camera, the canvas size, the point of view) or while a boss's glow pulses in it: drawing
+// the map every animation frame kept the page's main thread busy most of the time (a software
+// canvas in a 1400-pixel pane), and a seek's keyframe waited behind those frames.
 function drawPane(r, id, lastPan, pov) {
   const me = id !== null ? state.entities[id] : null;
   if (me && performance.now() - lastPan > 2500) r.centerOn(me.x, me.y);
+  const shown = pov ? view : state;
+  const area = pov ? String(ui.povObs.self.area ?? 0) : areaOf(id);
+  const key = [state.tick, state.version, shown.tick, area, id, pov ? ui.povFog.key : "", ui.pov,
+    r.camera.x, r.camera.y, r.camera.zoom, r.canvas.clientWidth, r.canvas.clientHeight].join("|");
+  if (key === r.drawnKey && !bossInView(shown, area, pov ? ui.povFog : null)) return;
+  r.drawnKey = key;
   if (pov) {
-    const area = String(ui.povObs.self.area ?? 0);
     r.draw(view, { area, fog: ui.povFog, remembered: view.remembered, selected: ui.pov });
   } else {
-    r.draw(state, { area: areaOf(id), selected: id });
+    r.draw(state, { area, selected: id });
   }
 }
 
@@ -467,8 +489,8 @@ function loop(now) {
   timeline.focus = ui.focus;
   timeline.compare = ui.compare;
   timeline.draw();
-  $("map").dataset.tick = String(state.tick);
-  $("map").dataset.pov = povShown ? `${ui.pov}@${ui.povObs.tick}` : "";
+  setData($("map"), "tick", String(state.tick));
+  setData($("map"), "pov", povShown ? `${ui.pov}@${ui.povObs.tick}` : "");
   if (now - lastPanels > 200) {
     lastPanels = now;
     renderPanels(povShown);
@@ -480,6 +502,10 @@ function loop(now) {
     syncUrl();
   }
   requestAnimationFrame(loop);
+}
+
+function setData(node, name, value) {
+  if (node.dataset[name] !== value) node.dataset[name] = value;
 }
 
 function renderPanels(povShown) {
