@@ -84,15 +84,21 @@ def test_the_pages_answer(server):
         assert b"<canvas" in page.read()
 
 
-@needs_eventlet
-@pytest.mark.parametrize("transport", ["polling", "websocket"])
-def test_a_spectator_gets_a_keyframe_then_one_delta_per_tick(server, transport):
+def connected(port: int, transport: str):
+    """A Socket.IO client on the server over one transport."""
     import socketio
 
     if transport == "websocket":
         pytest.importorskip("websocket", reason="websocket-client is in the test extra")
     client = socketio.SimpleClient()
-    client.connect(f"http://127.0.0.1:{server}", transports=[transport])
+    client.connect(f"http://127.0.0.1:{port}", transports=[transport])
+    return client
+
+
+@needs_eventlet
+@pytest.mark.parametrize("transport", ["polling", "websocket"])
+def test_a_spectator_gets_a_keyframe_then_one_delta_per_tick(server, transport):
+    client = connected(server, transport)
     try:
         assert client.client.transport() == transport
         ack = client.call("spectate", {})
@@ -113,12 +119,7 @@ def test_a_spectator_gets_a_keyframe_then_one_delta_per_tick(server, transport):
 @needs_eventlet
 @pytest.mark.parametrize("transport", ["polling", "websocket"])
 def test_a_player_joins_and_acts(server, transport):
-    import socketio
-
-    if transport == "websocket":
-        pytest.importorskip("websocket", reason="websocket-client is in the test extra")
-    client = socketio.SimpleClient()
-    client.connect(f"http://127.0.0.1:{server}", transports=[transport])
+    client = connected(server, transport)
     try:
         seat = client.call("join", {"name": f"bob {transport}"})
         assert seat["ok"] and isinstance(seat["char"], int), seat
