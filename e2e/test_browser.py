@@ -1,5 +1,6 @@
 """The pages in a real browser: the live map draws and changes, following turns on fog, and
-playing with the keyboard moves the character and fills the inventory."""
+playing with the keyboard moves the character and fills the inventory; the event log tells of
+hosted programs."""
 
 from __future__ import annotations
 
@@ -108,3 +109,17 @@ def test_play_keys_move_the_character_and_gathering_fills_the_inventory(live_ser
     )
     shot(page, "play-gathered")
     assert "empty" not in page.locator("#me-inventory").inner_text()
+
+
+def test_the_live_event_log_tells_when_a_program_is_handed_over_and_ends(live_server, page, shot):
+    runner = live_server["runner"]
+    programs = live_server["app"].extensions["asiworld_agents"].programs
+    coder = runner.add_character("coder", label="test")
+    page.goto(live_server["url"] + "/live")
+    wait_for_ticks(page)
+    started = runner.call(lambda: programs.submit(coder, "pause", "wait(3)\n"))
+    assert started["ok"], started
+    log = page.locator("#events")
+    log.get_by_text("coder handed over program “pause”").wait_for(timeout=15000)
+    log.get_by_text("coder's program “pause” finished").wait_for(timeout=15000)
+    shot(page, "live-program-events")

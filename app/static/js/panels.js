@@ -95,6 +95,15 @@ export function describeEvent(ev, names = {}) {
     case "slept": return `${who(ev.char)} fell asleep`;
     case "woke": return `${who(ev.char)} woke (${ev.reason})`;
     case "task_complete": return `${who(ev.char)} completed the ${ev.task} task!`;
+    // Hosted programs (an agent's script running on the world clock): start and end.
+    case "program_started": return `${who(ev.char)} handed over program “${ev.name}”`;
+    case "program_finished": return `${who(ev.char)}'s program “${ev.name}” finished`;
+    case "program_failed":
+    case "program_stopped":
+    case "program_interrupted": {
+      const why = ev.outcome && ev.outcome.error ? `: ${ev.outcome.error.message}` : "";
+      return `${who(ev.char)}'s program “${ev.name}” ${ev.kind.replace("program_", "")}${why}`;
+    }
     default: return null; // action / op_done etc. are too chatty for the log
   }
 }
