@@ -53,7 +53,7 @@ export class Charts {
       });
       box.append(title, canvas);
       node.append(box);
-      this.canvases[m.key] = { canvas, value, metric: m };
+      this.canvases[m.key] = { canvas, value, metric: m, base: document.createElement("canvas"), baseKey: "", drawn: "" };
     }
   }
 
@@ -65,12 +65,14 @@ export class Charts {
       }
       this.lines[key] = lines;
     }
+    this.version = (this.version || 0) + 1;
   }
 
   setEvents(events) {
     const ids = this.characters.map((c) => c.id);
     this.lines.crafts = cumulative(events, "crafted", ids, this.first, this.last);
     this.lines.kills = cumulative(events, "killed", ids, this.first, this.last);
+    this.version = (this.version || 0) + 1;
   }
 
   tickAt(canvas, x) {
@@ -87,53 +89,75 @@ export class Charts {
     return v;
   }
 
+  // Called five times a second: the lines are drawn once into an off-screen canvas per chart
+  // (again when the series, the focus or the width change), then each draw is that image and
+  // the cursor, and nothing at all when the clock has not moved.
   draw() {
-    for (const { canvas, value, metric } of Object.values(this.canvases)) {
+    for (const c of Object.values(this.canvases)) {
+      const { canvas, value, metric } = c;
       const w = Math.max(100, Math.round(canvas.getBoundingClientRect().width));
       if (canvas.width !== w) canvas.width = w;
       const h = canvas.height;
-      const g = canvas.getContext("2d");
-      g.fillStyle = "#111218";
-      g.fillRect(0, 0, w, h);
+      const baseKey = `${w}x${h}|${this.focus}|${this.version || 0}`;
+      const drawn = `${baseKey}|${this.tick}`;
+      if (drawn === c.drawn) continue;
+      c.drawn = drawn;
       const lines = this.lines[metric.key];
-      if (!lines) {
-        g.fillStyle = "#6b6f82";
-        g.font = "11px system-ui, sans-serif";
-        g.fillText("loading…", 8, 20);
-        continue;
-      }
       let max = metric.max || 1;
-      if (!metric.max) for (const pts of Object.values(lines)) for (const p of pts) max = Math.max(max, p[1]);
+      if (lines && !metric.max) for (const pts of Object.values(lines)) for (const p of pts) max = Math.max(max, p[1]);
       const X = (t) => ((t - this.first) / Math.max(1, this.last - this.first)) * w;
-      const Y = (v) => h - 3 - (v / max) * (h - 8);
-      const order = Object.keys(lines).sort((a, b) => (Number(a) === this.focus) - (Number(b) === this.focus));
-      for (const char of order) {
-        const pts = lines[char];
-        if (!pts.length) continue;
-        const focused = Number(char) === this.focus;
-        g.strokeStyle = this.colours[char] || "#888";
-        g.globalAlpha = this.focus === null || focused ? 1 : 0.35;
-        g.lineWidth = focused ? 2 : 1;
-        g.beginPath();
-        const stepped = metric.key === "crafts" || metric.key === "kills";
-        pts.forEach(([t, v], i) => {
-          if (i === 0) g.moveTo(X(t), Y(v));
-          else {
-            if (stepped) g.lineTo(X(t), Y(pts[i - 1][1]));
-            g.lineTo(X(t), Y(v));
-          }
-        });
-        g.stroke();
+      if (baseKey !== c.baseKey) {
+        c.baseKey = baseKey;
+        c.max = max;
+        this.drawLines(c.base, w, h, lines, metric, max, X);
       }
-      g.globalAlpha = 1;
-      g.fillStyle = "#6b6f82";
-      g.font = "10px system-ui, sans-serif";
-      g.fillText(String(Math.round(max)), 3, 10);
+      const g = canvas.getContext("2d");
+      g.clearRect(0, 0, w, h);
+      g.drawImage(c.base, 0, 0);
+      if (!lines) continue;
       const x = Math.round(X(this.tick)) + 0.5;
       g.fillStyle = "#ffd84a";
       g.fillRect(x - 0.5, 0, 1.5, h);
       const v = this.focus !== null ? this.valueAt(lines[this.focus], this.tick) : null;
       value.textContent = v === null ? "" : ` · ${Math.round(v)}`;
     }
+  }
+
+  drawLines(base, w, h, lines, metric, max, X) {
+    base.width = w;
+    base.height = h;
+    const g = base.getContext("2d");
+    g.fillStyle = "#111218";
+    g.fillRect(0, 0, w, h);
+    if (!lines) {
+      g.fillStyle = "#6b6f82";
+      g.font = "11px system-ui, sans-serif";
+      g.fillText("loading…", 8, 20);
+      return;
+    }
+    const Y = (v) => h - 3 - (v / max) * (h - 8);
+    const order = Object.keys(lines).sort((a, b) => (Number(a) === this.focus) - (Number(b) === this.focus));
+    for (const char of order) {
+      const pts = lines[char];
+      if (!pts.length) continue;
+      const focused = Number(char) === this.focus;
+      g.strokeStyle = this.colours[char] || "#888";
+      g.globalAlpha = this.focus === null || focused ? 1 : 0.35;
+      g.lineWidth = focused ? 2 : 1;
+      g.beginPath();
+      const stepped = metric.key === "crafts" || metric.key === "kills";
+      pts.forEach(([t, v], i) => {
+        if (i === 0) g.moveTo(X(t), Y(v));
+        else {
+          if (stepped) g.lineTo(X(t), Y(pts[i - 1][1]));
+          g.lineTo(X(t), Y(v));
+        }
+      });
+      g.stroke();
+    }
+    g.globalAlpha = 1;
+    g.fillStyle = "#6b6f82";
+    g.font = "10px system-ui, sans-serif";
+    g.fillText(String(Math.round(max)), 3, 10);
   }
 }

@@ -159,10 +159,14 @@ export class ReplayEventLog {
     this.key = "";
   }
 
+  // The lines that pass the filters, kept until a filter or the events change: a seek only
+  // moves the window shown (describing ~13,000 events of a 300-minute replay took 8-28 ms).
   matching() {
     const char = this.filters.char.value;
     const group = KIND_GROUPS[this.filters.kind.value];
     const text = this.filters.text.value.trim().toLowerCase();
+    const key = `${char}|${this.filters.kind.value}|${text}`;
+    if (this.rows && this.rows.key === key && this.rows.events === this.events) return this.rows.out;
     const out = [];
     for (const ev of this.events) {
       if (ev.kind === "attacked" && ev.char == null) continue; // a creature's blow: see `damaged`
@@ -173,6 +177,7 @@ export class ReplayEventLog {
       if (text && !line.toLowerCase().includes(text)) continue;
       out.push([ev, line]);
     }
+    this.rows = { key, events: this.events, out };
     return out;
   }
 

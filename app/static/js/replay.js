@@ -494,7 +494,12 @@ function loop(now) {
   if (now - lastPanels > 200) {
     lastPanels = now;
     renderPanels(povShown);
-    minimap.draw(state, renderer, { area: areaOf(ui.pov ?? ui.focus), selected: ui.focus });
+    const area = areaOf(ui.pov ?? ui.focus), cam = renderer.camera;
+    const miniKey = [state.tick, state.version, area, ui.focus, cam.x, cam.y, cam.zoom, renderer.canvas.width].join("|");
+    if (miniKey !== minimap.drawnKey) { // it repaints its base from every tile: only on change
+      minimap.drawnKey = miniKey;
+      minimap.draw(state, renderer, { area, selected: ui.focus });
+    }
     charts.tick = ui.tick;
     charts.focus = ui.focus;
     charts.draw();
