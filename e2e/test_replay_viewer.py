@@ -152,3 +152,35 @@ def test_forking_takes_over_a_character_in_a_live_world(page, replay_server, sho
     token = page.evaluate("localStorage.getItem('asiworld.token')")
     assert live.seats[token].char == 56
     shot(page, "replay-fork-play")
+
+
+def test_a_new_dungeon_area_keeps_the_surfaces_terrain_cache(page, replay_server):
+    """ReplayState: an area that arrives whole (a dungeon instance opening, or brought in by a
+    seek's keyframe) only resets the terrain cache of a renderer showing that area; replacing
+    the area a renderer shows does reset it, and the new area's tiles are there either way."""
+    open_viewer(page, replay_server)
+    result = page.evaluate(
+        """async () => {
+      const { ReplayState } = await import("/static/js/replay-state.js");
+      const s = new ReplayState((id) => id === "0");
+      const tiles = (n, code) => btoa(String.fromCharCode(...new Array(n).fill(code)));
+      s.applyFrame({ tick: 1, keyframe: { width: 2, height: 2, legend: { 1: "grass" },
+        areas: { 0: { kind: "surface", w: 2, h: 2, tiles: tiles(4, 1), floor: tiles(4, 1) } } } });
+      const before = s.version;
+      s.applyFrame({ tick: 2, deltas: { areas: { 7: { kind: "dungeon", w: 3, h: 1,
+        tiles: tiles(3, 5), floor: tiles(3, 5) } } } });
+      const afterDungeon = s.version;
+      const dungeon = Array.from(s.areas["7"].tiles);
+      s.applyFrame({ tick: 3, deltas: { areas_removed: ["7"] } });
+      const afterRemoval = s.version;
+      s.applyFrame({ tick: 4, deltas: { areas: { 0: { kind: "surface", w: 2, h: 2,
+        tiles: tiles(4, 2), floor: tiles(4, 2) } } } });
+      return { before, afterDungeon, afterRemoval, afterSurface: s.version,
+        dungeon, surface: Array.from(s.areas["0"].tiles), dungeonGone: !("7" in s.areas), tick: s.tick };
+    }"""
+    )
+    assert result["afterDungeon"] == result["before"]  # the surface's cache stays
+    assert result["dungeon"] == [5, 5, 5]
+    assert result["afterRemoval"] == result["before"] and result["dungeonGone"]
+    assert result["afterSurface"] == result["before"] + 1  # the cached area was replaced
+    assert result["surface"] == [2, 2, 2, 2] and result["tick"] == 4
