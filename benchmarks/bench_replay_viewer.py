@@ -7,6 +7,9 @@ together), point-of-view requests, and file size per simulation minute for 9 cha
 Runs an in-process server on a free loopback port and Debian's Chromium (headless). The seek
 time is measured in the page: from asking for a tick until the map has been drawn at that tick
 (the server's keyframe for it, fetched and applied, or frames applied forward when near).
+A second round of random seeks is split into parts (`seek_breakdown_ms`): sending the request,
+the server building the keyframe and encoding it (its Server-Timing header), queueing and
+network, the page until the JSON is parsed, applying it, the rest of `seek`, and until drawn.
 """
 
 from __future__ import annotations
@@ -32,6 +35,47 @@ SEEK_JS = """async (tick) => {
   await window.__replay.seek(tick);
   await new Promise((r) => requestAnimationFrame(r)); // the viewer's loop draws first
   return [performance.now() - t0, window.__replay.state.tick];
+}"""
+
+# Where a far seek's time goes: the page's hooks around the keyframe request and the state.
+BREAKDOWN_HOOKS_JS = """() => {
+  const R = window.__replay;
+  performance.setResourceTimingBufferSize(100000);
+  window.__seekParts = { got: null, apply: 0 };
+  const stateAt = R.data.stateAt.bind(R.data);
+  R.data.stateAt = async (t) => { const f = await stateAt(t); window.__seekParts.got = performance.now(); return f; };
+  for (const name of ["applyDeltas", "applyFrame"]) {
+    const fn = R.state[name].bind(R.state);
+    R.state[name] = (x) => { const a = performance.now(); const r = fn(x); window.__seekParts.apply += performance.now() - a; return r; };
+  }
+}"""
+
+BREAKDOWN_SEEK_JS = """async (tick) => {
+  window.__seekParts = { got: null, apply: 0 };
+  performance.clearResourceTimings();
+  const t0 = performance.now();
+  await window.__replay.seek(tick);
+  const t1 = performance.now();
+  await new Promise((r) => requestAnimationFrame(r));
+  const t2 = performance.now();
+  const p = window.__seekParts;
+  const e = performance.getEntriesByType("resource").filter((x) => x.name.includes("/state?")).pop();
+  if (!e || p.got === null) return null; // a near seek: frames applied forward, no keyframe
+  const st = Object.fromEntries((e.serverTiming || []).map((x) => [x.name, x.duration]));
+  const server = (st.build || 0) + (st.encode || 0);
+  return {
+    total: t2 - t0,
+    request_sent: e.requestStart - t0,
+    server_build: st.build || 0,
+    server_encode: st.encode || 0,
+    server_queue_and_network: e.responseEnd - e.requestStart - server,
+    page_until_parsed: p.got - e.responseEnd,
+    apply: p.apply,
+    after_apply: t1 - p.got - p.apply,
+    to_drawn: t2 - t1,
+    gzip_bytes: e.transferSize,
+    json_bytes: e.decodedBodySize,
+  };
 }"""
 
 
@@ -116,6 +160,16 @@ def main() -> int:
             ms, reached = page.evaluate(SEEK_JS, rng.randint(first, last))
             seeks.append(ms)
         out["seek_random_ms"] = summary(seeks)
+        page.evaluate(BREAKDOWN_HOOKS_JS)
+        parts: dict[str, list[float]] = {}
+        for _ in range(args.seeks):
+            row = page.evaluate(BREAKDOWN_SEEK_JS, rng.randint(first, last))
+            for key, value in (row or {}).items():
+                parts.setdefault(key, []).append(value)
+        out["seek_breakdown_ms"] = {
+            key: {"median": summary(v)["median"], "p95": summary(v)["p95"]}
+            for key, v in parts.items()
+        }
         near = []
         for _ in range(args.seeks):
             ms, _ = page.evaluate(SEEK_JS, min(last, page.evaluate("window.__replay.tick") + 30))
