@@ -52,6 +52,18 @@ export class ReplayData {
     return this.chunk(this.chunkIndexOf(tick));
   }
 
+  // How many frame chunks covering ticks from..to are neither loaded nor on their way.
+  missing(from, to) {
+    let n = 0;
+    for (let i = Math.max(0, this.chunkIndexOf(from)); i <= this.chunkIndexOf(to); i++) if (!this.chunks.has(i)) n++;
+    return n;
+  }
+
+  // Ask for every chunk covering ticks from..to at once (they then arrive in parallel).
+  request(from, to) {
+    for (let i = Math.max(0, this.chunkIndexOf(from)); i <= this.chunkIndexOf(to); i++) this.chunk(i);
+  }
+
   prefetch(tick, ahead = 2) {
     const i = this.chunkIndexOf(tick);
     for (let k = 1; k <= ahead; k++) this.chunk(i + k);

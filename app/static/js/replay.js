@@ -67,7 +67,13 @@ async function seek(tick, final = true) {
   ui.tick = tick;
   const token = ++ui.seeking;
   let far = false;
-  if (state.ready && tick >= state.tick && tick - state.tick <= 600) {
+  // Forward through frames only when at most one chunk of them still has to be fetched (as
+  // when playing: the next chunks are prefetched); further, one keyframe is quicker than
+  // fetching up to ten chunks of frames (~200 KB of JSON each) and applying them all.
+  const near = state.ready && tick >= state.tick && tick - state.tick <= 600 &&
+    data.missing(state.tick + 1, tick) <= 1;
+  if (near) {
+    data.request(state.tick + 1, tick);
     await advanceTo(tick, token);
   } else if (state.tick !== tick) {
     far = true;
