@@ -13,6 +13,7 @@ import json
 import pickle
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
@@ -72,6 +73,7 @@ class ReplayLibrary:
         self._chunk_bodies: OrderedDict[tuple[Path, float, int], tuple[bytes, int]] = OrderedDict()
         self._chunk_bytes = 0
         self._seek_lock = threading.Lock()
+        self._seeks_waiting = 0  # the background warm-up steps aside while seeks are answered
         self._warming: set[str] = set()
 
     def paths(self) -> dict[str, Path]:
@@ -154,8 +156,14 @@ class ReplayLibrary:
             )
         starts = [r.t0 for r in replay._frame_chunks]
         base = starts[bisect.bisect_right(starts, tick) - 1]
-        with self._seek_lock:
-            state = self._state_at_start(replay, base, starts)
+        with self._lock:
+            self._seeks_waiting += 1
+        try:
+            with self._seek_lock:
+                state = self._state_at_start(replay, base, starts)
+        finally:
+            with self._lock:
+                self._seeks_waiting -= 1
         frame = None
         for frame in replay.frames(base + 1, tick) if tick > base else ():
             state = apply_frame(state, frame)
@@ -170,6 +178,8 @@ class ReplayLibrary:
         for start in starts:
             if len(self._states) >= MAX_STATES:
                 break
+            while self._seeks_waiting:  # one core's worth of Python at a time: the seek first
+                time.sleep(0.002)
             with self._seek_lock:
                 self._state_at_start(replay, start, starts, fresh=False)
 
