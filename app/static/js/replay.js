@@ -190,6 +190,7 @@ function setCompare(id) {
   ui.compare = id;
   $("compare").value = id === null ? "" : String(id);
   $("stage-b").classList.toggle("hidden", id === null);
+  rendererB.cache = null; // its terrain was not patched while it was hidden
   ui.lastPanB = 0;
 }
 
@@ -466,7 +467,10 @@ function drawPane(r, id, lastPan, pov) {
   if (pov) {
     r.draw(view, { area, fog: ui.povFog, remembered: view.remembered, selected: ui.pov });
   } else {
+    state.changedTiles = r.pendingTiles || [];
+    r.pendingTiles = [];
     r.draw(state, { area, selected: id });
+    state.changedTiles = [];
   }
 }
 
@@ -489,8 +493,20 @@ function loop(now) {
     }
   }
   const povShown = ui.pov !== null && ui.povObs && ui.povObs.self.id === ui.pov;
+  // Each pane patches its own terrain cache: the tiles changed since the last frame go to both
+  // (the renderer takes them from the state, and the first pane would leave none to the second).
+  const changed = state.takeChangedTiles();
+  for (const r of [renderer, rendererB]) {
+    if (!changed.length) continue;
+    (r.pendingTiles ||= []).push(...changed);
+    if (r.pendingTiles.length > 20000) { // long undrawn (a point of view shown): redraw instead
+      r.pendingTiles = [];
+      r.cache = null;
+    }
+  }
   drawPane(renderer, ui.pov ?? ui.focus, ui.lastPan, povShown);
   if (ui.compare !== null) drawPane(rendererB, ui.compare, ui.lastPanB, false);
+  else rendererB.pendingTiles = [];
   timeline.tick = ui.tick;
   timeline.focus = ui.focus;
   timeline.compare = ui.compare;
