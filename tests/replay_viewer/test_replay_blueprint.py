@@ -155,8 +155,9 @@ def test_a_fork_on_a_saving_server_becomes_the_saved_world_and_is_resumed(replay
     from app.server.commands import build_app
 
     data = tmp_path / "data"
-    app, store = build_app({"data_dir": str(data), "replays": [str(replay_dir)], "seed": 5,
-                            "agents": ["forager"]})
+    app, store = build_app(
+        {"data_dir": str(data), "replays": [str(replay_dir)], "seed": 5, "agents": ["forager"]}
+    )
     client = app.test_client()
     chars = client.get(f"/api/replays/{RID}").get_json()["characters"]
     body = client.post(f"/api/replays/{RID}/fork", json={"tick": 120, "char": chars[0]["id"]})
