@@ -161,15 +161,19 @@ class ReplayLibrary:
         try:
             with self._seek_lock:
                 state = self._state_at_start(replay, base, starts)
+            frame = None
+            for frame in replay.frames(base + 1, tick) if tick > base else ():
+                state = apply_frame(state, frame)
+            if frame is None:
+                frame = next(replay.frames(tick, tick))
+            return keyframe_frame(state, frame.get("events", []))
         finally:
             with self._lock:
                 self._seeks_waiting -= 1
-        frame = None
-        for frame in replay.frames(base + 1, tick) if tick > base else ():
-            state = apply_frame(state, frame)
-        if frame is None:
-            frame = next(replay.frames(tick, tick))
-        return keyframe_frame(state, frame.get("events", []))
+
+    def seeking(self) -> bool:
+        """Whether a seek is being answered now (background work waits for it to finish)."""
+        return self._seeks_waiting > 0
 
     def warm(self, rid: str) -> None:
         """Reach every frame-chunk start once (in the background), so later seeks are short."""
@@ -178,7 +182,7 @@ class ReplayLibrary:
         for start in starts:
             if len(self._states) >= MAX_STATES:
                 break
-            while self._seeks_waiting:  # one core's worth of Python at a time: the seek first
+            while self.seeking():  # one core's worth of Python at a time: the seek first
                 time.sleep(0.002)
             with self._seek_lock:
                 self._state_at_start(replay, start, starts, fresh=False)

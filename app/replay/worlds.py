@@ -17,6 +17,7 @@ import bisect
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,14 @@ class ReplayWorlds:
         use ([{tick, code, message}])."""
         return self._world_at(replay, tick, report, self.every)
 
-    def _world_at(self, replay: Replay, tick: int, report: dict | None, keep_every: int) -> Any:
+    def _world_at(
+        self,
+        replay: Replay,
+        tick: int,
+        report: dict | None,
+        keep_every: int,
+        pause: Callable[[], bool] | None = None,
+    ) -> Any:
         first, last = replay.first_tick, replay.last_tick
         if first is None or not first <= tick <= last:
             raise ReplayError(
@@ -81,33 +89,39 @@ class ReplayWorlds:
             if report is not None:
                 report.update({"from": origin, "from_tick": world.tick, "skipped": skipped})
             while world.tick < tick:
+                while pause is not None and pause():  # the warm-up lets a seek go first
+                    time.sleep(0.002)
                 _step(world, by_tick.get(world.tick, ()))
                 if world.tick % keep_every == 0:
                     self._keep(replay.path, world)
             _complete_log(world, rows)
             return world
 
-    def warm_in_background(self, replay: Replay) -> threading.Thread | None:
+    def warm_in_background(
+        self, replay: Replay, pause: Callable[[], bool] | None = None
+    ) -> threading.Thread | None:
         """For a replay recorded without world snapshots (older files): re-simulate it once in
         the background, keeping snapshots on the way, so a point of view asked for later starts
-        near its tick. One replay at a time; the thread, or None when nothing was started."""
+        near its tick. One replay at a time; the thread, or None when nothing was started.
+        `pause()`, when given, is asked before each step: while it is true the warm-up waits
+        (a seek is being answered: one core's worth of Python goes to it)."""
         with self._lock:
             if replay.world_snapshots() or replay.path in self._warmed or self._warming:
                 return None
             self._warming = replay.path
             self._warmed.add(replay.path)
-        thread = threading.Thread(target=self._warm, args=(replay,), daemon=True)
+        thread = threading.Thread(target=self._warm, args=(replay, pause), daemon=True)
         thread.start()
         return thread
 
-    def _warm(self, replay: Replay) -> None:
+    def _warm(self, replay: Replay, pause: Callable[[], bool] | None = None) -> None:
         try:
             last = replay.last_tick or 0
             # At most half the cache for one replay; a longer one gets its snapshots spread out.
             spread = -(-last // max(1, self.max // 2))
             step = max(self.every, -(-spread // self.every) * self.every)
             for target in range(step, last + 1, step):
-                self._world_at(replay, target, None, step)  # the lock for at most `step` ticks
+                self._world_at(replay, target, None, step, pause)  # the lock for `step` ticks
                 time.sleep(0.005)  # a request waiting for the lock gets it between two slices
         except ReplayError:
             pass  # the request that needs that tick reports it

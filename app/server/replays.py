@@ -204,7 +204,7 @@ def overview(rid: str) -> Response:
         body = library.overview(rid)
         library.warm_in_background(rid)  # after the first frame and the timeline: seeks next
         # A replay recorded without world snapshots: re-simulate it once, in the background.
-        worlds.warm_in_background(library.get(rid))
+        worlds.warm_in_background(library.get(rid), pause=library.seeking)
         return _json(body)
     except ReplayError as exc:
         return _error(exc)
