@@ -79,3 +79,36 @@ def test_a_browser_without_gzip_gets_the_same_chunk_as_plain_json(client):
     assert "Content-Encoding" not in plain.headers
     assert zipped.headers["Content-Encoding"] == "gzip"
     assert json.loads(gzip.decompress(zipped.data)) == plain.get_json()
+
+
+def test_the_library_says_it_is_seeking_only_while_a_seek_is_answered(library, monkeypatch):
+    seen = []
+    real = library._state_at_start
+
+    def spy(*args, **kwargs):
+        seen.append(library.seeking())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(library, "_state_at_start", spy)
+    assert not library.seeking()
+    library.frame_at(RID, 95)
+    assert seen == [True] and not library.seeking()
+    with pytest.raises(ReplayError):
+        library.frame_at(RID, 999)  # a refused seek leaves nothing counted
+    assert not library.seeking()
+
+
+def test_a_re_simulation_asked_to_pause_waits_then_reaches_the_same_world(library):
+    from app.replay.worlds import ReplayWorlds
+
+    replay = library.get(RID)
+    asked = []
+
+    def pause() -> bool:  # a seek is in flight for the first three asks
+        asked.append(1)
+        return len(asked) <= 3
+
+    paused = ReplayWorlds()._world_at(replay, 40, None, 300, pause)
+    plain = ReplayWorlds().world_at(replay, 40)
+    assert len(asked) > 3  # asked again after each wait, and before the later steps
+    assert paused.tick == 40 and paused.state_hash() == plain.state_hash()
