@@ -15,7 +15,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -140,8 +140,14 @@ class ReplayLibrary:
 
         def build() -> dict[str, Any]:
             chars = [c["id"] for c in replay.characters()]
-            events = [e for e in replay.events() if e.get("kind") not in QUIET_EVENTS]
-            line = timeline(replay.events(), replay.first_tick or 0, replay.last_tick or 0, chars)
+            every = step_aside(replay.events(), self.seeking)
+            events = [e for e in every if e.get("kind") not in QUIET_EVENTS]
+            line = timeline(
+                step_aside(replay.events(), self.seeking),
+                replay.first_tick or 0,
+                replay.last_tick or 0,
+                chars,
+            )
             return {**line, "events": events}
 
         return self._cached(replay, "overview", build)
@@ -267,7 +273,7 @@ class ReplayLibrary:
     def series(self, rid: str) -> dict[str, Any]:
         """Per character, every SERIES_EVERY ticks: health, hunger, energy, coins (for charts)."""
         replay = self.get(rid)
-        return self._cached(replay, "series", lambda: chart_series(replay))
+        return self._cached(replay, "series", lambda: chart_series(replay, self.seeking))
 
 
 def provenance(replay: Replay) -> dict[str, Any]:
@@ -298,13 +304,24 @@ def provenance(replay: Replay) -> dict[str, Any]:
     }
 
 
-def chart_series(replay: Replay) -> dict[str, Any]:
+def step_aside(items: Iterable[Any], busy: Callable[[], bool], every: int = 200) -> Iterator[Any]:
+    """`items`, waiting before each `every`-th while `busy()` says a seek is being answered:
+    building a long replay's timeline or chart series takes a second or two of Python, and a
+    seek sharing the interpreter with them took several times its ~25 ms."""
+    for i, item in enumerate(items):
+        if i % every == 0:
+            while busy():
+                time.sleep(0.002)
+        yield item
+
+
+def chart_series(replay: Replay, busy: Callable[[], bool] = lambda: False) -> dict[str, Any]:
     if replay.first_tick is None:
         return {"every": SERIES_EVERY, "ticks": [], "characters": {}}
     current: dict[str, dict] = {}
     ticks: list[int] = []
     out: dict[str, dict[str, list]] = {}
-    for frame in replay.frames():
+    for frame in step_aside(replay.frames(), busy):
         body = frame.get("keyframe") or frame.get("deltas") or {}
         for key, ent in (body.get("entities") or {}).items():
             if ent.get("kind") == "character":

@@ -112,3 +112,16 @@ def test_a_re_simulation_asked_to_pause_waits_then_reaches_the_same_world(librar
     plain = ReplayWorlds().world_at(replay, 40)
     assert len(asked) > 3  # asked again after each wait, and before the later steps
     assert paused.tick == 40 and paused.state_hash() == plain.state_hash()
+
+
+def test_building_the_timeline_steps_aside_for_a_seek_and_misses_nothing():
+    from app.replay.library import step_aside
+
+    asked = []
+
+    def busy() -> bool:  # a seek is being answered for the first two asks
+        asked.append(1)
+        return len(asked) <= 2
+
+    assert list(step_aside(range(450), busy, every=200)) == list(range(450))
+    assert len(asked) == 2 + 3  # waited twice, then asked before items 0, 200 and 400
