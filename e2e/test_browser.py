@@ -123,3 +123,30 @@ def test_the_live_event_log_tells_when_a_program_is_handed_over_and_ends(live_se
     log.get_by_text("coder handed over program “pause”").wait_for(timeout=15000)
     log.get_by_text("coder's program “pause” finished").wait_for(timeout=15000)
     shot(page, "live-program-events")
+
+
+def test_a_dungeon_opening_keeps_the_live_maps_terrain_cache(live_server, page):
+    """WorldState (the live pages' frame state): an area that arrives whole under a new id (a
+    dungeon instance opening) leaves `version`, the renderers' cache key, alone; one that replaces
+    an area already held bumps it."""
+    page.goto(live_server["url"] + "/live")
+    result = page.evaluate(
+        """async () => {
+      const { WorldState } = await import("/static/js/frames.js");
+      const s = new WorldState();
+      const tiles = (n, code) => btoa(String.fromCharCode(...new Array(n).fill(code)));
+      s.applyFrame({ tick: 1, keyframe: { width: 2, height: 2, legend: { 1: "grass" },
+        areas: { 0: { kind: "surface", w: 2, h: 2, tiles: tiles(4, 1), floor: tiles(4, 1) } } } });
+      const before = s.version;
+      s.applyFrame({ tick: 2, deltas: { areas: { 7: { kind: "dungeon", w: 3, h: 1,
+        tiles: tiles(3, 5), floor: tiles(3, 5) } } } });
+      const afterDungeon = s.version;
+      s.applyFrame({ tick: 3, deltas: { areas: { 7: { kind: "dungeon", w: 3, h: 1,
+        tiles: tiles(3, 6), floor: tiles(3, 6) } } } });
+      return { before, afterDungeon, afterReplace: s.version,
+               dungeon: Array.from(s.areas["7"].tiles) };
+    }"""
+    )
+    assert result["afterDungeon"] == result["before"]
+    assert result["afterReplace"] == result["before"] + 1
+    assert result["dungeon"] == [6, 6, 6]
