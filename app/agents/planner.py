@@ -25,6 +25,7 @@ from .skills import (
     me,
     near,
     stand_spot,
+    unless_doing,
 )
 
 Pos = tuple[int, int]
@@ -616,7 +617,7 @@ class Planner(Agent):
         if chests and (d.cleared or abs(chests[0][0] - here[0]) + abs(chests[0][1] - here[1]) < 12):
             if adjacent(here, chests[0]):
                 self.last_target = chests[0]
-                return gather(chests[0])
+                return unless_doing(obs, gather(chests[0]))
             if action is not None and action["type"] == "move_to":
                 return None
             return self._go(chests[0])

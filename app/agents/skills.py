@@ -124,6 +124,18 @@ def gather(p: tuple[int, int]) -> dict[str, Any]:
     return {"type": "gather", "x": int(p[0]), "y": int(p[1])}
 
 
+def unless_doing(obs: dict[str, Any], action: dict[str, Any]) -> dict[str, Any] | None:
+    """None when the character is already doing exactly this action: sending it again would
+    replace the running operation and start it over (a chest takes 2 ticks to open; an agent
+    deciding every tick would never finish it)."""
+    running = obs["self"]["action"]
+    if running is not None and running["type"] == action["type"] and all(
+        running["args"].get(k) == v for k, v in action.items() if k != "type"
+    ):
+        return None
+    return action
+
+
 FOOD_ORDER = ("berry_stew", "cooked_meat", "berries", "raw_meat")
 
 
@@ -237,7 +249,7 @@ def crawl(obs: dict[str, Any], notes: InstanceNotes, *, retreat_below: int | Non
         return leave_by(notes.entrance)
     chests = sorted(notes.chests(), key=lambda p: (abs(p[0] - here[0]) + abs(p[1] - here[1]), p))
     if chests and adjacent(here, chests[0]):
-        return gather(chests[0])
+        return unless_doing(obs, gather(chests[0]))
     if notes.cleared:
         if chests:
             return walk(chests[0])

@@ -195,3 +195,31 @@ def test_without_any_site_it_explores_and_searches_again_only_after_a_minute():
         )
     assert len(searches) == 2
     assert calls.log == [("explore",)] * 4
+
+
+# --- deciding every tick (a live server's built-in agents have no think time) --------------
+def test_an_operation_under_way_is_not_sent_again():
+    from app.agents.skills import gather, unless_doing
+
+    opening = {"self": {"action": {"type": "gather", "args": {"x": 25, "y": 18}}}}
+    assert unless_doing(opening, gather((25, 18))) is None  # it would start the chest over
+    assert unless_doing(opening, gather((26, 18))) == gather((26, 18))
+    idle = {"self": {"action": None}}
+    assert unless_doing(idle, gather((25, 18))) == gather((25, 18))
+
+
+def test_a_planner_on_a_live_server_opens_chests_and_clears_the_outer_court():
+    # A live server's built-in agents decide every tick. The planner used to send `gather` on a
+    # chest every tick, cancelling the 2-tick opening each time, and stood by the chest for good.
+    from app.server import create_app, services
+
+    app = create_app(
+        {"SEED": 7, "AGENTS": ["planner"], "TESTING": True, "PROGRAMS_IN_PROCESS": True}
+    )
+    runner = services(app).runner
+    events: list[dict] = []
+    runner.on_tick(lambda info: events.extend(info.events))
+    runner.step(4400)
+    left = [e for e in events if e["kind"] == "dungeon_left" and e["tier"] == 1]
+    assert left and left[0]["cleared"] and left[0]["alive"]
+    assert any(e["kind"] == "gathered" and e.get("source") == "chest" for e in events)
