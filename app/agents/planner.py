@@ -536,6 +536,11 @@ class Planner(Agent):
             return {"type": "place", "item": item, "x": target[0], "y": target[1]}
         within = self.house.inside if item == "bed" else None
         spot = stand_spot(self.notes, here, target, self._blocked(), within)
+        if spot is None and within is not None:
+            # Tiles of its own house put off-limits by earlier refusals (walking in before the
+            # door stood, say): inside its locked house they are reachable now.
+            self.avoid = {p for p in self.avoid if not within(p)}
+            spot = stand_spot(self.notes, here, target, self._blocked(), within)
         if spot is None:
             self._move_house(target)
             return {"type": "wait", "ticks": 1}

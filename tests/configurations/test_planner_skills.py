@@ -223,3 +223,16 @@ def test_a_planner_on_a_live_server_opens_chests_and_clears_the_outer_court():
     left = [e for e in events if e["kind"] == "dungeon_left" and e["tier"] == 1]
     assert left and left[0]["cleared"] and left[0]["alive"]
     assert any(e["kind"] == "gathered" and e.get("source") == "chest" for e in events)
+
+
+def test_a_planner_deciding_every_tick_still_places_its_bed_in_its_own_house():
+    # Deciding every tick, earlier refusals put tiles inside its house on its avoid list, and it
+    # found nowhere to stand to place the bed: it waited a tick at a time, for good.
+    from app.headless.run import Run, RunConfig
+
+    run = Run(RunConfig(seed=7, minutes=60, agents=["planner"], think_ticks=0, record=False))
+    beds: list[dict] = []
+    while run.world.tick < 3000 and not beds:
+        beds = [e for e in run.step() if e["kind"] == "placed" and e["item"] == "bed"]
+    assert beds, "the bed was placed within the first 3,000 ticks"
+    assert run.driver.seats[0].agent.house.inside((beds[0]["x"], beds[0]["y"]))
