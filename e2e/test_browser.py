@@ -125,28 +125,31 @@ def test_the_live_event_log_tells_when_a_program_is_handed_over_and_ends(live_se
     shot(page, "live-program-events")
 
 
-def test_a_dungeon_opening_keeps_the_live_maps_terrain_cache(live_server, page):
-    """WorldState (the live pages' frame state): an area that arrives whole under a new id (a
-    dungeon instance opening) leaves `version`, the renderers' cache key, alone; one that replaces
-    an area already held bumps it."""
+def test_a_second_keyframe_hands_over_the_tiles_that_changed(live_server, page):
+    """WorldState: renderers keep their terrain cache across keyframes (a resync, a replay's far
+    seek) and are handed the tiles that differ, including changes they had not drawn yet; only an
+    area that changed size (or another legend) makes them redraw. It used to reset `version` to
+    the same value on every keyframe, so a cached map kept showing the old tiles."""
     page.goto(live_server["url"] + "/live")
     result = page.evaluate(
         """async () => {
       const { WorldState } = await import("/static/js/frames.js");
       const s = new WorldState();
-      const tiles = (n, code) => btoa(String.fromCharCode(...new Array(n).fill(code)));
-      s.applyFrame({ tick: 1, keyframe: { width: 2, height: 2, legend: { 1: "grass" },
-        areas: { 0: { kind: "surface", w: 2, h: 2, tiles: tiles(4, 1), floor: tiles(4, 1) } } } });
-      const before = s.version;
-      s.applyFrame({ tick: 2, deltas: { areas: { 7: { kind: "dungeon", w: 3, h: 1,
-        tiles: tiles(3, 5), floor: tiles(3, 5) } } } });
-      const afterDungeon = s.version;
-      s.applyFrame({ tick: 3, deltas: { areas: { 7: { kind: "dungeon", w: 3, h: 1,
-        tiles: tiles(3, 6), floor: tiles(3, 6) } } } });
-      return { before, afterDungeon, afterReplace: s.version,
-               dungeon: Array.from(s.areas["7"].tiles) };
+      const tiles = (codes) => btoa(String.fromCharCode(...codes));
+      const key = (codes, w = 2) => ({ width: w, height: 2, legend: { 1: "grass", 2: "stump" },
+        areas: { 0: { kind: "surface", w, h: 2, tiles: tiles(codes), floor: tiles(codes) } } });
+      s.applyFrame({ tick: 1, keyframe: key([1, 1, 1, 1]) });
+      s.takeChangedTiles();  // a renderer drew it
+      const v1 = s.version;
+      s.applyFrame({ tick: 2, deltas: { tiles: [[0, 0, 0, 2]] } });  // not drawn yet
+      s.applyFrame({ tick: 9, keyframe: key([2, 1, 1, 2]) });
+      const handed = s.takeChangedTiles();
+      const v2 = s.version;
+      s.applyFrame({ tick: 20, keyframe: key([1, 1, 1, 1, 1, 1], 3) });
+      return { v1, v2, v3: s.version, handed };
     }"""
     )
-    assert result["afterDungeon"] == result["before"]
-    assert result["afterReplace"] == result["before"] + 1
-    assert result["dungeon"] == [6, 6, 6]
+    assert result["v2"] == result["v1"]  # the cache stays...
+    assert [0, 0, 0, 2] in [[int(a), x, y, c] for a, x, y, c in result["handed"]]  # owed delta
+    assert [0, 1, 1, 2] in [[int(a), x, y, c] for a, x, y, c in result["handed"]]  # keyframe diff
+    assert result["v3"] == result["v2"] + 1  # ...unless the area changed size

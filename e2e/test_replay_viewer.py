@@ -155,14 +155,14 @@ def test_forking_takes_over_a_character_in_a_live_world(page, replay_server, sho
 
 
 def test_a_new_dungeon_area_keeps_the_surfaces_terrain_cache(page, replay_server):
-    """ReplayState: an area that arrives whole (a dungeon instance opening, or brought in by a
+    """WorldState with the viewer's renderers' cache test: an area that arrives whole (a dungeon instance opening, or brought in by a
     seek's keyframe) only resets the terrain cache of a renderer showing that area; replacing
     the area a renderer shows does reset it, and the new area's tiles are there either way."""
     open_viewer(page, replay_server)
     result = page.evaluate(
         """async () => {
-      const { ReplayState } = await import("/static/js/replay-state.js");
-      const s = new ReplayState((id) => id === "0");
+      const { WorldState } = await import("/static/js/frames.js");
+      const s = new WorldState((id) => id === "0");
       const tiles = (n, code) => btoa(String.fromCharCode(...new Array(n).fill(code)));
       s.applyFrame({ tick: 1, keyframe: { width: 2, height: 2, legend: { 1: "grass" },
         areas: { 0: { kind: "surface", w: 2, h: 2, tiles: tiles(4, 1), floor: tiles(4, 1) } } } });

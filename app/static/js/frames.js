@@ -10,8 +10,19 @@ function decodeBase64(text) {
   return out;
 }
 
+function decodeArea(area) {
+  return {
+    kind: area.kind, w: area.w, h: area.h,
+    tiles: decodeBase64(area.tiles), floor: decodeBase64(area.floor),
+  };
+}
+
 export class WorldState {
-  constructor() {
+  // isCached(areaId): whether some renderer holds a terrain cache of that area (default: assume
+  // so). Only replacing such an area whole bumps `version`, the renderers' cache key.
+  constructor(isCached = () => true) {
+    this.isCached = isCached;
+    this.version = 0; // never goes back: a cache keyed by an old value must not match again
     this.reset();
   }
 
@@ -27,7 +38,6 @@ export class WorldState {
     this.legend = {}; // terrain code -> name
     this.events = []; // events of the last frame applied
     this.changedTiles = []; // [[area, x, y, code]] since the renderer last looked
-    this.version = 0; // bumps on every keyframe: renderers rebuild their caches
   }
 
   get ready() {
@@ -47,24 +57,36 @@ export class WorldState {
   }
 
   applyKeyframe(tick, body) {
+    const before = this.areas;
+    const legend = JSON.stringify(this.legend);
+    const undrawn = this.changedTiles; // changes the renderers have not drawn yet stay owed
     this.reset();
+    this.changedTiles = undrawn;
     this.width = body.width;
     this.height = body.height;
-    for (const [id, area] of Object.entries(body.areas || {})) {
-      this.areas[id] = {
-        kind: area.kind,
-        w: area.w,
-        h: area.h,
-        tiles: decodeBase64(area.tiles),
-        floor: decodeBase64(area.floor),
-      };
-    }
+    for (const [id, area] of Object.entries(body.areas || {})) this.areas[id] = decodeArea(area);
     this.entities = structuredClone(body.entities || {});
     this.structures = body.structures || [];
     this.loot = body.loot || [];
     this.time = body.time || {};
     this.legend = body.legend || {};
-    this.version += 1;
+    // Renderers keep their terrain where an area keeps its size: the tiles that differ from what
+    // they drew are handed over as changes (a far seek redraws what changed, not 16k tiles).
+    let redraw = JSON.stringify(this.legend) !== legend;
+    for (const [id, area] of Object.entries(this.areas)) {
+      const old = before[id];
+      if (!old) continue;
+      if (old.w !== area.w || old.h !== area.h) {
+        redraw = true;
+        continue;
+      }
+      for (let i = 0; i < area.tiles.length; i++) {
+        if (old.tiles[i] !== area.tiles[i]) {
+          this.changedTiles.push([id, i % area.w, Math.floor(i / area.w), area.tiles[i]]);
+        }
+      }
+    }
+    if (redraw) this.version += 1;
   }
 
   applyDeltas(d) {
@@ -81,19 +103,15 @@ export class WorldState {
     if (d.time) this.time = d.time;
     for (const id of d.areas_removed || []) delete this.areas[id]; // a finished dungeon instance
     if (d.areas) {
-      // A new area (a dungeon instance) arrives whole, like a keyframe for that area. Only an
-      // area that replaces one already held bumps `version` (renderers' caches are keyed by it):
-      // a new id has no cache to throw away, and redrawing the whole surface each time someone
-      // enters a dungeon costs 100-200 ms.
-      let replaced = false;
+      // A new area (a dungeon instance) arrives whole, like a keyframe for that area. A new id
+      // has no cache to throw away; only replacing an area a renderer holds bumps `version`
+      // (redrawing the whole surface whenever someone enters a dungeon costs 100-200 ms).
+      let stale = false;
       for (const [id, area] of Object.entries(d.areas)) {
-        if (this.areas[id]) replaced = true;
-        this.areas[id] = {
-          kind: area.kind, w: area.w, h: area.h,
-          tiles: decodeBase64(area.tiles), floor: decodeBase64(area.floor),
-        };
+        if (this.areas[id] && this.isCached(String(id))) stale = true;
+        this.areas[id] = decodeArea(area);
       }
-      if (replaced) this.version += 1;
+      if (stale) this.version += 1;
     }
   }
 

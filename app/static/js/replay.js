@@ -2,8 +2,7 @@
 // charts, the inspector and the event log. Frames are applied by the same WorldState the live
 // page uses and drawn by the same Renderer; a character's point of view is its re-simulated
 // observation (the server's /pov), drawn through a ViewState like the play page.
-import { ViewState, fogFromObservation } from "./frames.js";
-import { ReplayState } from "./replay-state.js";
+import { ViewState, WorldState, fogFromObservation } from "./frames.js";
 import { loadAtlas, Renderer, Minimap, attachCameraControls, bossInView } from "./render.js";
 import { el, clockText } from "./panels.js";
 import { ReplayData } from "./replay-data.js";
@@ -21,8 +20,8 @@ const rid = document.getElementById("replay-root").dataset.replay;
 const params = new URLSearchParams(location.search);
 
 const data = new ReplayData(rid);
-// A new area only resets the terrain cache of a renderer showing that area (replay-state.js).
-const state = new ReplayState((id) => [renderer, rendererB].some((r) => r?.cache?.area === id));
+// A new area only resets the terrain cache of a renderer showing that area (frames.js).
+const state = new WorldState((id) => [renderer, rendererB].some((r) => r?.cache?.area === id));
 const view = new ViewState();
 const changes = new ChangeTracker();
 const [atlas, meta] = await Promise.all([loadAtlas(), data.load()]);
