@@ -33,7 +33,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 import orjson
 
@@ -227,42 +227,45 @@ class ProcessHost:
         self.sent = time.perf_counter()
 
     def request(self, msg: dict) -> dict:
-        try:
-            write_frame(self.process.stdin.fileno(), msg)
-            sent = time.perf_counter()
-            reply = self.replies.read(time.monotonic() + self.timeout, self.spin.next)
-            self.spin.observe(time.perf_counter() - sent)
-        except (EOFError, OSError, ValueError, HostCrashed) as exc:
-            self.close()
-            if isinstance(exc, HostCrashed):
-                raise
-            raise HostCrashed(f"the program host stopped ({type(exc).__name__})") from exc
-        return reply
+        """A request other than `run`, and its reply."""
+        self._write(msg)
+        return self._read()
 
     def send_runs(self, msg: dict) -> None:
         """A `run` request; its slices are then read one by one with `next_slice`."""
-        try:
-            write_frame(self.process.stdin.fileno(), msg)
-        except (OSError, ValueError) as exc:
-            self.close()
-            raise HostCrashed(f"the program host stopped ({type(exc).__name__})") from exc
-        self.sent = time.perf_counter()
+        self._write(msg)
 
     def next_slice(self) -> list:
-        try:
-            row = self.replies.read(time.monotonic() + self.timeout, self.spin.next)
-        except (EOFError, OSError, ValueError, HostCrashed) as exc:
-            self.close()
-            if isinstance(exc, HostCrashed):
-                raise
-            raise HostCrashed(f"the program host stopped ({type(exc).__name__})") from exc
-        now = time.perf_counter()
-        self.spin.observe(now - self.sent)
-        self.sent = now
+        row = self._read()
         if type(row) is not list:  # the host could not run the slices
             self.close()
             raise HostCrashed(f"the program host failed: {row.get('error')}")
         return row
+
+    def _write(self, msg: dict) -> None:
+        try:
+            write_frame(self.process.stdin.fileno(), msg)
+        except (OSError, ValueError) as exc:
+            self._lost(exc)
+        self.sent = time.perf_counter()
+
+    def _read(self) -> Any:
+        """The next frame; polls first while the host has been answering quickly."""
+        try:
+            frame = self.replies.read(time.monotonic() + self.timeout, self.spin.next)
+        except (EOFError, OSError, ValueError, HostCrashed) as exc:
+            self._lost(exc)
+        now = time.perf_counter()
+        self.spin.observe(now - self.sent)
+        self.sent = now
+        return frame
+
+    def _lost(self, exc: Exception) -> NoReturn:
+        """The host stopped answering or died: it is closed, and the caller hears HostCrashed."""
+        self.close()
+        if isinstance(exc, HostCrashed):
+            raise exc
+        raise HostCrashed(f"the program host stopped ({type(exc).__name__})") from exc
 
     def close(self) -> None:
         if self.process.poll() is None:
