@@ -233,3 +233,13 @@ def record_fake_run(recorder, seed: int = 3, ticks: int = 400, characters: int =
         logged = len(world.input_log)
         frames.append(frame)
     return frames, hashes
+
+
+def busy_action(rng: random.Random, world, cid: int) -> dict:
+    """A walk or a gather next to the character: busy play for recording tests (any world whose
+    entities have x and y, the engine's too)."""
+    ent = world.entities[cid]
+    if rng.random() < 0.5:
+        return {"type": "move_to", "x": ent.x + rng.randint(-6, 6), "y": ent.y + rng.randint(-6, 6)}
+    dx, dy = rng.choice(((1, 0), (-1, 0), (0, 1), (0, -1)))
+    return {"type": "gather", "x": ent.x + dx, "y": ent.y + dy}

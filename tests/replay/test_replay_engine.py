@@ -7,6 +7,8 @@ import random
 import pytest
 
 engine = pytest.importorskip("app.engine")
+from replay_fakes import busy_action  # noqa: E402
+
 from app.engine.frames import FrameBuilder  # noqa: E402
 from app.replay import Replay  # noqa: E402
 from app.replay.apply import apply_frame  # noqa: E402
@@ -15,14 +17,6 @@ from app.replay.session import RunRecording  # noqa: E402
 from app.replay.verify import verify_replay  # noqa: E402
 
 TICKS = 240
-
-
-def busy_action(rng: random.Random, world, cid: int) -> dict:
-    ent = world.entities[cid]
-    if rng.random() < 0.5:
-        return {"type": "move_to", "x": ent.x + rng.randint(-6, 6), "y": ent.y + rng.randint(-6, 6)}
-    dx, dy = rng.choice(((1, 0), (-1, 0), (0, 1), (0, -1)))
-    return {"type": "gather", "x": ent.x + dx, "y": ent.y + dy}
 
 
 def record_engine_run(path, tamper_at: int | None = None, observe: bool = False):

@@ -17,6 +17,8 @@ import zlib
 import pytest
 
 engine = pytest.importorskip("app.engine")
+from replay_fakes import busy_action  # noqa: E402
+
 from app.engine.frames import FrameBuilder  # noqa: E402
 from app.replay import Recorder, Replay, ReplayError  # noqa: E402
 from app.replay import format as fmt  # noqa: E402
@@ -26,14 +28,6 @@ from app.replay.worlds import ReplayWorlds, point_of_view  # noqa: E402
 
 TICKS = 240
 EVERY = 60  # snapshot interval in these tests (hashes every 20)
-
-
-def busy_action(rng: random.Random, world, cid: int) -> dict:
-    ent = world.entities[cid]
-    if rng.random() < 0.5:
-        return {"type": "move_to", "x": ent.x + rng.randint(-6, 6), "y": ent.y + rng.randint(-6, 6)}
-    dx, dy = rng.choice(((1, 0), (-1, 0), (0, 1), (0, -1)))
-    return {"type": "gather", "x": ent.x + dx, "y": ent.y + dy}
 
 
 def record(path, snapshot_every: int = EVERY) -> list[int]:
