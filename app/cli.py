@@ -1,24 +1,31 @@
 """The `asiworld` command.
 
-Each layer owns its sub-commands in its own `commands.py` with a `register(subparsers)` function,
-so adding a command never means editing a shared file beyond the list below.
+Each layer owns its sub-commands in its own `commands.py` with a `register(subparsers)` function;
+the list below imports every one directly, so a module that goes missing is an ImportError at
+start-up and in the tests, never a command that quietly disappears.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 
-# Modules that contribute sub-commands; a module that does not exist yet is skipped.
+from asiworld.agents import commands as agent_commands  # agent, mcp
+from asiworld.evaluation import commands as evaluation_commands  # report, score
+from asiworld.headless import commands as headless_commands  # run, bench
+from asiworld.programs import commands as program_commands  # program run
+from asiworld.replay import commands as replay_commands  # replay info/verify/export
+from asiworld.replay import samples_commands  # replay samples (after replay_commands)
+from asiworld.server import commands as server_commands  # serve
+
 COMMAND_MODULES = (
-    "app.headless.commands",  # run, bench
-    "app.server.commands",  # serve
-    "app.programs.commands",  # program run
-    "app.evaluation.commands",  # report, score
-    "app.replay.commands",  # replay info/verify/export
-    "app.replay.samples_commands",  # replay samples (after app.replay.commands)
-    "app.agents.commands",  # agent, mcp
+    headless_commands,
+    server_commands,
+    program_commands,
+    evaluation_commands,
+    replay_commands,
+    samples_commands,
+    agent_commands,
 )
 
 
@@ -28,13 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="ASIWorld: a persistent survival sandbox for evaluating long-running agents.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name and name.startswith(exc.name):
-                continue
-            raise
+    for module in COMMAND_MODULES:
         module.register(sub)
     return parser
 

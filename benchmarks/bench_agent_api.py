@@ -10,7 +10,7 @@ import argparse
 import statistics
 import time
 
-from app.agents.sdk import Client
+from asiworld.agents.sdk import Client
 
 
 def measure(fn, calls: int) -> dict:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import sys
 import time
 
-from app.engine import World, load_content
-from app.engine.model import SURFACE, Character, Creature
+from asiworld.engine import World, load_content
+from asiworld.engine.model import SURFACE, Character, Creature
 
 
 def bot_action(world: World, char: Character) -> dict | None:

@@ -128,7 +128,7 @@ def main() -> int:
     port = free_port()
     data = tempfile.mkdtemp(prefix="asiworld-load-")
     server = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "serve", "--host", HOST, "--port", str(port),
+        [sys.executable, "-m", "asiworld.cli", "serve", "--host", HOST, "--port", str(port),
          "--speed", str(args.speed), "--data-dir", data, "--admin-token", "bench"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, PYTHONUNBUFFERED="1"),

@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.engine import World  # noqa: E402
-from app.programs.manager import ProgramManager  # noqa: E402
+from asiworld.engine import World  # noqa: E402
+from asiworld.programs.manager import ProgramManager  # noqa: E402
 
 BUSY = """
 dirs = ['n', 'e', 's', 'w']

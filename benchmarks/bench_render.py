@@ -43,7 +43,7 @@ TIME_DRAWS = """async ([frames, mode]) => {
 
 def agent_names(count: int) -> list[str]:
     try:
-        from app.agents.builtin import available
+        from asiworld.agents.builtin import available
 
         names = available()
     except ImportError:
@@ -57,10 +57,9 @@ def main() -> int:
     parser.add_argument("--characters", type=int, default=9)
     args = parser.parse_args()
 
+    from asiworld.server import create_app, services
     from playwright.sync_api import sync_playwright
     from werkzeug.serving import make_server
-
-    from app.server import create_app, services
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no per-request lines
     agents = agent_names(args.characters)

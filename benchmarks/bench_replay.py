@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "replay"))
 
-from app.replay import Replay  # noqa: E402
-from app.replay.session import RunRecording, header_for_world  # noqa: E402
+from asiworld.replay import Replay  # noqa: E402
+from asiworld.replay.session import RunRecording, header_for_world  # noqa: E402
 
 TICKS_PER_MINUTE = 60
 TARGET_MINUTES = 300
@@ -32,8 +32,8 @@ ITEMS = ["wood", "stone", "coal", "iron_ore", "fibre", "berries", "raw_meat", "w
 
 
 def real_world(seed: int, characters: int):
-    from app.engine import World, load_content
-    from app.engine.frames import FrameBuilder
+    from asiworld.engine import World, load_content
+    from asiworld.engine.frames import FrameBuilder
 
     world = World.create(seed=seed, content=load_content(), size=128)
     chars = [world.add_character(name=f"bench{i}", label="bench") for i in range(characters)]
@@ -60,8 +60,8 @@ def random_action(rng: random.Random, world, cid: int) -> dict:
 def builtin_driver(world, chars: list[int], seed: int):
     """The built-in configurations, round-robin over the characters (None when absent)."""
     try:
-        from app.agents.builtin import available, make_agent
-        from app.agents.driver import AgentDriver
+        from asiworld.agents.builtin import available, make_agent
+        from asiworld.agents.driver import AgentDriver
     except ImportError:
         return None, []
     names = [n for n in available() if n != "random"] or available()

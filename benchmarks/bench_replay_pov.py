@@ -34,9 +34,8 @@ sys.path.insert(0, str(REPO))
 
 
 def serve(folder: Path):
+    from asiworld.server import create_app
     from werkzeug.serving import make_server
-
-    from app.server import create_app
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     app = create_app({"SEED": 7, "SPEED": 1, "REPLAY_DIRS": [str(folder)], "DATA_DIR": None})
@@ -66,8 +65,8 @@ def main() -> int:
     parser.add_argument("--after-overview", type=float, default=None, metavar="SECONDS")
     args = parser.parse_args()
 
-    from app.replay import Replay
-    from app.replay.library import find_replays
+    from asiworld.replay import Replay
+    from asiworld.replay.library import find_replays
 
     path = args.replay.resolve()
     with Replay.open(path) as replay:

@@ -80,9 +80,8 @@ BREAKDOWN_SEEK_JS = """async (tick) => {
 
 
 def serve(folder: Path):
+    from asiworld.server import create_app
     from werkzeug.serving import make_server
-
-    from app.server import create_app
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     app = create_app({"SEED": 7, "SPEED": 1, "REPLAY_DIRS": [str(folder)]})
@@ -109,10 +108,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
 
+    from asiworld.replay import Replay
+    from asiworld.replay.library import find_replays
     from playwright.sync_api import sync_playwright
-
-    from app.replay import Replay
-    from app.replay.library import find_replays
 
     path = args.replay.resolve()
     with Replay.open(path) as replay:

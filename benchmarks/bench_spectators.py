@@ -86,7 +86,7 @@ def main() -> int:
         [
             sys.executable,
             "-m",
-            "app.cli",
+            "asiworld.cli",
             "serve",
             "--host",
             HOST,

@@ -35,9 +35,8 @@ def free_port() -> int:
 @pytest.fixture(scope="session")
 def live_server():
     """The real engine at 20 ticks/s, served by werkzeug in a thread (threading async mode)."""
+    from asiworld.server import create_app, services
     from werkzeug.serving import make_server
-
-    from app.server import create_app, services
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no per-request lines
     app = create_app({"SEED": 7, "SPEED": 20})

@@ -244,7 +244,7 @@ def test_spectators_pick_an_instance_from_the_area_menu_and_see_gates_by_tier_na
 def test_the_altar_opens_the_sanctum_and_the_shadow_king_shows_his_second_phase(
     live_server, page, shot
 ):
-    from app.engine.rules.combat import harm
+    from asiworld.engine.rules.combat import harm
 
     runner = live_server["runner"]
     cid = runner.add_character("hero", label="test")

@@ -22,9 +22,8 @@ RID = "three-configurations-30min"
 @pytest.fixture(scope="module")
 def replay_server():
     """Its own server: a fork replaces the live world, which other e2e tests must not see."""
+    from asiworld.server import create_app, services
     from werkzeug.serving import make_server
-
-    from app.server import create_app, services
 
     if not (REPO / "replays" / f"{RID}.asirep").exists():
         pytest.skip("no sample replays: run `asiworld replay samples`")

@@ -9,11 +9,11 @@ from .base import Agent
 
 # name -> "module:Class"; looked up lazily so a configuration in progress never breaks the rest.
 CONFIGURATIONS: dict[str, str] = {
-    "forager": "app.agents.forager:Forager",
-    "planner": "app.agents.planner:Planner",
-    "rusher": "app.agents.rusher:Rusher",
-    "builder": "app.agents.builder:Builder",
-    "random": "app.agents.random_agent:RandomAgent",
+    "forager": "asiworld.agents.forager:Forager",
+    "planner": "asiworld.agents.planner:Planner",
+    "rusher": "asiworld.agents.rusher:Rusher",
+    "builder": "asiworld.agents.builder:Builder",
+    "random": "asiworld.agents.random_agent:RandomAgent",
 }
 
 

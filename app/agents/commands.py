@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _client(args: argparse.Namespace, default_name: str, default_label: str):
-    from app.agents.sdk import ApiError, Client
+    from asiworld.agents.sdk import ApiError, Client
 
     client = Client(args.server, token=args.token, character=args.character)
     if args.token is not None and args.character is not None:
@@ -77,8 +77,8 @@ def agent(args: argparse.Namespace) -> int:
 
 
 def _builtin(args: argparse.Namespace) -> int:
-    from app.agents.builtin import UnknownConfiguration, make_agent
-    from app.agents.remote import RemoteSeat
+    from asiworld.agents.builtin import UnknownConfiguration, make_agent
+    from asiworld.agents.remote import RemoteSeat
 
     try:
         bot = make_agent(args.builtin)
@@ -109,7 +109,7 @@ def _llm(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from app.agents.harness import Harness, HarnessConfig
+    from asiworld.agents.harness import Harness, HarnessConfig
 
     # Local servers (vLLM, llama.cpp, Ollama) accept any key; hosted ones need the real one.
     api_key = os.environ.get(args.api_key_env) or "not-needed"
@@ -135,7 +135,7 @@ def _llm(args: argparse.Namespace) -> int:
 
 def mcp(args: argparse.Namespace) -> int:
     try:
-        from app.agents.mcp_server import serve_stdio
+        from asiworld.agents.mcp_server import serve_stdio
     except ImportError:
         print("asiworld mcp: needs `pip install mcp` (or asiworld[agents])", file=sys.stderr)
         return 2

@@ -28,7 +28,7 @@ class Seat:
 class AgentDriver:
     def __init__(self, world: Any, programs: Any = None):
         self.world = world
-        self.programs = programs  # an app.programs.manager.ProgramManager, or None
+        self.programs = programs  # an asiworld.programs.manager.ProgramManager, or None
         self.seats: list[Seat] = []
 
     def add(self, char_id: int, agent: Agent) -> Seat:

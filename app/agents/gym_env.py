@@ -56,7 +56,7 @@ STAT_HIGH = 1e6
 
 
 def _content() -> Any:
-    from app.engine import load_content
+    from asiworld.engine import load_content
 
     return load_content()
 
@@ -203,8 +203,8 @@ class HeadlessWorld:
     """A world, its programs and its characters, stepped by an environment."""
 
     def __init__(self, seed: int, size: int, names: list[str], label: str) -> None:
-        from app.engine import World
-        from app.programs.manager import ProgramManager
+        from asiworld.engine import World
+        from asiworld.programs.manager import ProgramManager
 
         self.world = World.create(seed=seed, content=_content(), size=size)
         self.chars = [self.world.add_character(name=n, label=label) for n in names]

@@ -21,15 +21,15 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from app.agents.sdk import ApiError, Client
-from app.agents.tools import ToolBox, openai_tools
+from asiworld.agents.sdk import ApiError, Client
+from asiworld.agents.tools import ToolBox, openai_tools
+from asiworld.resources import shipped
 
 log = logging.getLogger(__name__)
 
-PROGRAM_DOC = Path(__file__).resolve().parents[2] / "docs" / "programs.md"
+PROGRAM_DOC = shipped("docs") / "programs.md"
 RULES = """You play one character in ASIWorld, a persistent survival sandbox shared with other
 agents. The world keeps running while you think. Survive (eat before hunger runs out, shelter and
 sleep at night), gather, craft better tools, build a home, explore, and clear dungeons.
@@ -92,10 +92,8 @@ def transient_cause(err: Exception) -> str | None:
 
 
 def system_prompt() -> str:
-    try:
-        programs = PROGRAM_DOC.read_text()
-    except OSError:
-        programs = "(the program API page docs/programs.md is not available here)"
+    # The page ships in the wheel (asiworld/docs); a missing one is a packaging bug, so it raises.
+    programs = PROGRAM_DOC.read_text(encoding="utf-8")
     return f"{RULES}\n\n# The program API\n\n{programs}"
 
 

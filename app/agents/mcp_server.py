@@ -11,9 +11,9 @@ from __future__ import annotations
 import inspect
 from typing import Any, Literal
 
-from app.agents.harness import system_prompt
-from app.agents.sdk import Client
-from app.agents.tools import ToolBox, tool_specs
+from asiworld.agents.harness import system_prompt
+from asiworld.agents.sdk import Client
+from asiworld.agents.tools import ToolBox, tool_specs
 
 SIMPLE_TYPES: dict[str, Any] = {"integer": int, "string": str, "number": float, "boolean": bool}
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from asiworld.agents.gym_env import ACTIONS, Encoder, HeadlessWorld, _content, reward_of, spaces
 from pettingzoo import ParallelEnv
-
-from app.agents.gym_env import ACTIONS, Encoder, HeadlessWorld, _content, reward_of, spaces
 
 
 class AsiWorldParallelEnv(ParallelEnv):

@@ -8,8 +8,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.agents.base import Agent
-from app.agents.sdk import ApiError, Client, ServerUnreachable
+from asiworld.agents.base import Agent
+from asiworld.agents.sdk import ApiError, Client, ServerUnreachable
 
 log = logging.getLogger(__name__)
 

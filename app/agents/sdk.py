@@ -1,6 +1,6 @@
 """A small Python client for the agent API of a running ASIWorld server (standard library only).
 
-    from app.agents.sdk import Client
+    from asiworld.agents.sdk import Client
     client = Client("http://localhost:8000")
     client.join("ada", label="my-bot")           # -> {"character", "token", ...}
     obs = client.observe()                       # the character's observation (dict)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.agents.sdk import ApiError, Client
-from app.server.openapi import arg_schema
+from asiworld.agents.sdk import ApiError, Client
+from asiworld.server.openapi import arg_schema
 
 WAIT_LIMIT_SECONDS = 60.0
 
@@ -66,7 +66,7 @@ EXTRA_TOOLS: list[dict[str, Any]] = [
 
 def action_tools() -> list[dict[str, Any]]:
     """A tool per action type: the action's arguments become the tool's parameters."""
-    from app.engine import actions
+    from asiworld.engine import actions
 
     tools = []
     for action in actions.describe():

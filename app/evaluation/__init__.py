@@ -3,7 +3,7 @@
 The same code scores a headless run, a live world (`LiveAssessment`) and a replay.
 """
 
-from app.evaluation.live import LiveAssessment
-from app.evaluation.report import compare_runs, evaluate, load_events, write_reports
+from asiworld.evaluation.live import LiveAssessment
+from asiworld.evaluation.report import compare_runs, evaluate, load_events, write_reports
 
 __all__ = ["LiveAssessment", "compare_runs", "evaluate", "load_events", "write_reports"]

@@ -1,6 +1,6 @@
 """How fast the evaluation keeps up with a long event stream.
 
-    python -m app.evaluation.bench [--characters 5] [--events-per-tick 6] [--ticks 18000]
+    python -m asiworld.evaluation.bench [--characters 5] [--events-per-tick 6] [--ticks 18000]
 
 Builds a synthetic 300-minute stream (actions, damage, crafts, day reports, expeditions) for a
 cohort, then times: the live feed, `results()` on the finished stream, and writing the reports.
@@ -14,9 +14,9 @@ import tempfile
 import time
 from typing import Any
 
-from app.evaluation.live import LiveAssessment
-from app.evaluation.measures import CATEGORIES
-from app.evaluation.report import write_reports
+from asiworld.evaluation.live import LiveAssessment
+from asiworld.evaluation.measures import CATEGORIES
+from asiworld.evaluation.report import write_reports
 
 
 def synthetic_stream(characters: int, ticks: int, per_tick: int, seed: int = 7) -> list[dict]:

@@ -14,9 +14,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.evaluation.report import ReportError, compare_runs, evaluate, load_events, write_reports
-from app.evaluation.score import score_cohort
-from app.evaluation.score_table import TableError, parse_measures
+from asiworld.evaluation.report import (
+    ReportError,
+    compare_runs,
+    evaluate,
+    load_events,
+    write_reports,
+)
+from asiworld.evaluation.score import score_cohort
+from asiworld.evaluation.score_table import TableError, parse_measures
 
 USAGE_ERROR = 2
 

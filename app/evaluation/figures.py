@@ -2,7 +2,7 @@
 
 Two figures: dungeon performance by difficulty level (clear share, mean damage taken in clears)
 and the composition of executed actions by category. Both take the pooled per-configuration data
-of `app.evaluation.tables.pool`, so a single run and a comparison of runs draw the same way.
+of `asiworld.evaluation.tables.pool`, so a single run and a comparison of runs draw the same way.
 """
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from asiworld.evaluation.measures import CATEGORIES, LEVELS
 from PIL import Image, ImageDraw, ImageFont
-
-from app.evaluation.measures import CATEGORIES, LEVELS
 
 BACKGROUND = (255, 255, 255)
 INK = (33, 37, 41)

@@ -11,9 +11,9 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from app.evaluation.achievements import AchievementRecord, Thresholds
-from app.evaluation.measures import Measures, with_duration
-from app.evaluation.score import RawMeasures, score_cohort
+from asiworld.evaluation.achievements import AchievementRecord, Thresholds
+from asiworld.evaluation.measures import Measures, with_duration
+from asiworld.evaluation.score import RawMeasures, score_cohort
 
 Event = dict[str, Any]
 SCHEMA = "asiworld-evaluation/1"

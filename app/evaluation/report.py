@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from app.evaluation import figures, tables
-from app.evaluation.live import LiveAssessment
+from asiworld.evaluation import figures, tables
+from asiworld.evaluation.live import LiveAssessment
 
 Event = dict[str, Any]
 FIGURES = {"dungeons": "figures/dungeon_performance.png", "actions": "figures/actions.png"}

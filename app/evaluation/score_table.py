@@ -12,7 +12,7 @@ import csv
 import io
 from dataclasses import dataclass
 
-from app.evaluation.score import MAX_DEPTH, MAX_TRIAL, RawMeasures
+from asiworld.evaluation.score import MAX_DEPTH, MAX_TRIAL, RawMeasures
 
 COLUMNS = (
     "name",

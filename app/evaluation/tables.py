@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.evaluation.achievements import STAGE_NAMES
-from app.evaluation.measures import CATEGORIES, LEVELS
+from asiworld.evaluation.achievements import STAGE_NAMES
+from asiworld.evaluation.measures import CATEGORIES, LEVELS
 
 Results = dict[str, Any]
 MISSING = "–"

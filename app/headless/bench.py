@@ -8,7 +8,7 @@ import statistics
 import time
 from typing import Any
 
-from app.engine import World, load_content
+from asiworld.engine import World, load_content
 
 from .run import Run, RunConfig
 

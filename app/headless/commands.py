@@ -56,7 +56,7 @@ def _fail(code: str, message: str) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from app.agents.builtin import UnknownConfiguration, available
+    from asiworld.agents.builtin import UnknownConfiguration, available
 
     from .run import Run, RunConfig, write_outputs
 

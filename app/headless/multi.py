@@ -117,6 +117,6 @@ class _Finished:
 
 def compare(out: Path, results: list[dict[str, Any]]) -> None:
     """The comparison of all runs (cells "E1 / E2 / ...") in `out`."""
-    from app.evaluation import compare_runs
+    from asiworld.evaluation import compare_runs
 
     compare_runs(out, results)

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.agents.builtin import make_agent
-from app.agents.driver import AgentDriver
-from app.engine import World, load_content
-from app.programs.manager import ProgramManager
+from asiworld.agents.builtin import make_agent
+from asiworld.agents.driver import AgentDriver
+from asiworld.engine import World, load_content
+from asiworld.programs.manager import ProgramManager
 
 TickHook = Callable[[World, list[dict[str, Any]]], None]
 
@@ -82,7 +82,7 @@ class Run:
         bar = ProgressBar(ticks) if self.config.progress else None
         recording = None
         if self.config.out is not None and self.config.record:  # OUT/replay.asirep
-            from app.replay.headless import record_run
+            from asiworld.replay.headless import record_run
 
             recording = record_run(self, self.config.out)
             self.hooks.append(recording.tick_hook)
@@ -106,7 +106,7 @@ class Run:
                 "state_hash": self.world.state_hash(), "agents": list(self.config.agents),
                 "content_hash": self.content.hash}
         try:
-            from app.evaluation.report import evaluate
+            from asiworld.evaluation.report import evaluate
         except ImportError:  # the evaluation layer is optional for the engine alone
             return {**meta, "configurations": self.characters}
         # The run's own facts stay at the top level too, where scripts look for them first.
@@ -142,7 +142,7 @@ def write_outputs(out: Path, run: Run, results: dict[str, Any]) -> None:
         for event in run.events:
             f.write(json.dumps(event, separators=(",", ":")) + "\n")
     try:
-        from app.evaluation.report import write_reports
+        from asiworld.evaluation.report import write_reports
     except ImportError:
         (out / "results.json").write_text(json.dumps(results, indent=2))
         return

@@ -5,6 +5,6 @@ all programs (in a resource-limited process or in-process), and `manager` is the
 a runner calls around `world.step()`.
 """
 
-from app.programs.limits import Budget
+from asiworld.programs.limits import Budget
 
 __all__ = ["Budget"]

@@ -55,9 +55,9 @@ def run_program(
     start_in_tier: int | None = None,
 ) -> dict[str, Any]:
     """Run `source` for a fresh character in a fresh world; return a JSON-ready report."""
-    from app.engine import World
-    from app.programs.kit import start_in_tier as enter_tier
-    from app.programs.manager import ProgramManager
+    from asiworld.engine import World
+    from asiworld.programs.kit import start_in_tier as enter_tier
+    from asiworld.programs.manager import ProgramManager
 
     world = World.create(seed=seed)
     char = world.add_character(name="author", label="program")

@@ -13,9 +13,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from asiworld.programs.limits import Budget
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
-
-from app.programs.limits import Budget
 
 SEQUENCES = (str, bytes, list, tuple)
 CONTAINERS = (str, bytes, list, tuple, dict, set, frozenset)

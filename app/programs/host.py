@@ -36,10 +36,9 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple, NoReturn
 
 import orjson
-
-from app.programs.compiler import CompileError, compile_program
-from app.programs.limits import Budget
-from app.programs.runtime import TERMINAL, ProgramRuntime, ProgramStopped
+from asiworld.programs.compiler import CompileError, compile_program
+from asiworld.programs.limits import Budget
+from asiworld.programs.runtime import TERMINAL, ProgramRuntime, ProgramStopped
 
 HOST_MEMORY_BYTES = 1 << 30  # address space of the host process
 HOST_CPU_SECONDS = 3600  # cumulative; a host past it dies and is restarted
@@ -201,7 +200,7 @@ class LocalHost:
 
 
 class ProcessHost:
-    """The host in a separate resource-limited process (`python -m app.programs.host`), spoken
+    """The host in a separate resource-limited process (`python -m asiworld.programs.host`), spoken
     to over its stdin/stdout in length-prefixed JSON. A subprocess rather than multiprocessing:
     it never re-imports the caller's main module and never forks a threaded server."""
 
@@ -215,7 +214,7 @@ class ProcessHost:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
         self.timeout = timeout
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "app.programs.host", str(memory_bytes)],
+            [sys.executable, "-m", "asiworld.programs.host", str(memory_bytes)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,

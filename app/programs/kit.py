@@ -21,7 +21,7 @@ def start_in_tier(world: Any, char_id: int, tier: int) -> None:
     exist and RuntimeError when the engine refuses the entry."""
     if tier not in TIERS:
         raise ValueError(f"there is no tier {tier!r}; tiers are 1, 2 and 3")
-    from app.engine.model import SURFACE
+    from asiworld.engine.model import SURFACE
 
     char = world.entities[char_id]
     for sigil in NEEDS[tier]:

@@ -25,8 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.programs.host import HostCrashed, LocalHost, ProcessHost, SliceRow
-from app.programs.limits import DEFAULT_BUDGET, Budget
+from asiworld.programs.host import HostCrashed, LocalHost, ProcessHost, SliceRow
+from asiworld.programs.limits import DEFAULT_BUDGET, Budget
 
 ACTIVE = ("running", "waiting")
 OP_ENDS = ("op_done", "op_failed", "op_cancelled")

@@ -14,11 +14,10 @@ from types import FrameType, TracebackType
 from typing import Any
 
 import greenlet
-
-from app.programs.api import GameError, build_api
-from app.programs.compiler import PROGRAM_FILENAME, CompiledProgram
-from app.programs.guards import Guards, ProgramLimit
-from app.programs.limits import Budget
+from asiworld.programs.api import GameError, build_api
+from asiworld.programs.compiler import PROGRAM_FILENAME, CompiledProgram
+from asiworld.programs.guards import Guards, ProgramLimit
+from asiworld.programs.limits import Budget
 
 RUNNING, WAITING, FINISHED, FAILED, STOPPED = "running", "waiting", "finished", "failed", "stopped"
 TERMINAL = (FINISHED, FAILED, STOPPED)

@@ -39,9 +39,9 @@ def reseed(world: Any, seed: Any) -> int:
 
 def install(app: Any, forked: Any, take_over: int | None, name: str = "") -> dict[str, Any]:
     """Make `forked` the server's running world; seat a browser player on `take_over`."""
-    from app.server import services
-    from app.server.live import Seat
-    from app.server.runner import log_end
+    from asiworld.server import services
+    from asiworld.server.live import Seat
+    from asiworld.server.runner import log_end
 
     svc = services(app)
     runner, live = svc.runner, svc.live
@@ -86,8 +86,8 @@ def install(app: Any, forked: Any, take_over: int | None, name: str = "") -> dic
 def _replace_builtin_agents(runner: Any, skip: int | None) -> list[dict]:
     """Fresh built-in agents for the fork's built-in characters; returns them as the data
     folder records them ({char, config, seed})."""
-    from app.agents.builtin import available, make_agent
-    from app.agents.driver import AgentDriver
+    from asiworld.agents.builtin import available, make_agent
+    from asiworld.agents.driver import AgentDriver
 
     runner._before[:] = [
         hook

@@ -39,7 +39,7 @@ EVENTS = "E"  # {"ticks": [[frame_tick, [event, ...]], ...]} the evaluation even
 HASHES = "S"  # {"hashes": [[tick, hex], ...]} state hashes for `replay verify`
 INDEX = "X"  # {"chunks": [[kind, t0, t1, offset, size], ...], "summary": {...}}
 # zlib(pickle) of World.snapshot() at t0 (no input log): a point of view or a fork starts there.
-# Not JSON: read it with app.replay.snapshots.check_blob. Older readers skip it.
+# Not JSON: read it with asiworld.replay.snapshots.check_blob. Older readers skip it.
 WORLD = "W"
 KNOWN_KINDS = frozenset(HEADER + KEYFRAME + FRAMES + INPUTS + EVENTS + HASHES + INDEX + WORLD)
 

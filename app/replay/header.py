@@ -6,7 +6,7 @@ import datetime as _dt
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import app
+import asiworld
 
 from .format import SCHEMA_VERSION
 
@@ -28,7 +28,7 @@ class ReplayHeader:
     configurations: list[Configuration] = field(default_factory=list)
     horizon: int = 18_000  # ticks; 300 simulation minutes
     content_hash: str = ""
-    engine_version: str = app.__version__
+    engine_version: str = asiworld.__version__
     created_at: str = ""
     schema: int = SCHEMA_VERSION
     title: str = ""

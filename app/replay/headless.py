@@ -18,7 +18,7 @@ REPLAY_NAME = "replay.asirep"
 def record_run(run: Any, out: Path, title: str = "") -> RunRecording:
     """Start recording `run` into `out/replay.asirep`; add `recording.tick_hook` to its hooks
     and `close()` the recording when the run ends."""
-    from app.engine.frames import FrameBuilder
+    from asiworld.engine.frames import FrameBuilder
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

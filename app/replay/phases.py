@@ -172,7 +172,7 @@ class _Achievements:
 
     def __init__(self) -> None:
         try:
-            from app.evaluation.achievements import AchievementRecord
+            from asiworld.evaluation.achievements import AchievementRecord
         except ImportError:  # the viewer still works without the evaluation layer
             AchievementRecord = None
         self.make = AchievementRecord

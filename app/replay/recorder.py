@@ -30,7 +30,7 @@ class Recorder:
     * ``events``: the evaluation events of this tick; defaults to ``frame["events"]``.
     * ``hash``: ``world.state_hash()`` taken right after the step that reached this tick, before
       any input of this tick is applied; pass it when ``wants_hash(tick)`` says so.
-    * ``snapshot``: the world at that same moment (``app.replay.snapshots.world_blob``), when
+    * ``snapshot``: the world at that same moment (``asiworld.replay.snapshots.world_blob``), when
       ``wants_snapshot(tick)`` says so; it goes into a W chunk next to the tick's hash.
 
     A keyframe is written every ``keyframe_every`` ticks; when the frame at that point is a

@@ -15,8 +15,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO_DIR = Path(__file__).resolve().parent.parent.parent
-SAMPLES_DIR = REPO_DIR / "replays"
+from asiworld.resources import shipped
+
+SAMPLES_DIR = shipped("replays")
 
 
 @dataclass(frozen=True)
@@ -62,8 +63,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def make_sample(sample: Sample, out: Path, minutes: int | None = None) -> Path:
-    from app.headless.run import Run, RunConfig
-    from app.replay.headless import REPLAY_NAME
+    from asiworld.headless.run import Run, RunConfig
+    from asiworld.replay.headless import REPLAY_NAME
 
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:

@@ -22,7 +22,7 @@ from typing import Any
 
 from .format import ReplayError
 
-ENGINE_MODULES = ("app.engine.", "app.engine")
+ENGINE_MODULES = ("asiworld.engine.", "asiworld.engine")
 # What numpy and the standard library need to rebuild a world (arrays, dtypes, the generator).
 ALLOWED = {
     ("numpy", "dtype"),

@@ -94,8 +94,8 @@ def resimulate(
 
 def engine_resimulator() -> Callable[..., Any]:
     """The engine's own re-simulation (imported only when verifying)."""
-    from app.engine import load_content
-    from app.engine.resim import replay_inputs
+    from asiworld.engine import load_content
+    from asiworld.engine.resim import replay_inputs
 
     content = load_content()
 
@@ -107,8 +107,8 @@ def engine_resimulator() -> Callable[..., Any]:
 
 def provenance_notes(header: Any) -> list[str]:
     """Why a re-simulation may differ before it starts: other content or another engine build."""
-    import app
-    from app.engine import load_content
+    import asiworld
+    from asiworld.engine import load_content
 
     notes = []
     current = load_content().hash
@@ -117,9 +117,9 @@ def provenance_notes(header: Any) -> list[str]:
             f"the replay was recorded with content {header.content_hash}, this build has "
             f"{current}: changed rules or numbers make the hashes differ"
         )
-    if header.engine_version != app.__version__:
+    if header.engine_version != asiworld.__version__:
         notes.append(
-            f"recorded by asiworld {header.engine_version}, verifying with {app.__version__}"
+            f"recorded by asiworld {header.engine_version}, verifying with {asiworld.__version__}"
         )
     return notes
 

@@ -63,7 +63,7 @@ class ReplayWorlds:
             raise ReplayError(
                 "tick_out_of_range", f"tick {tick} is outside the recorded ticks {first}-{last}"
             )
-        from app.engine import World, load_content
+        from asiworld.engine import World, load_content
 
         with self._lock:
             if self._content is None:
@@ -147,7 +147,7 @@ class ReplayWorlds:
 
     def _proven(self, replay: Replay, tick: int, blob: bytes, rows: list) -> Any:
         """The restored world, once it is the one the replay describes at `tick`."""
-        from app.engine import World
+        from asiworld.engine import World
 
         try:
             world = World.restore(blob, self._content)
@@ -223,7 +223,7 @@ def _complete_log(world: Any, rows: list) -> None:
 
 
 def _step(world: Any, inputs: Any) -> None:
-    """One tick exactly as app.engine.resim.replay_inputs does it: joins first, then the step."""
+    """One tick exactly as asiworld.engine.resim.replay_inputs does it: joins first, then the step."""
     actions = []
     for char, action in inputs:
         if char is None and action.get("type") == "join":

@@ -13,11 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from asiworld.server.live import LiveRooms
+from asiworld.server.runner import WorldRunner
 from flask import Flask
 from flask_socketio import SocketIO
-
-from app.server.live import LiveRooms
-from app.server.runner import WorldRunner
 
 APP_DIR = Path(__file__).resolve().parent.parent
 
@@ -47,11 +46,11 @@ def services(app: Flask) -> Services:
 
 
 def create_app(config: dict | None = None) -> Flask:
-    from app.server.admin import admin
-    from app.server.agent_api import init_agent_api
-    from app.server.api import api
-    from app.server.pages import pages
-    from app.server.world import build_runner
+    from asiworld.server.admin import admin
+    from asiworld.server.agent_api import init_agent_api
+    from asiworld.server.api import api
+    from asiworld.server.pages import pages
+    from asiworld.server.world import build_runner
 
     app = Flask(
         __name__,
@@ -72,7 +71,7 @@ def create_app(config: dict | None = None) -> Flask:
     runner = build_runner(app.config)
     app.extensions["asiworld"] = Services(runner=runner, live=LiveRooms(socketio, runner))
 
-    from app.server import assessment, auth
+    from asiworld.server import assessment, auth
 
     # Validation, rate limits and spectator checks for the whole app (REST and Socket.IO).
     auth.install(app)
@@ -81,13 +80,13 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(pages)
     app.register_blueprint(api)
     app.register_blueprint(admin)
-    app.register_blueprint(__import__("app.server.replays", fromlist=["replays"]).replays)
+    app.register_blueprint(__import__("asiworld.server.replays", fromlist=["replays"]).replays)
     init_agent_api(app)  # agents from outside: REST /api/agents and Socket.IO /agent
     return app
 
 
 def _register_handlers() -> None:
-    from app.server.sockets import register
+    from asiworld.server.sockets import register
 
     register(socketio)
 

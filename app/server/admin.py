@@ -7,10 +7,9 @@ made without one accepts loopback clients only.
 
 from __future__ import annotations
 
+from asiworld.server import auth
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
-
-from app.server import auth
 
 admin = Blueprint("admin", __name__, url_prefix="/admin")
 

@@ -21,11 +21,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from asiworld.server.runner import TickInfo, WorldRunner
 from flask import Blueprint, Flask, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 from flask_socketio import ConnectionRefusedError, join_room
-
-from app.server.runner import TickInfo, WorldRunner
 
 NAMESPACE = "/agent"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_\- ]{1,24}$")
@@ -67,7 +66,7 @@ class AgentService:
     """Seats, tokens, the event buffers and the programs of agents joined through the API."""
 
     def __init__(self, runner: WorldRunner, socketio: Any, in_process_programs: bool = False):
-        from app.programs.manager import ProgramManager
+        from asiworld.programs.manager import ProgramManager
 
         self.runner = runner
         self.socketio = socketio
@@ -326,7 +325,7 @@ def _api_error(exc: ApiError) -> ResponseReturnValue:
 
 @agent_api.get("/api/openapi.json")
 def openapi_spec() -> ResponseReturnValue:
-    from app.server.openapi import spec
+    from asiworld.server.openapi import spec
 
     return jsonify(spec())
 
@@ -484,7 +483,7 @@ def register_socket_handlers(socketio: Any) -> None:
 
 def init_agent_api(app: Flask) -> None:
     """Attach the agent API to an app made by create_app (after socketio.init_app)."""
-    from app.server import services, socketio
+    from asiworld.server import services, socketio
 
     # socketio.on() binds to the current Socket.IO server only, and init_app makes a new server
     # per app, so the namespace is registered once per server.

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from asiworld.server import assessment, auth
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
-
-from app.server import assessment, auth
 
 api = Blueprint("api", __name__)
 
@@ -46,7 +45,7 @@ def healthz() -> ResponseReturnValue:
 
 @api.get("/api/evaluation")
 def evaluation() -> ResponseReturnValue:
-    """The evaluation as JSON (app.evaluation's results): the live world's, or with ?run=NAME a
+    """The evaluation as JSON (asiworld.evaluation's results): the live world's, or with ?run=NAME a
     finished run's results.json from the runs folder."""
     run = request.args.get("run")
     if run:

@@ -14,9 +14,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from asiworld.evaluation import LiveAssessment
 from flask import Flask
-
-from app.evaluation import LiveAssessment
 
 # One or two plain path segments ("exp" or "exp/E1"): nothing that climbs out of the folder.
 RUN_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}(/[A-Za-z0-9_][A-Za-z0-9_.-]{0,63})?$")

@@ -24,15 +24,14 @@ import threading
 from http.cookies import SimpleCookie
 from typing import Any
 
-from flask import Flask, Request, jsonify, request
-from flask.typing import ResponseReturnValue
-
-from app.server.validation import (
+from asiworld.server.validation import (
     MAX_CONTENT_LENGTH,
     RateLimiter,
     check_request,
     guard_socketio,
 )
+from flask import Flask, Request, jsonify, request
+from flask.typing import ResponseReturnValue
 
 SPECTATOR_COOKIE = "asiworld_spectator"
 LOOPBACK = ("127.0.0.1", "::1", "localhost", None)
@@ -183,7 +182,7 @@ def restore_player_seat(app: Flask, token: str) -> Any:
     row = store.player_for(token)
     if row is None:
         return None
-    from app.server.live import Seat
+    from asiworld.server.live import Seat
 
     live = app.extensions["asiworld"].live
     seat = Seat(token=token, char=row["char"], name=row["name"])
@@ -194,7 +193,7 @@ def restore_player_seat(app: Flask, token: str) -> Any:
 def kick(app: Flask, char: int) -> dict:
     """Revoke every token of a character and disconnect its connections. The character stays
     in the world (the engine has no removal); nobody can act for it any more."""
-    from app.server import socketio
+    from asiworld.server import socketio
 
     live = app.extensions["asiworld"].live
     service = app.extensions.get("asiworld_agents")

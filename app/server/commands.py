@@ -80,8 +80,8 @@ def build_app(settings: dict[str, Any]) -> tuple[Any, Any]:
 
     Returns (app, store or None). Raises StoreError when the data dir holds a world of another
     seed than the one asked for, ValueError for an unknown built-in configuration."""
-    from app.server import create_app
-    from app.server.persistence import StoreError, WorldStore
+    from asiworld.server import create_app
+    from asiworld.server.persistence import StoreError, WorldStore
 
     store = None
     seed = settings.get("seed")
@@ -127,7 +127,7 @@ def build_app(settings: dict[str, Any]) -> tuple[Any, Any]:
 
 def wsgi_app() -> Any:
     """For production servers: `gunicorn -k gthread --threads 50 -w 1 -b 127.0.0.1:8000
-    'app.server.commands:wsgi_app()'`. Settings come from ASIWORLD_* environment variables
+    'asiworld.server.commands:wsgi_app()'`. Settings come from ASIWORLD_* environment variables
     (docs/operations.md); the admin token is required here (ASIWORLD_ADMIN_TOKEN)."""
     env = os.environ
     admin_token = env.get("ASIWORLD_ADMIN_TOKEN")
@@ -146,7 +146,7 @@ def wsgi_app() -> Any:
     }
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     app, _store = build_app(settings)
-    from app.server import services
+    from asiworld.server import services
 
     gc.freeze()  # as in `serve`: start-up's objects out of the collector's sight
     services(app).runner.start()
@@ -167,8 +167,8 @@ def serve(args: argparse.Namespace) -> int:
             _restart_patched_first(args)  # does not return
         _stop_on_ctrl_c_in_main_greenlet()
 
-    from app.server import auth, services, socketio
-    from app.server.persistence import StoreError
+    from asiworld.server import auth, services, socketio
+    from asiworld.server.persistence import StoreError
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no per-request noise
@@ -245,7 +245,7 @@ EVENTLET_PATCH = {"os": False, "subprocess": False}
 _EVENTLET_BOOT = (
     "import sys; sys.path.insert(0, sys.argv.pop(1)); "
     f"import eventlet; eventlet.monkey_patch(**{EVENTLET_PATCH!r}); "
-    "from app.cli import main; sys.exit(main(sys.argv[1:]))"
+    "from asiworld.cli import main; sys.exit(main(sys.argv[1:]))"
 )
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

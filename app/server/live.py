@@ -14,7 +14,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.server.runner import TickInfo, WorldRunner
+from asiworld.server.runner import TickInfo, WorldRunner
 
 log = logging.getLogger(__name__)
 

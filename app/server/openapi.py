@@ -33,7 +33,7 @@ def arg_schema(spec: dict) -> dict:
 
 def action_schemas() -> list[dict]:
     """One object schema per action type: `type` fixed, then the action's own arguments."""
-    from app.engine import actions
+    from asiworld.engine import actions
 
     out = []
     for action in actions.describe():

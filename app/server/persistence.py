@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from app.server.runner import log_end, log_since
+from asiworld.server.runner import log_end, log_since
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +162,7 @@ class WorldStore:
     def load_world(self, content: Any = None) -> Any:
         """The newest snapshot brought forward with the saved inputs (falls back to the older
         snapshot when the newest cannot be read)."""
-        from app.engine import World, load_content
+        from asiworld.engine import World, load_content
 
         content = content or load_content()
         with self._lock:
@@ -187,8 +187,8 @@ class WorldStore:
 
     def world_factory(self, config: dict) -> tuple[Any, Any]:
         """A WORLD_FACTORY for create_app: the saved world when there is one, else a new one."""
-        from app.engine.frames import FrameBuilder
-        from app.server.world import engine_world
+        from asiworld.engine.frames import FrameBuilder
+        from asiworld.server.world import engine_world
 
         if not self.exists():
             return engine_world(config)
@@ -202,7 +202,7 @@ class WorldStore:
 
         A new world gets its first snapshot now; a resumed one gets its built-in agents, agent
         seats and program records back."""
-        from app.server import services
+        from asiworld.server import services
 
         self.app = app
         self.runner = runner = services(app).runner
@@ -464,8 +464,8 @@ def resume_builtin_agents(runner: Any, builtin: list[dict], programs: Any = None
     `programs` is the server's ProgramManager, for agents that hand over programs."""
     if not builtin:
         return
-    from app.agents.builtin import make_agent
-    from app.agents.driver import AgentDriver
+    from asiworld.agents.builtin import make_agent
+    from asiworld.agents.driver import AgentDriver
 
     driver = AgentDriver(runner.world, programs=programs)
     for seat in builtin:
@@ -478,7 +478,7 @@ def resume_builtin_agents(runner: Any, builtin: list[dict], programs: Any = None
 
 def restore_agent_seats(service: Any, rows: list[dict]) -> None:
     """Agents reconnect with the tokens they had: put their hashed seats back."""
-    from app.server.agent_api import AgentSeat
+    from asiworld.server.agent_api import AgentSeat
 
     for row in rows:
         seat = AgentSeat(

@@ -26,15 +26,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from asiworld.replay.format import ReplayError
+from asiworld.replay.library import ReplayLibrary
+from asiworld.replay.worlds import ReplayWorlds, point_of_view
+from asiworld.resources import shipped
 from flask import Blueprint, Response, current_app, render_template, request
 from flask.typing import ResponseReturnValue
 
-from app.replay.format import ReplayError
-from app.replay.library import ReplayLibrary
-from app.replay.worlds import ReplayWorlds, point_of_view
-
-REPO_DIR = Path(__file__).resolve().parent.parent.parent
-DEFAULT_DIR = REPO_DIR / "replays"
+DEFAULT_DIR = shipped("replays")
 GZIP_ABOVE = 4096  # bytes; frame chunks and keyframes compress about 8:1
 
 replays = Blueprint("replays", __name__)
@@ -96,7 +95,7 @@ def _int_arg(name: str, value: Any = None) -> int:
 
 def _content_note(replay: Any) -> str | None:
     try:
-        from app.engine import load_content
+        from asiworld.engine import load_content
 
         ours = load_content().hash
     except Exception:
@@ -248,8 +247,8 @@ def pov(rid: str) -> Response:
 
 @replays.post("/api/replays/<rid>/fork")
 def fork(rid: str) -> ResponseReturnValue:
-    from app.replay.fork import install, reseed
-    from app.server.admin import check_admin
+    from asiworld.replay.fork import install, reseed
+    from asiworld.server.admin import check_admin
 
     refused = check_admin()  # the admin token when one is configured, else loopback only
     if refused is not None:

@@ -87,7 +87,7 @@ class WorldRunner:
 
     def before_tick(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Register a hook called on the runner thread just before each world.step(): built-in
-        agents decide and submit here (app.agents.driver.AgentDriver.before_step)."""
+        agents decide and submit here (asiworld.agents.driver.AgentDriver.before_step)."""
         self._before.append(callback)
         return callback
 

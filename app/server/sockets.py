@@ -10,11 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from asiworld.server import auth
+from asiworld.server.live import LiveRooms, Seat
 from flask import current_app, request
 from flask_socketio import SocketIO, emit
-
-from app.server import auth
-from app.server.live import LiveRooms, Seat
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_\- ]{1,24}$")
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from app.server.runner import WorldRunner
+from asiworld.server.runner import WorldRunner
 
 log = logging.getLogger(__name__)
 
 
 def engine_world(config: dict) -> tuple[Any, Any]:
     """The real engine: a fresh world for SEED (and WORLD_SIZE when set) and its FrameBuilder."""
-    from app.engine import World, load_content
-    from app.engine.frames import FrameBuilder
+    from asiworld.engine import World, load_content
+    from asiworld.engine.frames import FrameBuilder
 
     content = load_content()
     kwargs = {"size": config["WORLD_SIZE"]} if config.get("WORLD_SIZE") else {}
@@ -29,8 +29,8 @@ def add_builtin_agents(runner: WorldRunner, names: list[str], seed: int = 0) -> 
     idle; the log says so.
     """
     try:
-        from app.agents.builtin import make_agent
-        from app.agents.driver import AgentDriver
+        from asiworld.agents.builtin import make_agent
+        from asiworld.agents.driver import AgentDriver
     except ImportError:
         make_agent = AgentDriver = None
     driver = AgentDriver(runner.world) if AgentDriver is not None else None
@@ -38,7 +38,7 @@ def add_builtin_agents(runner: WorldRunner, names: list[str], seed: int = 0) -> 
         agent = make_agent(name, seed=seed + index) if make_agent is not None else None
         cid = runner.add_character(name=f"{name}-{index}", label=name)
         if driver is None:
-            log.warning("app.agents is not available: %s-%d stands idle", name, index)
+            log.warning("asiworld.agents is not available: %s-%d stands idle", name, index)
             continue
         driver.add(cid, agent)
     if driver is not None and driver.seats:

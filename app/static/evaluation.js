@@ -1,4 +1,4 @@
-// /evaluation: the report's tables and charts, drawn from the results JSON of app.evaluation
+// /evaluation: the report's tables and charts, drawn from the results JSON of asiworld.evaluation
 // (schema asiworld-evaluation/1). For a live world the JSON is fetched again every few seconds.
 
 const root = document.getElementById("evaluation");

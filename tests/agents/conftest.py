@@ -4,10 +4,9 @@ the world itself (runner.step) and nothing is timed."""
 from __future__ import annotations
 
 import pytest
+from asiworld.server import create_app, services
 
-from app.server import create_app, services
-
-pytest.importorskip("app.engine.frames")
+pytest.importorskip("asiworld.engine.frames")
 
 CONFIG = {"SEED": 7, "WORLD_SIZE": 64, "TESTING": True, "PROGRAMS_IN_PROCESS": True}
 

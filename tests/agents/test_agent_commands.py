@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from app.cli import main
+from asiworld.cli import main
+
 from tests.agents.fake_llm import FakeLLM, tool
 
 

@@ -3,7 +3,8 @@ events pushed to the character's own room only."""
 
 from __future__ import annotations
 
-from app.server import socketio
+from asiworld.server import socketio
+
 from tests.agents.conftest import join
 
 

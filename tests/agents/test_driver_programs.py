@@ -6,10 +6,10 @@ no programs, and a pseudo-action with no source."""
 
 from __future__ import annotations
 
-from app.agents.base import Agent
-from app.agents.driver import AgentDriver
-from app.engine import World, load_content
-from app.programs.manager import ProgramManager
+from asiworld.agents.base import Agent
+from asiworld.agents.driver import AgentDriver
+from asiworld.engine import World, load_content
+from asiworld.programs.manager import ProgramManager
 
 CONTENT = load_content()
 

@@ -9,8 +9,8 @@ import pytest
 gym = pytest.importorskip("gymnasium")
 pytest.importorskip("pettingzoo")
 
-from app.agents.gym_env import ACTIONS, NOOP, AsiWorldEnv  # noqa: E402
-from app.agents.pz_env import AsiWorldParallelEnv  # noqa: E402
+from asiworld.agents.gym_env import ACTIONS, NOOP, AsiWorldEnv  # noqa: E402
+from asiworld.agents.pz_env import AsiWorldParallelEnv  # noqa: E402
 
 
 def test_gymnasium_env_passes_check_env():

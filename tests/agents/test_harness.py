@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import openai
 import pytest
+from asiworld.agents.harness import Harness, HarnessConfig, memory_summary
+from asiworld.agents.sdk import Client
 
-from app.agents.harness import Harness, HarnessConfig, memory_summary
-from app.agents.sdk import Client
 from tests.agents.fake_llm import FakeLLM, tool
 
 

@@ -7,9 +7,8 @@ import asyncio
 import json
 
 import pytest
-
-from app.agents.mcp_server import build_server
-from app.agents.sdk import Client
+from asiworld.agents.mcp_server import build_server
+from asiworld.agents.sdk import Client
 
 mcp = pytest.importorskip("mcp")
 

@@ -4,10 +4,9 @@ actions only, with most of its actions accepted; the rusher and the builder prep
 from __future__ import annotations
 
 import pytest
-
-from app.agents.base import Agent
-from app.agents.builtin import available, make_agent
-from app.headless.run import Run, RunConfig
+from asiworld.agents.base import Agent
+from asiworld.agents.builtin import available, make_agent
+from asiworld.headless.run import Run, RunConfig
 
 EXPECTED = ("rusher", "builder", "forager", "random")
 # No configuration may have most of its actions refused; random picks blindly, so its bound is

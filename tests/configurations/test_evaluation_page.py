@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from app.server import create_app, services
+from asiworld.server import create_app, services
 
 
 @pytest.fixture

@@ -8,9 +8,8 @@ from __future__ import annotations
 import os
 
 import pytest
-
-from app.agents.planner import DAY_TICKS, STREAK_BY, Planner
-from app.headless.run import Run, RunConfig
+from asiworld.agents.planner import DAY_TICKS, STREAK_BY, Planner
+from asiworld.headless.run import Run, RunConfig
 
 
 def stages_met(results: dict) -> set[int]:

@@ -4,7 +4,7 @@ map and observations made by hand."""
 
 from __future__ import annotations
 
-from app.agents.skills import (
+from asiworld.agents.skills import (
     House,
     MapNotes,
     build_house,
@@ -199,7 +199,7 @@ def test_without_any_site_it_explores_and_searches_again_only_after_a_minute():
 
 # --- deciding every tick (a live server's built-in agents have no think time) --------------
 def test_an_operation_under_way_is_not_sent_again():
-    from app.agents.skills import gather, unless_doing
+    from asiworld.agents.skills import gather, unless_doing
 
     opening = {"self": {"action": {"type": "gather", "args": {"x": 25, "y": 18}}}}
     assert unless_doing(opening, gather((25, 18))) is None  # it would start the chest over
@@ -211,7 +211,7 @@ def test_an_operation_under_way_is_not_sent_again():
 def test_a_planner_on_a_live_server_opens_chests_and_clears_the_outer_court():
     # A live server's built-in agents decide every tick. The planner used to send `gather` on a
     # chest every tick, cancelling the 2-tick opening each time, and stood by the chest for good.
-    from app.server import create_app, services
+    from asiworld.server import create_app, services
 
     app = create_app(
         {"SEED": 7, "AGENTS": ["planner"], "TESTING": True, "PROGRAMS_IN_PROCESS": True}
@@ -228,7 +228,7 @@ def test_a_planner_on_a_live_server_opens_chests_and_clears_the_outer_court():
 def test_a_planner_deciding_every_tick_still_places_its_bed_in_its_own_house():
     # Deciding every tick, earlier refusals put tiles inside its house on its avoid list, and it
     # found nowhere to stand to place the bed: it waited a tick at a time, for good.
-    from app.headless.run import Run, RunConfig
+    from asiworld.headless.run import Run, RunConfig
 
     run = Run(RunConfig(seed=7, minutes=60, agents=["planner"], think_ticks=0, record=False))
     beds: list[dict] = []

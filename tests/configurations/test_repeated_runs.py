@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 import sys
 
-from app.cli import main
-from app.headless.multi import plan_runs, run_many
-from app.headless.run import RunConfig
+from asiworld.cli import main
+from asiworld.headless.multi import plan_runs, run_many
+from asiworld.headless.run import RunConfig
 
 SMALL = ["--minutes", "2", "--size", "64", "--agents", "rusher,builder"]
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 import os
 
 import pytest
-
-from app.agents.builtin import available
-from app.headless.run import Run, RunConfig
+from asiworld.agents.builtin import available
+from asiworld.headless.run import Run, RunConfig
 
 pytestmark = [
     pytest.mark.slow,

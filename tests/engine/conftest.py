@@ -5,9 +5,8 @@ through `submit` and `step`."""
 from __future__ import annotations
 
 import pytest
-
-from app.engine import World, load_content
-from app.engine.model import SURFACE, Character, Creature
+from asiworld.engine import World, load_content
+from asiworld.engine.model import SURFACE, Character, Creature
 
 CONTENT = load_content()
 ARENA = (10, 10, 30, 30)  # x0, y0, x1, y1 (exclusive)

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from asiworld.engine import World, load_content
+from asiworld.engine.dungeon_gen import generate_instance
+from asiworld.engine.model import SURFACE, Character, Creature
+from asiworld.engine.resim import replay_inputs
+from asiworld.engine.rules.combat import harm
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from app.engine import World, load_content
-from app.engine.dungeon_gen import generate_instance
-from app.engine.model import SURFACE, Character, Creature
-from app.engine.resim import replay_inputs
-from app.engine.rules.combat import harm
 
 CONTENT = load_content()
 SIZE = 64
@@ -594,7 +593,7 @@ def test_snapshots_and_replays_of_a_dungeon_run_reach_the_same_states():
 # ------------------------------------------------------------------------------ the planner
 @pytest.mark.slow
 def test_the_planner_completes_both_tasks_on_the_default_seed_within_the_horizon():
-    from app.headless.run import Run, RunConfig
+    from asiworld.headless.run import Run, RunConfig
 
     run = Run(RunConfig(seed=7, minutes=300, agents=["planner"]))
     done: dict[str, int] = {}

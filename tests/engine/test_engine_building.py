@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.engine.model import SURFACE, Structure
+from asiworld.engine.model import SURFACE, Structure
 
 
 def build_room(arena, owner, x0, y0, x1, y1, door=(None, None), locked=True, floor=True):
@@ -21,7 +21,7 @@ def build_room(arena, owner, x0, y0, x1, y1, door=(None, None), locked=True, flo
 
 
 def refresh(arena, char):
-    from app.engine import homes
+    from asiworld.engine import homes
 
     homes.refresh_home(arena.world, char)
 
@@ -149,7 +149,7 @@ def test_a_bed_behind_its_owners_locked_door_is_usable_and_a_strangers_is_not(ar
     build_room(arena, ada, 16, 16, 20, 20, door=(18, 16))
     area = arena.world.areas[SURFACE]
     area.structures[(17, 17)] = Structure(kind="bed", owner=ada.id)
-    from app.engine import homes
+    from asiworld.engine import homes
 
     assert homes.reachable_bed(arena.world, ada) == (17, 17)
     bob = arena.hero("bob", at=(18, 14))

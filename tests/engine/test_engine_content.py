@@ -5,9 +5,8 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
-from app.engine import ContentError, load_content
-from app.engine.content import CONTENT_DIR
+from asiworld.engine import ContentError, load_content
+from asiworld.engine.content import CONTENT_DIR
 
 
 @pytest.fixture

@@ -3,10 +3,10 @@ A replayed input log reaches the same state hash; a snapshot restored has the sa
 
 from __future__ import annotations
 
-from app.agents.driver import AgentDriver
-from app.agents.forager import Forager
-from app.engine import World, load_content
-from app.engine.resim import replay_inputs
+from asiworld.agents.driver import AgentDriver
+from asiworld.agents.forager import Forager
+from asiworld.engine import World, load_content
+from asiworld.engine.resim import replay_inputs
 
 CONTENT = load_content()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.engine.model import SURFACE
+from asiworld.engine.model import SURFACE
 
 
 def kinds(events, kind):

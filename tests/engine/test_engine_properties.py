@@ -4,11 +4,10 @@ never changes the state hash, and an observation never shows a tile outside the 
 
 from __future__ import annotations
 
+from asiworld.engine import World, load_content, vision
+from asiworld.engine.model import Character
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from app.engine import World, load_content, vision
-from app.engine.model import Character
 
 CONTENT = load_content()
 ITEMS = sorted(CONTENT.items)

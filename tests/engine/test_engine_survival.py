@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.engine import clock, vision
-from app.engine.model import SURFACE, Structure
+from asiworld.engine import clock, vision
+from asiworld.engine.model import SURFACE, Structure
 
 
 def kinds(events, kind):
@@ -38,7 +38,7 @@ def test_eating_berries_fills_eight_hunger(arena):
 
 def test_a_knockdown_drops_half_of_each_stack_in_a_loot_bag(arena):
     ada = arena.hero(items={"wood": 10, "stone": 3, "axe": 1})
-    from app.engine.rules.combat import harm
+    from asiworld.engine.rules.combat import harm
 
     harm(arena.world, ada, 1000, cause="test")
     assert ada.down and ada.count("wood") == 5 and ada.count("stone") == 2 and ada.count("axe") == 1
@@ -48,7 +48,7 @@ def test_a_knockdown_drops_half_of_each_stack_in_a_loot_bag(arena):
 
 def test_a_knocked_down_character_cannot_act_and_wakes_at_the_plaza_with_half_health(arena):
     ada = arena.hero()
-    from app.engine.rules.combat import harm
+    from asiworld.engine.rules.combat import harm
 
     harm(arena.world, ada, 1000, cause="test")
     assert arena.refused(ada.id, {"type": "move", "dir": "n"}) == "character_down"
@@ -62,7 +62,7 @@ def test_a_knocked_down_character_cannot_act_and_wakes_at_the_plaza_with_half_he
 def test_a_knocked_down_character_with_a_usable_bed_wakes_beside_it(arena):
     ada = arena.hero()
     arena.world.areas[SURFACE].structures[(24, 24)] = Structure(kind="bed", owner=ada.id)
-    from app.engine.rules.combat import harm
+    from asiworld.engine.rules.combat import harm
 
     harm(arena.world, ada, 1000, cause="test")
     events = arena.run(arena.world.content.knockdown.down_ticks + 1)
@@ -72,7 +72,7 @@ def test_a_knocked_down_character_with_a_usable_bed_wakes_beside_it(arena):
 
 def test_a_loot_bag_rots_after_ten_minutes(arena):
     ada = arena.hero(items={"wood": 10})
-    from app.engine.rules.combat import harm
+    from asiworld.engine.rules.combat import harm
 
     harm(arena.world, ada, 1000, cause="test")
     arena.run(arena.world.content.knockdown.loot_bag_ticks + 1)
@@ -103,7 +103,7 @@ def test_damage_wakes_a_sleeper(arena):
     ada = arena.hero()
     arena.world.areas[SURFACE].structures[(21, 20)] = Structure(kind="bed", owner=ada.id)
     arena.act(ada, {"type": "sleep"}, ticks=2)
-    from app.engine.rules.combat import harm
+    from asiworld.engine.rules.combat import harm
 
     harm(arena.world, ada, 3, cause="test")
     assert not ada.asleep
@@ -161,7 +161,7 @@ def test_shades_come_at_night_to_characters_outside_a_home_and_fade_at_dawn(aren
 
 def test_armor_cuts_the_damage_a_character_takes(arena):
     ada = arena.hero(armor="iron_armor")
-    from app.engine.rules.combat import harm
+    from asiworld.engine.rules.combat import harm
 
     assert harm(arena.world, ada, 10, cause="test") == 5
     ada.equipment["armor"] = "leather_armor"

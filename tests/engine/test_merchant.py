@@ -4,9 +4,8 @@ design). Setup mutates the world directly; the rules run through `submit`/`step`
 from __future__ import annotations
 
 import pytest
-
-from app.engine import World, load_content
-from app.engine.model import SURFACE, Character, Structure
+from asiworld.engine import World, load_content
+from asiworld.engine.model import SURFACE, Character, Structure
 
 CONTENT = load_content()
 PRICES = CONTENT.raw["merchant"]["sells"]

@@ -8,6 +8,7 @@ a clear that dies on the way out, a retreat, Tier 2 clears with 31 damage + one 
 
 from __future__ import annotations
 
+from asiworld.evaluation.achievements import AchievementRecord
 from eval_streams import (
     ADA,
     BOB,
@@ -22,8 +23,6 @@ from eval_streams import (
     night_report,
     unequipped,
 )
-
-from app.evaluation.achievements import AchievementRecord
 
 
 def assess(events) -> AchievementRecord:

@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from asiworld.cli import main
+from asiworld.evaluation import evaluate, write_reports
 from eval_streams import COHORT, cohort_stream
-
-from app.cli import main
-from app.evaluation import evaluate, write_reports
 
 HEADER = "name,outfit,depth,hero,kills,bosses,crafts,coins,trial,downs\n"
 

@@ -10,9 +10,9 @@ import json
 
 import pytest
 
-engine = pytest.importorskip("app.engine")
+engine = pytest.importorskip("asiworld.engine")
 
-from app.evaluation import evaluate, write_reports  # noqa: E402
+from asiworld.evaluation import evaluate, write_reports  # noqa: E402
 
 TICKS = 2 * 1800 + 10
 

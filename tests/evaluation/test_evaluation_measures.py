@@ -7,6 +7,9 @@ fed in pieces versus all at once.
 
 from __future__ import annotations
 
+from asiworld.evaluation import LiveAssessment, evaluate
+from asiworld.evaluation.achievements import AchievementRecord
+from asiworld.evaluation.measures import Measures
 from eval_streams import (
     ADA,
     BOB,
@@ -18,10 +21,6 @@ from eval_streams import (
     ev,
     expedition,
 )
-
-from app.evaluation import LiveAssessment, evaluate
-from app.evaluation.achievements import AchievementRecord
-from app.evaluation.measures import Measures
 
 
 def measure(events) -> Measures:

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import json
 
+from asiworld.evaluation import evaluate, load_events, write_reports
 from eval_streams import COHORT, cohort_stream, ev
 from PIL import Image
-
-from app.evaluation import evaluate, load_events, write_reports
 
 META = {"seed": 7, "minutes": 300, "ticks": 18000, "wall_seconds": 41.2, "state_hash": "9f3a"}
 

@@ -7,8 +7,7 @@ empty cohort, exact ties, and two scores that round to the same shown value.
 from __future__ import annotations
 
 import pytest
-
-from app.evaluation.score import RawMeasures, composite, score_cohort
+from asiworld.evaluation.score import RawMeasures, composite, score_cohort
 
 
 def row(name: str, **kw) -> RawMeasures:

@@ -4,10 +4,9 @@ admin token and a spectator token configured so every check is live."""
 from __future__ import annotations
 
 import pytest
+from asiworld.server import create_app, services, socketio
 
-from app.server import create_app, services, socketio
-
-pytest.importorskip("app.engine.frames")
+pytest.importorskip("asiworld.engine.frames")
 
 ADMIN = "admin-secret"
 SPECTATOR = "spectator-secret"

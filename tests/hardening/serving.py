@@ -23,7 +23,7 @@ def free_port() -> int:
 
 def start_server(port: int, *args: str) -> subprocess.Popen:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "serve", "--port", str(port), *args],
+        [sys.executable, "-m", "asiworld.cli", "serve", "--port", str(port), *args],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

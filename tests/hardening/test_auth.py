@@ -6,8 +6,8 @@ player token on the agent API and the other way round, a kicked character's toke
 from __future__ import annotations
 
 import pytest
+from asiworld.server.validation import REST_SCHEMAS, SOCKET_SCHEMAS, UNCHECKED_EVENTS
 
-from app.server.validation import REST_SCHEMAS, SOCKET_SCHEMAS, UNCHECKED_EVENTS
 from tests.hardening.conftest import ADMIN, SPECTATOR, agent, bearer
 
 PUBLIC, SPECTATE, ADMIN_ONLY, CHARACTER = "public", "spectator", "admin", "character"
@@ -176,7 +176,7 @@ def test_spectator_token_in_the_connect_auth_or_the_page_cookie_admits_a_connect
     assert sock(auth={"spectator_token": SPECTATOR}).emit("spectate", {}, callback=True)["ok"]
     http = app.test_client()
     http.get(f"/live?spectator_token={SPECTATOR}")  # the page sets the cookie
-    from app.server import socketio
+    from asiworld.server import socketio
 
     client = socketio.test_client(app, flask_test_client=http)
     assert client.emit("spectate", {}, callback=True)["ok"]

@@ -15,9 +15,9 @@ import time
 
 import pytest
 import socketio
+from asiworld.engine.resim import replay_inputs
+from asiworld.server.persistence import WorldStore
 
-from app.engine.resim import replay_inputs
-from app.server.persistence import WorldStore
 from tests.hardening.serving import free_port, http, start_server
 
 SEED = 11

@@ -7,10 +7,10 @@ The rules: the server never fails (no exception, no 5xx), and a refused message 
 from __future__ import annotations
 
 import pytest
+from asiworld.server import create_app, services, socketio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.server import create_app, services, socketio
 from tests.hardening.conftest import ADMIN
 
 FUZZ = settings(

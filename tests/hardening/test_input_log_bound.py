@@ -5,10 +5,10 @@ Bad inputs tried: forgetting past the end of the log, forgetting rows already fo
 
 from __future__ import annotations
 
-from app.engine import World
-from app.server.commands import build_app
-from app.server.persistence import WorldStore
-from app.server.runner import log_end, log_since
+from asiworld.engine import World
+from asiworld.server.commands import build_app
+from asiworld.server.persistence import WorldStore
+from asiworld.server.runner import log_end, log_since
 
 
 def test_a_world_forgets_old_input_rows_and_keeps_numbering_them():
@@ -34,7 +34,7 @@ def test_a_saving_server_keeps_a_bounded_log_and_resumes_the_same_world(tmp_path
                 "admin_token": "admin"}  # fmt: skip
     app, store = build_app(settings)
     store.input_log_kept = 8
-    from app.server import services
+    from asiworld.server import services
 
     runner = services(app).runner
     world = runner.world

@@ -9,12 +9,12 @@ import pytest
 schemathesis = pytest.importorskip(
     "schemathesis", reason="schemathesis is not installed (pip install schemathesis)"
 )
-pytest.importorskip("app.engine.frames")
+pytest.importorskip("asiworld.engine.frames")
 
+from asiworld.server import create_app, services  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 from schemathesis.checks import not_a_server_error  # noqa: E402
 
-from app.server import create_app, services  # noqa: E402
 from tests.hardening.conftest import ADMIN  # noqa: E402
 
 APP = create_app(

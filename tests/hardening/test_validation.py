@@ -5,9 +5,8 @@ the rate limit, events nobody declared."""
 from __future__ import annotations
 
 import pytest
-
-from app.server import create_app, services, socketio
-from app.server.validation import (
+from asiworld.server import create_app, services, socketio
+from asiworld.server.validation import (
     ACTION,
     MAX_MESSAGE_BYTES,
     MAX_PROGRAM_BYTES,
@@ -15,6 +14,7 @@ from app.server.validation import (
     RateLimiter,
     TokenBucket,
 )
+
 from tests.hardening.conftest import CONFIG, agent, bearer
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from app.cli import main
+from asiworld.cli import main
 
 
 def test_a_headless_run_writes_results_with_the_runs_facts_and_each_characters_measures(tmp_path, capsys):
@@ -49,7 +49,7 @@ def test_bad_numbers_are_refused(capsys):
 
 
 def test_the_engine_bench_prints_ticks_per_second(capsys):
-    from app.headless.bench import bench_engine, bench_observation
+    from asiworld.headless.bench import bench_engine, bench_observation
 
     row = bench_engine(2, 30)
     assert row["ticks_per_second"] > 0

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from app.programs.manager import ProgramManager
+from asiworld.programs.manager import ProgramManager
 
 
 def run_ticks(manager: ProgramManager, world, ticks: int) -> list[dict]:

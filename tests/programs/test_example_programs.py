@@ -7,14 +7,14 @@ line's --start-in-tier out of its choices, and a program name the library does n
 from __future__ import annotations
 
 import pytest
+from asiworld.agents import program_library
+from asiworld.cli import main as cli_main
+from asiworld.engine import World, load_content
+from asiworld.evaluation.achievements import AchievementRecord
+from asiworld.programs.compiler import CompiledProgram, compile_program
+from asiworld.programs.kit import start_in_tier
+from asiworld.programs.manager import ProgramManager
 
-from app.agents import program_library
-from app.cli import main as cli_main
-from app.engine import World, load_content
-from app.evaluation.achievements import AchievementRecord
-from app.programs.compiler import CompiledProgram, compile_program
-from app.programs.kit import start_in_tier
-from app.programs.manager import ProgramManager
 from tests.programs.helpers import run_ticks
 
 CONTENT = load_content()

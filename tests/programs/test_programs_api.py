@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from asiworld.programs.manager import ProgramManager
 
-from app.programs.manager import ProgramManager
 from tests.programs.fakes import FakeWorld
 from tests.programs.helpers import run_until_done
 

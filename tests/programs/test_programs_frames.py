@@ -11,8 +11,7 @@ import os
 import time
 
 import pytest
-
-from app.programs.host import (
+from asiworld.programs.host import (
     FrameReader,
     HostCrashed,
     SpinWindow,

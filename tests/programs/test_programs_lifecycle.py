@@ -4,9 +4,9 @@ determinism, restarts and a crashed host."""
 from __future__ import annotations
 
 import pytest
+from asiworld.engine import World
+from asiworld.programs.manager import ProgramManager
 
-from app.engine import World
-from app.programs.manager import ProgramManager
 from tests.programs.helpers import run_ticks, run_until_done
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 
 import pytest
+from asiworld.engine import World
+from asiworld.engine import inventory as engine_inventory
+from asiworld.programs.manager import ProgramManager
 
-from app.engine import World
-from app.engine import inventory as engine_inventory
-from app.programs.manager import ProgramManager
 from tests.programs.helpers import run_ticks, run_until_done
 
 SENTINEL = "/tmp/asiworld_program_escape_sentinel"

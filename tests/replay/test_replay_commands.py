@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from asiworld.cli import main
+from asiworld.replay import Recorder, Replay, ReplayHeader
+from asiworld.replay import verify as verify_module
+from asiworld.replay.render import render_state, scale_for
+from asiworld.replay.verify import verify_replay
 from PIL import Image
 from replay_fakes import FakeWorld, record_fake_run
-
-from app.cli import main
-from app.replay import Recorder, Replay, ReplayHeader
-from app.replay import verify as verify_module
-from app.replay.render import render_state, scale_for
-from app.replay.verify import verify_replay
 
 OPPOSITE = {"n": "s", "s": "n", "e": "w", "w": "e"}
 
@@ -173,7 +172,7 @@ def test_rendering_marks_characters_in_their_own_colour(run_file):
     image = render_state(state, scale=8)
     char = next(e for e in state["entities"].values() if e["kind"] == "character")
     x, y = char["x"] * 8 + 4, char["y"] * 8 + 4 + 14
-    from app.replay.render import character_colour
+    from asiworld.replay.render import character_colour
 
     assert image.getpixel((x, y)) == character_colour(char["id"])
 

@@ -6,15 +6,14 @@ import random
 
 import pytest
 
-engine = pytest.importorskip("app.engine")
+engine = pytest.importorskip("asiworld.engine")
+from asiworld.engine.frames import FrameBuilder  # noqa: E402
+from asiworld.replay import Replay  # noqa: E402
+from asiworld.replay.apply import apply_frame  # noqa: E402
+from asiworld.replay.render import render_state  # noqa: E402
+from asiworld.replay.session import RunRecording  # noqa: E402
+from asiworld.replay.verify import verify_replay  # noqa: E402
 from replay_fakes import busy_action  # noqa: E402
-
-from app.engine.frames import FrameBuilder  # noqa: E402
-from app.replay import Replay  # noqa: E402
-from app.replay.apply import apply_frame  # noqa: E402
-from app.replay.render import render_state  # noqa: E402
-from app.replay.session import RunRecording  # noqa: E402
-from app.replay.verify import verify_replay  # noqa: E402
 
 TICKS = 240
 

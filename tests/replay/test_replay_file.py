@@ -5,11 +5,10 @@ from __future__ import annotations
 import struct
 
 import pytest
+from asiworld.replay import Recorder, Replay, ReplayError, ReplayHeader
+from asiworld.replay import format as fmt
+from asiworld.replay.apply import apply_frame
 from replay_fakes import FakeFrameBuilder, FakeWorld, record_fake_run
-
-from app.replay import Recorder, Replay, ReplayError, ReplayHeader
-from app.replay import format as fmt
-from app.replay.apply import apply_frame
 
 
 def header() -> ReplayHeader:
@@ -247,7 +246,7 @@ def test_the_recorder_buffers_at_most_one_segment(tmp_path):
 
 
 def test_compact_frame_chunks_decode_to_exactly_the_recorded_entities():
-    from app.replay.compact import pack_frames, unpack_frames
+    from asiworld.replay.compact import pack_frames, unpack_frames
 
     frames = [
         {"tick": 1, "deltas": {"entities": {"3": {"id": 3, "x": 1, "inventory": [1, 2]}}}},

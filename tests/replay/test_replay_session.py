@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from asiworld.replay import Replay
+from asiworld.replay.session import RunRecording
+from asiworld.replay.verify import verify_replay
 from replay_fakes import FakeFrameBuilder, FakeWorld, play
-
-from app.replay import Replay
-from app.replay.session import RunRecording
-from app.replay.verify import verify_replay
 
 
 def test_a_recording_started_mid_run_still_verifies_from_the_seed(tmp_path):

@@ -16,15 +16,14 @@ import zlib
 
 import pytest
 
-engine = pytest.importorskip("app.engine")
+engine = pytest.importorskip("asiworld.engine")
+from asiworld.engine.frames import FrameBuilder  # noqa: E402
+from asiworld.replay import Recorder, Replay, ReplayError  # noqa: E402
+from asiworld.replay import format as fmt  # noqa: E402
+from asiworld.replay.snapshots import check_blob, world_blob  # noqa: E402
+from asiworld.replay.verify import verify_replay  # noqa: E402
+from asiworld.replay.worlds import ReplayWorlds, point_of_view  # noqa: E402
 from replay_fakes import busy_action  # noqa: E402
-
-from app.engine.frames import FrameBuilder  # noqa: E402
-from app.replay import Recorder, Replay, ReplayError  # noqa: E402
-from app.replay import format as fmt  # noqa: E402
-from app.replay.snapshots import check_blob, world_blob  # noqa: E402
-from app.replay.verify import verify_replay  # noqa: E402
-from app.replay.worlds import ReplayWorlds, point_of_view  # noqa: E402
 
 TICKS = 240
 EVERY = 60  # snapshot interval in these tests (hashes every 20)
@@ -32,7 +31,7 @@ EVERY = 60  # snapshot interval in these tests (hashes every 20)
 
 def record(path, snapshot_every: int = EVERY) -> list[int]:
     """A 240-tick run of three busy characters (one joins at tick 70); its character ids."""
-    from app.replay.session import RunRecording
+    from asiworld.replay.session import RunRecording
 
     world = engine.World.create(seed=21, content=engine.load_content(), size=48)
     chars = [world.add_character(name=f"r{i}", label="test") for i in range(2)]
@@ -120,7 +119,7 @@ def _payload(path, tick: int) -> bytes:
 
 
 def test_the_snapshot_interval_must_be_a_multiple_of_the_hash_interval(tmp_path):
-    from app.replay.header import ReplayHeader
+    from asiworld.replay.header import ReplayHeader
 
     with pytest.raises(ReplayError) as err:
         Recorder(tmp_path / "x.asirep", ReplayHeader(seed=1), hash_every=20, snapshot_every=50)
@@ -265,8 +264,8 @@ def test_a_snapshot_that_would_call_code_outside_the_engine_is_refused_unrun(run
 
 
 def test_a_snapshot_naming_a_module_the_engine_imports_is_refused():
-    for name in (b"pickle", b"random"):  # module attributes of app.engine.world, not engine code
-        raw = b"capp.engine.world\n" + name + b"\n."
+    for name in (b"pickle", b"random"):  # module attributes of asiworld.engine.world, not engine code
+        raw = b"casiworld.engine.world\n" + name + b"\n."
         with pytest.raises(ReplayError) as err:
             check_blob(zlib.compress(raw))
         assert err.value.code == "bad_snapshot"
@@ -317,7 +316,7 @@ def test_a_replay_without_snapshots_is_warmed_once_in_the_background(runs):
 
 @pytest.fixture
 def client(runs):
-    from app.server import create_app
+    from asiworld.server import create_app
 
     app = create_app({"SEED": 7, "SPEED": 10, "REPLAY_DIRS": [str(runs[0].parent)]})
     return app.test_client()
@@ -333,7 +332,7 @@ def test_the_point_of_view_route_says_where_the_world_came_from(client, runs):
 
 
 def test_the_point_of_view_route_notes_a_snapshot_it_could_not_use(runs, tmp_path):
-    from app.server import create_app
+    from asiworld.server import create_app
 
     ref = snapshot_ref(runs[0], 120)
     data = bytearray(runs[0].read_bytes())

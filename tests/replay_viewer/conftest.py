@@ -4,8 +4,7 @@ and a server app reading it."""
 from __future__ import annotations
 
 import pytest
-
-from app.headless.run import Run, RunConfig
+from asiworld.headless.run import Run, RunConfig
 
 
 @pytest.fixture(scope="session")
@@ -21,7 +20,7 @@ def replay_dir(tmp_path_factory):
 
 @pytest.fixture
 def app(replay_dir):
-    from app.server import create_app
+    from asiworld.server import create_app
 
     return create_app({"SEED": 7, "SPEED": 10, "REPLAY_DIRS": [str(replay_dir)]})
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.cli import main
-from app.replay.library import find_replays
+from asiworld.cli import main
+from asiworld.replay.library import find_replays
 
 
 def test_replay_ids_come_from_file_names_and_run_folders_and_never_collide(tmp_path):
@@ -19,7 +19,7 @@ def test_replay_ids_come_from_file_names_and_run_folders_and_never_collide(tmp_p
 
 
 def test_a_broken_file_is_listed_with_its_error_instead_of_breaking_the_list(tmp_path):
-    from app.replay.library import ReplayLibrary
+    from asiworld.replay.library import ReplayLibrary
 
     (tmp_path / "broken.asirep").write_bytes(b"NOT A REPLAY")
     (row,) = ReplayLibrary([tmp_path]).listing()

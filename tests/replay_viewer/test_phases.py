@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.replay.phases import COMBAT_AFTER, COMBAT_BEFORE, RECOVERY_AFTER, timeline
+from asiworld.replay.phases import COMBAT_AFTER, COMBAT_BEFORE, RECOVERY_AFTER, timeline
 
 
 def phase_at(line: dict, char: int, tick: int) -> str:

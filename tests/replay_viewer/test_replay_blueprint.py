@@ -5,8 +5,8 @@ does not exist, and without the admin token."""
 
 from __future__ import annotations
 
-from app.replay import Replay
-from app.server import services
+from asiworld.replay import Replay
+from asiworld.server import services
 
 RID = "demo"
 
@@ -140,7 +140,7 @@ def test_a_fork_with_a_new_seed_keeps_the_state_but_changes_the_randomness(clien
 
 
 def test_a_fork_needs_the_admin_token_when_one_is_configured(replay_dir):
-    from app.server import create_app
+    from asiworld.server import create_app
 
     app = create_app({"ADMIN_TOKEN": "s3cret", "REPLAY_DIRS": [str(replay_dir)]})
     client = app.test_client()
@@ -152,7 +152,7 @@ def test_a_fork_needs_the_admin_token_when_one_is_configured(replay_dir):
 
 
 def test_a_fork_on_a_saving_server_becomes_the_saved_world_and_is_resumed(replay_dir, tmp_path):
-    from app.server.commands import build_app
+    from asiworld.server.commands import build_app
 
     data = tmp_path / "data"
     app, store = build_app(

@@ -11,9 +11,8 @@ import gzip
 import json
 
 import pytest
-
-from app.replay import Replay, ReplayError
-from app.replay.library import ReplayLibrary
+from asiworld.replay import Replay, ReplayError
+from asiworld.replay.library import ReplayLibrary
 
 RID = "demo"
 
@@ -99,7 +98,7 @@ def test_the_library_says_it_is_seeking_only_while_a_seek_is_answered(library, m
 
 
 def test_a_re_simulation_asked_to_pause_waits_then_reaches_the_same_world(library):
-    from app.replay.worlds import ReplayWorlds
+    from asiworld.replay.worlds import ReplayWorlds
 
     replay = library.get(RID)
     asked = []
@@ -115,7 +114,7 @@ def test_a_re_simulation_asked_to_pause_waits_then_reaches_the_same_world(librar
 
 
 def test_building_the_timeline_steps_aside_for_a_seek_and_misses_nothing():
-    from app.replay.library import step_aside
+    from asiworld.replay.library import step_aside
 
     asked = []
 

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from asiworld.server import create_app, services, socketio
 
-from app.server import create_app, services, socketio
 from tests.server.fakeworld import fake_world
 
 

@@ -4,7 +4,7 @@ the world's event stream."""
 
 from __future__ import annotations
 
-from app.server import create_app, services
+from asiworld.server import create_app, services
 
 
 def test_the_built_in_agents_drivers_use_the_servers_program_host():

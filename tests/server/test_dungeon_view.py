@@ -8,11 +8,11 @@ Setup stands characters on gates directly on the world (the runner has no thread
 from __future__ import annotations
 
 import pytest
+from asiworld.server import create_app, services, socketio
 
-from app.server import create_app, services, socketio
 from tests.server.conftest import received
 
-pytest.importorskip("app.engine.frames")
+pytest.importorskip("asiworld.engine.frames")
 
 SURFACE = 0
 

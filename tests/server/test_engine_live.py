@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from asiworld.server import create_app, services, socketio
 
-from app.server import create_app, services, socketio
 from tests.server.conftest import received
 
-pytest.importorskip("app.engine.frames")
+pytest.importorskip("asiworld.engine.frames")
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from asiworld.programs.manager import ACTIVE
 
-from app.programs.manager import ACTIVE
 from tests.hardening.serving import free_port, http, start_server
 
 needs_eventlet = pytest.mark.skipif(
@@ -191,7 +191,7 @@ def _program_hosts(pid: int) -> list[int]:
     children: list[int] = []
     for task in Path(f"/proc/{pid}/task").iterdir():
         children += [int(c) for c in (task / "children").read_text().split()]
-    return [c for c in children if b"app.programs.host" in Path(f"/proc/{c}/cmdline").read_bytes()]
+    return [c for c in children if b"asiworld.programs.host" in Path(f"/proc/{c}/cmdline").read_bytes()]
 
 
 @needs_eventlet
@@ -239,7 +239,7 @@ def test_ctrl_c_stops_a_busy_world_cleanly_and_saves_it(tmp_path):
     # At --speed 1000 the world is always behind its schedule, so Ctrl-C lands while it steps:
     # it must still stop the server (it used to end only the world's green thread) and the
     # server must keep answering meanwhile (the clock used to starve every other green thread).
-    from app.server.persistence import WorldStore
+    from asiworld.server.persistence import WorldStore
 
     port = free_port()
     data = tmp_path / "world"
@@ -280,7 +280,7 @@ def test_the_restarted_interpreter_gets_the_same_serve_options(argv):
     # must come back the same, defaults and repeated ones included.
     import argparse
 
-    from app.server import commands
+    from asiworld.server import commands
 
     parser = argparse.ArgumentParser()
     commands.register(parser.add_subparsers())

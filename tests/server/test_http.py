@@ -49,7 +49,8 @@ def test_admin_refuses_bad_numbers_and_changes_nothing(app, runner):
 
 
 def test_admin_token_is_required_when_configured():
-    from app.server import create_app
+    from asiworld.server import create_app
+
     from tests.server.fakeworld import fake_world
 
     app = create_app({"WORLD_FACTORY": fake_world, "ADMIN_TOKEN": "s3cret"})

@@ -17,7 +17,8 @@ import pytest
 def test_default_start_emits_no_deprecation_warning():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        from app.server import create_app
+        from asiworld.server import create_app
+
         from tests.server.fakeworld import fake_world
 
         app = create_app({"WORLD_FACTORY": fake_world})
@@ -38,7 +39,7 @@ def test_serve_prints_the_url_and_ctrl_c_stops_without_a_traceback():
     port = _free_port()
     env = dict(os.environ, PYTHONWARNINGS="error::DeprecationWarning")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--speed", "20"],
+        [sys.executable, "-m", "asiworld.cli", "serve", "--port", str(port), "--speed", "20"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -65,6 +66,6 @@ def test_serve_prints_the_url_and_ctrl_c_stops_without_a_traceback():
 
 
 def test_serve_refuses_a_speed_of_zero():
-    from app.cli import main
+    from asiworld.cli import main
 
     assert main(["serve", "--speed", "0"]) == 2

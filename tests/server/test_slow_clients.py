@@ -3,8 +3,9 @@ receiving deltas, and once drained it gets a fresh keyframe and rejoins."""
 
 from __future__ import annotations
 
-from app.server import services
-from app.server.live import HIGH_WATER
+from asiworld.server import services
+from asiworld.server.live import HIGH_WATER
+
 from tests.server.conftest import received
 
 

@@ -111,7 +111,7 @@ def test_malformed_events_get_an_error_and_change_nothing(client, runner):
 
 
 def test_token_reattaches_a_new_connection_to_the_same_character(app, client, runner):
-    from app.server import socketio
+    from asiworld.server import socketio
 
     reply = client.emit("join", {"name": "ada"}, callback=True)
     other = socketio.test_client(app)
@@ -121,7 +121,7 @@ def test_token_reattaches_a_new_connection_to_the_same_character(app, client, ru
 
 
 def test_follow_sends_the_characters_observation_with_full_memory(app, client, runner):
-    from app.server import socketio
+    from asiworld.server import socketio
 
     player = socketio.test_client(app)
     char = player.emit("join", {"name": "ada"}, callback=True)["char"]
