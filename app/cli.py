@@ -17,6 +17,7 @@ from asiworld.programs import commands as program_commands  # program run
 from asiworld.replay import commands as replay_commands  # replay info/verify/export
 from asiworld.replay import samples_commands  # replay samples (after replay_commands)
 from asiworld.server import commands as server_commands  # serve
+from asiworld.study import commands as study_commands  # study new/check/run
 
 COMMAND_MODULES = (
     headless_commands,
@@ -26,6 +27,7 @@ COMMAND_MODULES = (
     replay_commands,
     samples_commands,
     agent_commands,
+    study_commands,
 )
 
 

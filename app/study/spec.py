@@ -1,0 +1,302 @@
+"""The study file: one shared world, its clock, and the configurations that play in it.
+
+A study is a TOML file (read with tomllib) checked against the models below (pydantic, strict:
+an unknown key or a value of the wrong type is an error, never ignored). `load_study(path)`
+returns a `Study` or raises `StudyError(code, message)` whose message names the file, the line
+and the key, so a bad file stops before anything starts. The commented example that
+`asiworld study new` writes is `example.toml` beside this module; docs/studies.md documents
+every key.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .lines import locate
+
+NAME = r"^[A-Za-z0-9_-]{1,24}$"  # a character name that is also a safe file name
+TARGET = r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$"  # module:Class
+
+
+class StudyError(Exception):
+    """A study file that cannot be run: a stable code and a sentence naming file, line, key."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code, self.message = code, message
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+# --- the world and the clock -------------------------------------------------------------------
+
+
+class WorldSection(_Strict):
+    seed: int | None = None
+    seeds: list[int] | None = Field(None, min_length=1)
+    minutes: int = Field(gt=0)
+    size: int | None = Field(None, ge=48, le=4096)
+    entry: Literal["synchronised"] = "synchronised"
+
+    def seed_list(self) -> list[int]:
+        if self.seeds is not None:
+            return list(self.seeds)
+        return [7 if self.seed is None else self.seed]
+
+
+class Lockstep(_Strict):
+    """The world waits for every answer; each model call is charged a think time in ticks:
+    `fixed`: think_ticks per call; `tokens`: think_ticks + ceil(completion tokens /
+    tokens_per_tick). With a deterministic endpoint the same study gives the same state hash."""
+
+    kind: Literal["lockstep"]
+    think: Literal["fixed", "tokens"] = "fixed"
+    think_ticks: int = Field(3, ge=1, le=600)
+    tokens_per_tick: float = Field(50.0, gt=0)
+
+    def charge(self, completion_tokens: int) -> int:
+        if self.think == "fixed":
+            return self.think_ticks
+        return self.think_ticks + math.ceil(max(0, completion_tokens) / self.tokens_per_tick)
+
+    def describe(self) -> str:
+        if self.think == "fixed":
+            return f"lockstep: each model call costs {self.think_ticks} ticks"
+        return (f"lockstep: each model call costs {self.think_ticks} ticks + one per "
+                f"{self.tokens_per_tick:g} completion tokens")
+
+
+class Realtime(_Strict):
+    """The paper's setting: the world runs at `speed` ticks per real second and never waits;
+    a model's latency is its think time, and programs keep acting meanwhile."""
+
+    kind: Literal["realtime"]
+    speed: float = Field(10.0, gt=0, le=10_000)
+
+    def describe(self) -> str:
+        return f"realtime: {self.speed:g} ticks per second, the world does not wait"
+
+
+Clock = Annotated[Lockstep | Realtime, Field(discriminator="kind")]
+
+
+# --- the configurations ------------------------------------------------------------------------
+
+
+class OpenAIConfiguration(_Strict):
+    """A language model behind an OpenAI-compatible chat endpoint, played by the harness."""
+
+    kind: Literal["openai"]
+    name: str = Field(pattern=NAME)
+    label: str = Field("", max_length=32)
+    model_url: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    api_key_env: str = "OPENAI_API_KEY"
+    pause_ticks: int = Field(0, ge=0, le=6000)  # think pacing: ticks between two turns
+    max_tokens: int = Field(1024, ge=1)
+    temperature: float = Field(0.0, ge=0, le=2)
+    history: int = Field(12, ge=0, le=200)  # recent tool results shown to the model
+    programs: bool = True  # may host programs (submit_program)
+    request_timeout: float = Field(60.0, gt=0)
+    max_retries: int = Field(6, ge=0, le=50)
+    backoff_seconds: float = Field(1.0, ge=0)
+
+
+class BuiltinConfiguration(_Strict):
+    """One of the built-in configurations (app/agents/builtin.py) with its parameters."""
+
+    kind: Literal["builtin"]
+    name: str = Field(pattern=NAME)
+    label: str = Field("", max_length=32)
+    agent: str
+    think_ticks: int = Field(3, ge=1, le=600)
+    seed: int | None = None  # default: derived from the world seed and the seat
+
+
+class PythonConfiguration(_Strict):
+    """The user's own agent: `module:Class` implementing asiworld.agents.interface.StudyAgent,
+    built with `params` as keyword arguments."""
+
+    kind: Literal["python"]
+    name: str = Field(pattern=NAME)
+    label: str = Field("", max_length=32)
+    agent: str = Field(pattern=TARGET)
+    think_ticks: int = Field(3, ge=1, le=600)
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class ExternalConfiguration(_Strict):
+    """A seat for an agent that connects by itself; the study prints its token and waits."""
+
+    kind: Literal["external"]
+    name: str = Field(pattern=NAME)
+    label: str = Field("", max_length=32)
+
+
+Configuration = Annotated[
+    OpenAIConfiguration | BuiltinConfiguration | PythonConfiguration | ExternalConfiguration,
+    Field(discriminator="kind"),
+]
+KINDS = ("openai", "builtin", "python", "external")
+
+
+class Study(_Strict):
+    title: str = ""
+    world: WorldSection
+    clock: Clock = Field(default_factory=lambda: Lockstep(kind="lockstep"))
+    configuration: list[Configuration] = Field(min_length=1)
+
+    @property
+    def configurations(self) -> list[Any]:
+        return list(self.configuration)
+
+
+# --- reading a file ----------------------------------------------------------------------------
+
+
+def load_study(path: str | Path) -> tuple[Study, str]:
+    """The study in `path` and its text; StudyError for anything that keeps it from running."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise StudyError("study_missing", f"no study file at {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StudyError("unreadable_study", f"cannot read {path}: {exc}") from None
+    return parse_study(text, str(path)), text
+
+
+def parse_study(text: str, where: str = "study.toml") -> Study:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise StudyError("bad_toml", f"{where}: not valid TOML: {exc}") from None
+    try:
+        study = Study.model_validate(data)
+    except ValidationError as exc:
+        raise _explain(exc, text, where) from None
+    _check_names(study, text, where)
+    _check_agents(study, text, where)
+    return study
+
+
+def _at(text: str, where: str, loc: tuple[Any, ...]) -> str:
+    line = locate(text, loc)
+    return f"{where} line {line}" if line is not None else where
+
+
+def _key(loc: tuple[Any, ...]) -> str:
+    """`world.minutes`, `configuration[2].model` (1-based, as a person counts tables)."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part + 1}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(top level)"
+
+
+CODES = {
+    "missing": "missing_key",
+    "extra_forbidden": "unknown_key",
+    "union_tag_invalid": "unknown_kind",
+    "union_tag_not_found": "missing_key",
+    "literal_error": "bad_value",
+    "string_pattern_mismatch": "bad_value",
+}
+
+
+def _explain(exc: ValidationError, text: str, where: str) -> StudyError:
+    """The first problem in the file's own order, as one StudyError."""
+    errors = []
+    for err in exc.errors():
+        # A discriminated union puts the tag in the location (configuration.0.openai.model).
+        loc = tuple(p for p in err["loc"] if p not in KINDS and p not in ("lockstep", "realtime"))
+        at = (*loc, "kind") if err["type"] == "union_tag_invalid" else loc
+        # A misspelt key also leaves the right one missing: the misspelling is the news.
+        errors.append((err["type"] != "extra_forbidden", locate(text, at) or 0, loc, err))
+    errors.sort(key=lambda e: e[:2])
+    *_, loc, err = errors[0]
+    kind, key = err["type"], _key(loc)
+    at = _at(text, where, (*loc, "kind") if kind == "union_tag_invalid" else loc)
+    code = CODES.get(kind) or ("wrong_type" if kind.endswith("_type") else "bad_value")
+    if kind == "missing":
+        message = f"{at}: `{key}` is required"
+    elif kind == "extra_forbidden":
+        message = f"{at}: unknown key `{key}`" + _allowed(err["loc"])
+    elif kind == "union_tag_invalid":
+        choices = "openai, builtin, python, external" if loc[0] == "configuration" else \
+            "lockstep, realtime"
+        message = f"{at}: `{key}.kind` is {err['input'].get('kind')!r}; kinds: {choices}"
+    elif kind == "union_tag_not_found":
+        message = f"{at}: `{key}` needs a `kind`"
+    else:
+        message = f"{at}: `{key}`: {err['msg']} (got {_shown(err.get('input'))})"
+    return StudyError(code, message)
+
+
+TABLES: dict[Any, type[BaseModel]] = {
+    "world": WorldSection, "lockstep": Lockstep, "realtime": Realtime,
+    "openai": OpenAIConfiguration, "builtin": BuiltinConfiguration,
+    "python": PythonConfiguration, "external": ExternalConfiguration,
+}
+
+
+def _allowed(raw_loc: tuple[Any, ...]) -> str:
+    """The keys the table holding an unknown key may have (its kind's, for a tagged table)."""
+    parents = [p for p in raw_loc[:-1] if not isinstance(p, int)]
+    model = TABLES.get(parents[-1]) if parents else Study
+    if model is None:
+        return ""
+    return "; keys: " + ", ".join(model.model_fields)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_names(study: Study, text: str, where: str) -> None:
+    seen: dict[str, int] = {}
+    for i, conf in enumerate(study.configuration):
+        if conf.name in seen:
+            at = _at(text, where, ("configuration", i, "name"))
+            raise StudyError(
+                "duplicate_name",
+                f"{at}: configuration name {conf.name!r} is used twice "
+                f"(configuration {seen[conf.name] + 1} and {i + 1}); names must differ",
+            )
+        seen[conf.name] = i
+
+
+def _check_agents(study: Study, text: str, where: str) -> None:
+    """Built-in names exist, python agents import and look like the interface."""
+    from asiworld.agents.builtin import available
+    from asiworld.agents.interface import InterfaceError, load_agent_class
+
+    for i, conf in enumerate(study.configuration):
+        if isinstance(conf, BuiltinConfiguration) and conf.agent not in available():
+            at = _at(text, where, ("configuration", i, "agent"))
+            raise StudyError(
+                "unknown_configuration",
+                f"{at}: `configuration[{i + 1}].agent` {conf.agent!r} is not a built-in "
+                f"configuration; available: {', '.join(available())}",
+            )
+        if isinstance(conf, PythonConfiguration):
+            try:
+                load_agent_class(conf.agent)
+            except InterfaceError as exc:
+                at = _at(text, where, ("configuration", i, "agent"))
+                raise StudyError(exc.code, f"{at}: {exc.message}") from None
+
+
+def example_text() -> str:
+    return (Path(__file__).parent / "example.toml").read_text(encoding="utf-8")
+
