@@ -9,27 +9,42 @@ publishes the same schema. The server joins the world on start (or reuses a toke
 from __future__ import annotations
 
 import inspect
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from asiworld.agents.harness import system_prompt
 from asiworld.agents.sdk import Client
 from asiworld.agents.tools import ToolBox, tool_specs
+from pydantic import Field
 
 SIMPLE_TYPES: dict[str, Any] = {"integer": int, "string": str, "number": float, "boolean": bool}
+# JSON Schema keyword -> pydantic Field keyword: the MCP SDK builds its published schema and its
+# argument check from the function signature, so every bound has to be carried there.
+FIELD_KEYWORDS = {
+    "minimum": "ge",
+    "maximum": "le",
+    "maxLength": "max_length",
+    "minLength": "min_length",
+    "maxItems": "max_length",
+    "description": "description",
+}
 
 
 def annotation(schema: dict) -> Any:
-    """A Python type for a JSON schema (the subset the tools use)."""
+    """A Python type for a JSON schema (the subset the tools use), bounds and sentence kept."""
     if "enum" in schema:
-        return Literal[tuple(schema["enum"])]
-    if schema.get("type") == "array":
-        return list[annotation(schema.get("items", {"type": "string"}))]
-    return SIMPLE_TYPES.get(schema.get("type"), Any)
+        kind: Any = Literal[tuple(schema["enum"])]
+    elif schema.get("type") == "array":
+        kind = list[annotation(schema.get("items", {"type": "string"}))]
+    else:
+        kind = SIMPLE_TYPES.get(schema.get("type"), Any)
+    limits = {FIELD_KEYWORDS[k]: v for k, v in schema.items() if k in FIELD_KEYWORDS}
+    return Annotated[kind, Field(**limits)] if limits else kind
 
 
 def tool_function(toolbox: ToolBox, spec: dict) -> Any:
-    """A function with the tool's parameters as keyword arguments; unset optional ones are left
-    out of the call so the world applies its own defaults."""
+    """A function with the tool's parameters as keyword arguments. An argument with a default
+    publishes it; an optional one without (gather's x, y or target) is left out of the call when
+    unset, so the world decides what its absence means."""
     name = spec["name"]
 
     def run(**kwargs: Any) -> dict:
@@ -41,14 +56,14 @@ def tool_function(toolbox: ToolBox, spec: dict) -> Any:
     for arg, schema in props.items():
         kind = annotation(schema)
         if arg in required:
-            params.append(inspect.Parameter(arg, inspect.Parameter.KEYWORD_ONLY, annotation=kind))
+            default: Any = inspect.Parameter.empty
+        elif "default" in schema:
+            default = schema["default"]
         else:
-            kind = kind | None
-            params.append(
-                inspect.Parameter(
-                    arg, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=None
-                )
-            )
+            kind, default = kind | None, None
+        params.append(
+            inspect.Parameter(arg, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=default)
+        )
         annotations[arg] = kind
     run.__signature__ = inspect.Signature(params, return_annotation=dict)  # type: ignore[attr-defined]
     run.__annotations__ = {**annotations, "return": dict}

@@ -1,7 +1,8 @@
 """The tools an outside agent plays with, shared by the LLM harness and the MCP server.
 
-One tool per action type, generated from the engine's action table (`actions.describe()`), plus
-tools to observe, to submit/inspect/cancel a hosted program, and to wait for an event. Every tool
+One tool per action type, generated from the engine's action table (`asiworld.protocol`: every
+bound, default and description), plus tools to observe, to submit/inspect/cancel a hosted
+program, and to wait for an event. Every tool
 answers with a JSON-ready dict and never raises for a game reason: refusals and API errors come
 back as `{"ok": false, "code", "message"}` so a model can read them and try something else.
 """
@@ -10,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from asiworld import protocol
 from asiworld.agents.sdk import ApiError, Client
-from asiworld.server.openapi import arg_schema
 
 WAIT_LIMIT_SECONDS = 60.0
+WAIT_DEFAULT_SECONDS = 10.0
 
 EXTRA_TOOLS: list[dict[str, Any]] = [
     {
@@ -38,14 +40,17 @@ EXTRA_TOOLS: list[dict[str, Any]] = [
     {
         "name": "program_status",
         "description": "Status, logs and outcome of a program (all your programs without id).",
-        "parameters": {"type": "object", "properties": {"id": {"type": "integer"}}},
+        "parameters": {
+            "type": "object",
+            "properties": {"id": {"type": "integer", "description": "a program id"}},
+        },
     },
     {
         "name": "cancel_program",
         "description": "Stop a running program; its current operation is left to finish.",
         "parameters": {
             "type": "object",
-            "properties": {"id": {"type": "integer"}},
+            "properties": {"id": {"type": "integer", "description": "the program's id"}},
             "required": ["id"],
         },
     },
@@ -56,8 +61,18 @@ EXTRA_TOOLS: list[dict[str, Any]] = [
         "parameters": {
             "type": "object",
             "properties": {
-                "kinds": {"type": "array", "items": {"type": "string"}},
-                "timeout_seconds": {"type": "number", "minimum": 0, "maximum": WAIT_LIMIT_SECONDS},
+                "kinds": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "event kinds to wait for (any event concerning you without)",
+                },
+                "timeout_seconds": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": WAIT_LIMIT_SECONDS,
+                    "default": WAIT_DEFAULT_SECONDS,
+                    "description": "how long to wait at most",
+                },
             },
         },
     },
@@ -66,23 +81,14 @@ EXTRA_TOOLS: list[dict[str, Any]] = [
 
 def action_tools() -> list[dict[str, Any]]:
     """A tool per action type: the action's arguments become the tool's parameters."""
-    from asiworld.engine import actions
-
-    tools = []
-    for action in actions.describe():
-        props = {name: arg_schema(spec) for name, spec in action["args"].items()}
-        required = [name for name, spec in action["args"].items() if spec.get("required")]
-        params: dict[str, Any] = {"type": "object", "properties": props}
-        if required:
-            params["required"] = required
-        tools.append(
-            {
-                "name": action["type"],
-                "description": f"Action ({action['category']}): {action['help']}.",
-                "parameters": params,
-            }
-        )
-    return tools
+    return [
+        {
+            "name": action["type"],
+            "description": f"Action ({action['category']}): {action['help']}.",
+            "parameters": protocol.parameters_schema(action),
+        }
+        for action in protocol.actions()
+    ]
 
 
 def tool_specs() -> list[dict[str, Any]]:
@@ -130,7 +136,7 @@ class ToolBox:
                 return _failure("bad_argument", "cancel_program needs `id`: a program id")
             return client.cancel(args["id"])
         if name == "wait_for_event":
-            timeout = args.get("timeout_seconds", 10.0)
+            timeout = args.get("timeout_seconds", WAIT_DEFAULT_SECONDS)
             if not isinstance(timeout, int | float) or timeout < 0:
                 return _failure("bad_argument", "timeout_seconds is a number of seconds >= 0")
             kinds = args.get("kinds")

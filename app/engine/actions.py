@@ -25,12 +25,22 @@ CATEGORIES = ("movement", "gathering", "crafting", "building", "combat", "consum
 
 @dataclass(frozen=True)
 class Arg:
+    """One argument of an action: the single description every outside form is made from
+    (the server's checks, the OpenAPI document, the program API, the LLM and MCP tools)."""
+
     kind: str  # "int", "str", "dir", "slot", "int_list"
     required: bool = True
     default: Any = None
     low: int | None = None
     high: int | None = None
     max_len: int = 64
+    help: str = ""
+    max_items: int = 8  # int_list only
+
+    @property
+    def choices(self) -> tuple[str, ...] | None:
+        """The words a `dir` or `slot` argument may be; None for other kinds."""
+        return {"dir": tuple(DIRECTIONS), "slot": SLOTS}.get(self.kind)
 
 
 @dataclass
@@ -101,9 +111,10 @@ def _coerce(kind: str, name: str, spec: Arg, value: Any) -> Any:
                           f"{kind}: {name!r} must be between {spec.low} and {spec.high}")
         return value
     if spec.kind == "int_list":
-        if not isinstance(value, list) or len(value) > 8 or not all(
+        if not isinstance(value, list) or len(value) > spec.max_items or not all(
                 isinstance(v, int) and not isinstance(v, bool) for v in value):
-            raise Refusal("bad_argument", f"{kind}: {name!r} must be a list of at most 8 ids")
+            raise Refusal("bad_argument",
+                          f"{kind}: {name!r} must be a list of at most {spec.max_items} ids")
         return list(value)
     if not isinstance(value, str):
         raise Refusal("bad_argument", f"{kind}: {name!r} must be text")
@@ -184,14 +195,27 @@ def _run_effect(world: World, char: Character, handler: Handler, op: Op, standal
         world.emit("op_done", char=char.id, op=op.id, type=op.type, result=dict(op.result))
 
 
-def describe() -> list[dict[str, Any]]:
-    """The action table for documentation, the program API and the LLM tools."""
-    out = []
-    for h in HANDLERS.values():
-        out.append({"type": h.type, "category": h.category, "help": h.help,
-                    "args": {n: {"kind": a.kind, "required": a.required, "default": a.default,
-                                 "low": a.low, "high": a.high} for n, a in h.args.items()}})
+def describe_arg(arg: Arg) -> dict[str, Any]:
+    """One argument as plain data; only what applies to its kind."""
+    out: dict[str, Any] = {"kind": arg.kind, "required": arg.required, "default": arg.default,
+                           "help": arg.help}
+    if arg.kind == "int":
+        out.update(low=arg.low, high=arg.high)
+    elif arg.kind == "str":
+        out["max_len"] = arg.max_len
+    elif arg.kind == "int_list":
+        out["max_items"] = arg.max_items
+    if arg.choices is not None:
+        out["choices"] = list(arg.choices)
     return out
+
+
+def describe() -> list[dict[str, Any]]:
+    """The action table as plain data: what the server checks and documents, what the program
+    API, the LLM tools and the MCP tools are made from. Read at each call, never copied."""
+    return [{"type": h.type, "category": h.category, "help": h.help,
+             "args": {n: describe_arg(a) for n, a in h.args.items()}}
+            for h in HANDLERS.values()]
 
 
 # The rule modules register their handlers on import.

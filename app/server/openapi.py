@@ -1,58 +1,18 @@
 """The OpenAPI 3 description of the agent API, served at /api/openapi.json.
 
-The action schema is generated from the engine's own action table (`actions.describe()`), so the
-spec lists exactly the actions the world accepts.
+The action schema is generated from the engine's own action table (`asiworld.protocol`), so the
+spec lists exactly the actions and bounds the world accepts; it is built per request for the same
+reason (a changed bound shows at once).
 """
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Any
-
-ARG_SCHEMAS = {
-    "dir": {"type": "string", "enum": ["n", "s", "e", "w"]},
-    "slot": {"type": "string", "enum": ["weapon", "armor", "outfit", "light"]},
-    "int_list": {"type": "array", "items": {"type": "integer"}},
-    "str": {"type": "string"},
-    "int": {"type": "integer"},
-}
-
-
-def arg_schema(spec: dict) -> dict:
-    """JSON schema of one action argument from its engine description."""
-    out = dict(ARG_SCHEMAS.get(spec.get("kind"), {"type": "string"}))
-    if out["type"] == "integer":
-        if spec.get("low") is not None:
-            out["minimum"] = spec["low"]
-        if spec.get("high") is not None:
-            out["maximum"] = spec["high"]
-    if spec.get("default") is not None:
-        out["default"] = spec["default"]
-    return out
+from asiworld import protocol
 
 
 def action_schemas() -> list[dict]:
-    """One object schema per action type: `type` fixed, then the action's own arguments."""
-    from asiworld.engine import actions
-
-    out = []
-    for action in actions.describe():
-        props: dict[str, Any] = {"type": {"type": "string", "enum": [action["type"]]}}
-        required = ["type"]
-        for name, spec in action["args"].items():
-            props[name] = arg_schema(spec)
-            if spec.get("required"):
-                required.append(name)
-        out.append(
-            {
-                "type": "object",
-                "title": action["type"],
-                "description": f"{action['help']} (category: {action['category']})",
-                "properties": props,
-                "required": required,
-            }
-        )
-    return out
+    """One object schema per action type, from the engine's action table."""
+    return [protocol.action_schema(action) for action in protocol.actions()]
 
 
 def _error_response(description: str) -> dict:
@@ -83,7 +43,6 @@ MALFORMED = {
 ANY_OBJECT = {"type": "object", "additionalProperties": True}
 
 
-@cache
 def spec() -> dict:
     schemas = {
         "Error": {

@@ -72,8 +72,11 @@ def _place(world: World, char: Character, op: Op) -> bool:
     return True
 
 
-register(Handler("place", "building", {"item": Arg("str"), "x": Arg("int", low=0, high=4095),
-                                       "y": Arg("int", low=0, high=4095)},
+register(Handler("place", "building",
+                 {"item": Arg("str", help="the structure to place: an item you carry (wall, door,"
+                              " floor, bed) or a station built from materials"),
+                  "x": Arg("int", low=0, high=4095, help="x of an adjacent empty land tile"),
+                  "y": Arg("int", low=0, high=4095, help="y of an adjacent empty land tile")},
                  _check_place, _place,
                  help="place a structure (wall, door, floor, bed, or a station from materials) on an adjacent empty land tile"))
 
@@ -126,8 +129,9 @@ def _dismantle(world: World, char: Character, op: Op) -> bool:
     return True
 
 
-register(Handler("dismantle", "building", {"x": Arg("int", low=0, high=4095),
-                                           "y": Arg("int", low=0, high=4095)},
+register(Handler("dismantle", "building",
+                 {"x": Arg("int", low=0, high=4095, help="x of an adjacent structure of your own"),
+                  "y": Arg("int", low=0, high=4095, help="y of an adjacent structure of your own")},
                  _check_dismantle, _dismantle,
                  help="take down an adjacent structure of your own (materials come back)"))
 
@@ -174,7 +178,8 @@ def _set_lock(locked: bool):
     return effect
 
 
-_XY = {"x": Arg("int", low=0, high=4095), "y": Arg("int", low=0, high=4095)}
+_XY = {"x": Arg("int", low=0, high=4095, help="x of an adjacent door of your own"),
+       "y": Arg("int", low=0, high=4095, help="y of an adjacent door of your own")}
 register(Handler("install_lock", "building", dict(_XY), _check_install, _install,
                  help="fit a lock (item) to an adjacent door of your own"))
 register(Handler("lock", "building", dict(_XY), _check_lock, _set_lock(True),

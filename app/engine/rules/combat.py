@@ -46,7 +46,7 @@ def _attack(world: World, char: Character, op: Op) -> bool:
     return True
 
 
-register(Handler("attack", "combat", {"target": Arg("int", low=0)}, _check, _attack,
+register(Handler("attack", "combat", {"target": Arg("int", low=0, help="id of an adjacent creature")}, _check, _attack,
                  help="strike an adjacent creature (weapon damage; 2-tick cooldown)"))
 
 

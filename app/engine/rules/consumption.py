@@ -37,7 +37,7 @@ def _eat(world: World, char: Character, op: Op) -> bool:
     return True
 
 
-_ITEM = {"item": Arg("str")}
+_ITEM = {"item": Arg("str", help="an item in your inventory")}
 register(Handler("eat", "consumption", dict(_ITEM), _check_eat, _eat,
                  help="eat food or drink a potion from the inventory"))
 register(Handler("use", "consumption", dict(_ITEM), _check_eat, _eat,
@@ -98,5 +98,5 @@ def _unequip(world: World, char: Character, op: Op) -> bool:
     return True
 
 
-register(Handler("unequip", "consumption", {"slot": Arg("slot")}, _check_unequip, _unequip,
+register(Handler("unequip", "consumption", {"slot": Arg("slot", help="the slot to empty")}, _check_unequip, _unequip,
                  help=f"take off what is in a slot ({', '.join(SLOTS)}); a torch taken off is spent"))

@@ -94,7 +94,8 @@ def _effect(world: World, char: Character, op: Op) -> bool:
 
 
 register(Handler("craft", "crafting",
-                 {"recipe": Arg("str"), "count": Arg("int", required=False, default=1, low=1,
-                                                     high=50)},
+                 {"recipe": Arg("str", help="a recipe id or the name of the item it makes"),
+                  "count": Arg("int", required=False, default=1, low=1, high=50,
+                               help="how many times to craft the recipe")},
                  _check, _effect, begin=_begin,
                  help="craft a recipe (by recipe id or item name) count times at a station within 2 tiles"))

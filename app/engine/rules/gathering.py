@@ -94,8 +94,11 @@ def _effect(world: World, char: Character, op: Op) -> bool:
 
 
 register(Handler("gather", "gathering",
-                 {"x": Arg("int", required=False, low=0, high=4095),
-                  "y": Arg("int", required=False, low=0, high=4095),
-                  "target": Arg("int", required=False, low=0)},
+                 {"x": Arg("int", required=False, low=0, high=4095,
+                           help="x of an adjacent source tile (with y)"),
+                  "y": Arg("int", required=False, low=0, high=4095,
+                           help="y of an adjacent source tile (with x)"),
+                  "target": Arg("int", required=False, low=0,
+                                help="id of an adjacent sheep to shear (instead of x and y)")},
                  _check, _effect, begin=_begin,
                  help="gather from an adjacent source tile (x, y), or shear an adjacent sheep (target)"))

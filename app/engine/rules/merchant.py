@@ -60,7 +60,10 @@ register(
     Handler(
         "buy",
         "trade",
-        {"item": Arg("str"), "count": Arg("int", required=False, default=1, low=1, high=1000)},
+        {
+            "item": Arg("str", help="an item in the merchant's list"),
+            "count": Arg("int", required=False, default=1, low=1, high=1000, help="how many to buy"),
+        },
         _check,
         _buy,
         help="next to the merchant: buy items for T-coins at the prices in its list"

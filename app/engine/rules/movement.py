@@ -55,7 +55,7 @@ def _move(world: World, char: Character, op: Op) -> bool:
     return True
 
 
-register(Handler("move", "movement", {"dir": Arg("dir")}, _check_move, _move, begin=_begin_move,
+register(Handler("move", "movement", {"dir": Arg("dir", help="n (north, up the map), s, e or w")}, _check_move, _move, begin=_begin_move,
                  help="one step north, south, east or west"))
 
 
@@ -146,7 +146,7 @@ def _move_to(world: World, char: Character, op: Op) -> bool:
     return False
 
 
-register(Handler("move_to", "movement", {"x": Arg("int", low=0, high=4095),
-                                         "y": Arg("int", low=0, high=4095)},
+register(Handler("move_to", "movement", {"x": Arg("int", low=0, high=4095, help="x of the tile to walk to"),
+                                         "y": Arg("int", low=0, high=4095, help="y of the tile to walk to")},
                  _check_move_to, _move_to, begin=_begin_move_to, recheck=False,
                  help="walk a found path to a tile (or next to it when the tile is solid)"))

@@ -73,7 +73,7 @@ def _wait(world: World, char: Character, op: Op) -> bool:
 
 
 register(Handler("wait", "idle", {"ticks": Arg("int", required=False, default=1, low=1,
-                                              high=600)},
+                                              high=600, help="how many ticks to wait")},
                  lambda world, char, args: None, _wait, begin=_begin_wait,
                  help="do nothing for a number of ticks"))
 
@@ -83,6 +83,6 @@ def _say(world: World, char: Character, op: Op) -> bool:
     return True
 
 
-register(Handler("say", "communication", {"text": Arg("str", max_len=200)},
+register(Handler("say", "communication", {"text": Arg("str", max_len=200, help="what to say")},
                  lambda world, char, args: None, _say, interrupts=False, while_asleep=True,
                  help="say something (up to 200 characters) to those nearby"))

@@ -33,8 +33,9 @@ def _give(world: World, char: Character, op: Op) -> bool:
     return True
 
 
-_COUNT = Arg("int", required=False, default=1, low=1, high=1000)
-register(Handler("give", "trade", {"target": Arg("int", low=0), "item": Arg("str"),
+_COUNT = Arg("int", required=False, default=1, low=1, high=1000, help="how many of the item")
+register(Handler("give", "trade", {"target": Arg("int", low=0, help="id of an adjacent character"),
+                                   "item": Arg("str", help="an item in your inventory"),
                                    "count": _COUNT}, _check_give, _give,
                  help="hand items to an adjacent character"))
 
@@ -52,7 +53,7 @@ def _drop(world: World, char: Character, op: Op) -> bool:
     return True
 
 
-register(Handler("drop", "trade", {"item": Arg("str"), "count": _COUNT}, _check_drop, _drop,
+register(Handler("drop", "trade", {"item": Arg("str", help="an item in your inventory"), "count": _COUNT}, _check_drop, _drop,
                  help="drop items in a bag where you stand"))
 
 

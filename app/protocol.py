@@ -1,0 +1,70 @@
+"""The engine's action table in the shape outsiders read: JSON Schema.
+
+`asiworld.engine.actions.describe()` is the one description of every action and argument (kind,
+bounds, default, sentence). The OpenAPI document, the LLM tools and the MCP tools all publish the
+schemas made here, so a bound changed in the engine shows everywhere at once; nothing here is
+cached for the same reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+KIND_TYPES = {"int": "integer", "str": "string", "dir": "string", "slot": "string"}
+
+
+def arg_schema(arg: dict[str, Any]) -> dict[str, Any]:
+    """JSON Schema of one action argument from its engine description."""
+    kind = arg["kind"]
+    if kind == "int_list":
+        out: dict[str, Any] = {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 0},
+            "maxItems": arg["max_items"],
+        }
+    else:
+        out = {"type": KIND_TYPES[kind]}
+    if arg.get("choices") is not None:
+        out["enum"] = list(arg["choices"])
+    if kind == "int":
+        if arg.get("low") is not None:
+            out["minimum"] = arg["low"]
+        if arg.get("high") is not None:
+            out["maximum"] = arg["high"]
+    if kind == "str":
+        out["maxLength"] = arg["max_len"]
+    if arg.get("default") is not None:
+        out["default"] = arg["default"]
+    if arg.get("help"):
+        out["description"] = arg["help"]
+    return out
+
+
+def parameters_schema(action: dict[str, Any]) -> dict[str, Any]:
+    """The object schema of an action's own arguments (without `type`)."""
+    props = {name: arg_schema(arg) for name, arg in action["args"].items()}
+    required = [name for name, arg in action["args"].items() if arg["required"]]
+    out: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
+    if required:
+        out["required"] = required
+    return out
+
+
+def action_schema(action: dict[str, Any]) -> dict[str, Any]:
+    """The whole action as sent to the world: `type` fixed to this action, then its arguments."""
+    params = parameters_schema(action)
+    return {
+        "type": "object",
+        "title": action["type"],
+        "description": f"{action['help']} (category: {action['category']})",
+        "properties": {"type": {"type": "string", "enum": [action["type"]]}, **params["properties"]},
+        "required": ["type", *params.get("required", [])],
+        "additionalProperties": False,
+    }
+
+
+def actions() -> list[dict[str, Any]]:
+    """The engine's action table, read now (a test may have changed a bound)."""
+    from asiworld.engine import actions as table
+
+    return table.describe()

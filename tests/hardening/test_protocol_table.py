@@ -1,0 +1,85 @@
+"""One table: the engine's action table is what the server checks, what the OpenAPI document
+shows, what the program API refuses and what the LLM and MCP tools publish. Changing one bound
+there (craft's `count` maximum, 50 -> 5) shows in all of them at once."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+import mcp
+import pytest
+from asiworld.agents.mcp_server import build_server
+from asiworld.agents.tools import openai_tools
+from asiworld.engine import actions
+
+from tests.hardening.conftest import agent, bearer
+
+NEW_MAX = 5
+
+
+@pytest.fixture
+def craft_count_max_5(monkeypatch):
+    craft = actions.HANDLERS["craft"]
+    count = dataclasses.replace(craft.args["count"], high=NEW_MAX)
+    monkeypatch.setitem(craft.args, "count", count)
+    return count
+
+
+def craft_count(schema: dict) -> dict:
+    return schema["properties"]["count"]
+
+
+def test_rest_validation_refuses_the_new_bound(craft_count_max_5, http):
+    cid, token = agent(http)
+    action = {"type": "craft", "recipe": "plank", "count": NEW_MAX + 1}
+    reply = http.post(f"/api/agents/{cid}/act", json={"action": action}, headers=bearer(token))
+    assert reply.status_code == 422
+    error = reply.get_json()["error"]
+    assert error["code"] == "bad_argument" and f"between 1 and {NEW_MAX}" in error["message"]
+    action["count"] = NEW_MAX  # in bounds: whatever the world says, it is not the argument
+    reply = http.post(f"/api/agents/{cid}/act", json={"action": action}, headers=bearer(token))
+    assert reply.get_json().get("code") != "bad_argument"
+
+
+def test_the_openapi_document_shows_the_new_bound(craft_count_max_5, http):
+    spec = http.get("/api/openapi.json").get_json()
+    craft = next(s for s in spec["components"]["schemas"]["Action"]["oneOf"] if s["title"] == "craft")
+    assert craft_count(craft) == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": NEW_MAX,
+        "default": 1,
+        "description": craft_count_max_5.help,
+    }
+
+
+def test_the_llm_tool_publishes_the_new_bound(craft_count_max_5):
+    tools = {t["function"]["name"]: t["function"] for t in openai_tools()}
+    count = craft_count(tools["craft"]["parameters"])
+    assert count["maximum"] == NEW_MAX and count["default"] == 1 and count["description"]
+
+
+class _Client:
+    character = 1
+
+
+def test_the_mcp_tool_publishes_the_new_bound_and_refuses_past_it(craft_count_max_5):
+    async def listed_and_refused() -> tuple[dict, bool]:
+        async with mcp.Client(build_server(_Client())) as session:
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            refused = await session.call_tool("craft", {"recipe": "plank", "count": NEW_MAX + 1})
+            return tools["craft"].input_schema, refused.is_error
+
+    schema, refused = asyncio.run(listed_and_refused())
+    count = craft_count(schema)
+    assert (count["type"], count["minimum"], count["maximum"]) == ("integer", 1, NEW_MAX)
+    assert count["default"] == 1 and count["description"] == craft_count_max_5.help
+    assert "count" not in schema.get("required", [])
+    assert refused  # the MCP SDK's own check, before anything reaches the server
+
+
+def test_without_the_patch_the_table_says_50():
+    """The patch above is what moves the bound: the table itself says 50."""
+    tools = {t["function"]["name"]: t["function"] for t in openai_tools()}
+    assert craft_count(tools["craft"]["parameters"])["maximum"] == 50
