@@ -26,3 +26,13 @@ class ActionResult:
     @classmethod
     def refused(cls, refusal: Refusal) -> ActionResult:
         return cls(False, refusal.code, refusal.message)
+
+
+class SnapshotError(ValueError):
+    """World snapshot bytes that cannot be restored: a stable code (`bad_snapshot`,
+    `snapshot_version`, `snapshot_pickled`) and a sentence. Nothing in them was run."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message

@@ -5,14 +5,13 @@ one tick, and returns the tick's events. The order inside a tick is fixed (ids a
 from __future__ import annotations
 
 import hashlib
-import pickle
 import random
 from collections import deque
 from typing import Any
 
 import numpy as np
 
-from . import actions, clock, creatures, homes, survival, vision
+from . import actions, clock, creatures, homes, snapshot, survival, vision
 from .content import Content, load_content
 from .errors import ActionResult, Refusal
 from .model import SURFACE, Area, Character, Creature, Entity, LootBag, Op, Pos
@@ -310,23 +309,19 @@ class World:
         return h.hexdigest()
 
     # ------------------------------------------------------------------ persistence
-    _TRANSIENT = ("content", "_events", "tile_changes", "char_events", "path_cache", "path_memo",
-                  "sight_cache")
-
-    def snapshot(self) -> bytes:
-        """The whole state as bytes; `World.restore` brings it back with the same future."""
-        state = {k: v for k, v in vars(self).items() if k not in self._TRANSIENT}
-        state["extensions"] = {k: v for k, v in self.extensions.items() if k != "tick_hooks"}
-        state["char_events"] = {k: list(v) for k, v in self.char_events.items()}
-        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+    def snapshot(self, *, input_log: bool = True) -> bytes:
+        """The whole state as plain-data bytes (app/engine/snapshot.py); `World.restore` brings
+        it back with the same future. Without `input_log` the log's rows are counted as
+        forgotten (a replay keeps them itself)."""
+        return snapshot.dump(self, input_log=input_log)
 
     @classmethod
     def restore(cls, blob: bytes, content: Content | None = None) -> World:
-        state = pickle.loads(blob)
+        """The world a `snapshot` holds; SnapshotError (nothing run, nothing changed) for bytes
+        that are not a snapshot of this schema version."""
+        state = snapshot.read(blob)
         world = cls(content or load_content(), state["seed"])
-        events = state.pop("char_events")
-        vars(world).update(state)
-        world.char_events = {k: deque(v, maxlen=EVENT_MEMORY) for k, v in events.items()}
+        snapshot.fill(world, state, EVENT_MEMORY)
         for hook_installer in _RESTORE_HOOKS:
             hook_installer(world)
         return world

@@ -38,8 +38,9 @@ INPUTS = "I"  # {"inputs": [[tick, char, action], ...]} everything needed to re-
 EVENTS = "E"  # {"ticks": [[frame_tick, [event, ...]], ...]} the evaluation events
 HASHES = "S"  # {"hashes": [[tick, hex], ...]} state hashes for `replay verify`
 INDEX = "X"  # {"chunks": [[kind, t0, t1, offset, size], ...], "summary": {...}}
-# zlib(pickle) of World.snapshot() at t0 (no input log): a point of view or a fork starts there.
-# Not JSON: read it with asiworld.replay.snapshots.check_blob. Older readers skip it.
+# zlib of World.snapshot(input_log=False) at t0: the engine's plain-data snapshot schema
+# (app/engine/snapshot.py), not JSON; read it with asiworld.replay.snapshots.check_blob. A point
+# of view or a fork starts there. Older readers skip it; older files hold pickles, never read.
 WORLD = "W"
 KNOWN_KINDS = frozenset(HEADER + KEYFRAME + FRAMES + INPUTS + EVENTS + HASHES + INDEX + WORLD)
 

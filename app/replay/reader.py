@@ -282,8 +282,9 @@ class Replay:
         return [r for r in self._worlds if until is None or r.t0 <= until]
 
     def world_snapshot(self, ref: ChunkRef) -> bytes:
-        """The pickled World of a W chunk, CRC checked and read with only engine classes allowed
-        (`World.restore` takes it); ReplayError `corrupt_chunk` or `bad_snapshot` otherwise."""
+        """The world snapshot of a W chunk (the engine's plain-data schema), CRC checked and of
+        this engine's schema version (`World.restore` takes it); ReplayError `corrupt_chunk`,
+        `bad_snapshot`, `snapshot_version` or `snapshot_pickled` (an older replay) otherwise."""
         from .snapshots import check_blob
 
         return check_blob(self.chunk_payload(ref))

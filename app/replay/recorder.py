@@ -196,7 +196,7 @@ class Recorder:
             )
             self.counts["hashes"] += len(self._hashes)
         for tick, blob in self._snapshots:
-            # Already compressed (zlib of a pickle, not JSON): stored as given.
+            # Already compressed (zlib of the engine's snapshot schema, not JSON): stored as given.
             self._append_raw(fmt.WORLD, tick, tick, blob)
             self.counts["snapshots"] += 1
         # The frame chunk goes last: once it is complete, so is everything else of its segment

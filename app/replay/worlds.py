@@ -148,11 +148,12 @@ class ReplayWorlds:
     def _proven(self, replay: Replay, tick: int, blob: bytes, rows: list) -> Any:
         """The restored world, once it is the one the replay describes at `tick`."""
         from asiworld.engine import World
+        from asiworld.engine.errors import SnapshotError
 
         try:
             world = World.restore(blob, self._content)
-        except Exception as exc:  # an allowed class that no longer fits this engine
-            raise ReplayError("bad_snapshot", f"the world snapshot at tick {tick}: {exc}") from None
+        except SnapshotError as exc:  # nothing in it was run: it is plain data
+            raise ReplayError(exc.code, f"the world snapshot at tick {tick}: {exc.message}") from None
         if world.tick != tick or world.seed != replay.header.seed:
             raise ReplayError(
                 "bad_snapshot",

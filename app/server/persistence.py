@@ -9,8 +9,9 @@ What is saved, and when (all on the runner thread):
 * **The applied log of each tick.** After a step, `after_tick()` replaces that tick's journal rows
   with the engine's own input-log rows (same actions, in the order the engine applied them) and
   records the tick as done.
-* **Snapshots** every `snapshot_every` ticks: `World.snapshot()` plus the server's state (programs,
-  built-in agents). Only the two newest are kept, with the inputs after the older one.
+* **Snapshots** every `snapshot_every` ticks: `World.snapshot()` (the engine's plain-data schema,
+  app/engine/snapshot.py) plus the server's state (programs, built-in agents). Only the two newest
+  are kept, with the inputs after the older one.
 
 Resuming loads the newest snapshot and re-applies the saved inputs tick by tick, exactly like
 `app/engine/resim.py` (joins through `add_character`, checking the ids), up to the last tick
@@ -38,10 +39,12 @@ from asiworld.server.runner import log_end, log_since
 log = logging.getLogger(__name__)
 
 DB_NAME = "world.sqlite3"
-FORMAT = 1
+# 2: world snapshots in the engine's schema. A format-1 directory holds pickled snapshots (and
+# only the inputs after them), so it cannot be converted without unpickling: it is refused.
+FORMAT = 2
 SNAPSHOTS_KEPT = 2
 # Input-log rows a live world keeps in memory once they are saved here: older ones are forgotten
-# (World.forget_inputs) so the log, and every snapshot that pickles it, stops growing with time.
+# (World.forget_inputs) so the log, and every snapshot that carries it, stops growing with time.
 # A short run keeps its whole log (a resumed world can then be re-simulated from its seed).
 INPUT_LOG_KEPT = 4096
 
@@ -129,6 +132,19 @@ class WorldStore:
             (key, json.dumps(value)),
         )
 
+    def check_format(self) -> None:
+        """StoreError when the directory was written in another store format."""
+        found = self.meta("format", 1)
+        if found != FORMAT:
+            raise StoreError(
+                f"{self.path} was written in store format {found} (world snapshots as Python "
+                f"pickles), which this version does not read because loading a pickle can run "
+                f"code; start the world in a new --data-dir (this one is left as it is)"
+                if found == 1 else
+                f"{self.path} was written in store format {found}; this version reads format "
+                f"{FORMAT} only"
+            )
+
     def exists(self) -> bool:
         """True when this directory already holds a world (it will be resumed)."""
         return self.meta("seed") is not None and self.newest_snapshot_tick() is not None
@@ -165,6 +181,7 @@ class WorldStore:
         from asiworld.engine import World, load_content
 
         content = content or load_content()
+        self.check_format()
         with self._lock:
             snaps = self.db.execute(
                 "SELECT tick, world, state_hash FROM snapshots ORDER BY tick DESC"
