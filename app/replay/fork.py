@@ -41,7 +41,6 @@ def install(app: Any, forked: Any, take_over: int | None, name: str = "") -> dic
     """Make `forked` the server's running world; seat a browser player on `take_over`."""
     from asiworld.server import services
     from asiworld.server.live import Seat
-    from asiworld.server.runner import log_end
 
     svc = services(app)
     runner, live = svc.runner, svc.live
@@ -54,7 +53,7 @@ def install(app: Any, forked: Any, take_over: int | None, name: str = "") -> dic
         vars(world).update(vars(forked))
         runner.frames = type(runner.frames)(world)
         runner._keyframe = None
-        runner._log_seen = log_end(world)
+        runner._log_seen = world.input_log_end
         builtin = _replace_builtin_agents(runner, skip=take_over)
         store = app.extensions.get("asiworld_store")
         if store is not None:  # the saved history starts again from the fork

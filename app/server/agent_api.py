@@ -80,7 +80,7 @@ class AgentService:
         runner.before_tick(self.programs.before_step)
         self.programs.sink = runner.add_event  # program starts and ends enter the event stream
         # Built-in agents (the planner) hand over programs through the same host.
-        for driver in getattr(runner, "agent_drivers", ()):
+        for driver in runner.agent_drivers:
             driver.programs = self.programs
         runner.on_tick(self.on_tick)
 

@@ -153,4 +153,4 @@ def creatures_summary(content: object) -> dict:
 def content() -> ResponseReturnValue:
     # Content is immutable after loading, so reading it off the runner thread is safe.
     world = current_app.extensions["asiworld"].runner.world
-    return jsonify(content_summary(getattr(world, "content", None)))
+    return jsonify(content_summary(world.content))

@@ -35,10 +35,8 @@ def attach(app: Flask) -> LiveAssessment:
     if KEY in app.extensions:
         return app.extensions[KEY]
     runner = app.extensions["asiworld"].runner
-    characters = []
-    chars = getattr(runner.world, "characters", None)
-    if callable(chars):  # characters that joined before the first tick (built-in agents)
-        characters = [{"id": c.id, "name": c.name, "label": c.label} for c in chars()]
+    # characters that joined before the first tick (built-in agents)
+    characters = [{"id": c.id, "name": c.name, "label": c.label} for c in runner.world.characters()]
     live = LiveAssessment(characters)
     runner.on_tick(lambda info: live.feed(info.events))
     app.extensions[KEY] = live
@@ -47,7 +45,7 @@ def attach(app: Flask) -> LiveAssessment:
 
 def live_results(app: Flask) -> dict[str, Any]:
     # The world's own tick: the assessment only knows the tick of the last event it saw.
-    ticks = getattr(app.extensions["asiworld"].runner.world, "tick", None)
+    ticks = app.extensions["asiworld"].runner.world.tick
     meta = {"seed": app.config.get("SEED"), "live": True, "ticks": ticks}
     return attach(app).results(meta)
 

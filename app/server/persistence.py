@@ -34,7 +34,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from asiworld.server.runner import log_end, log_since
+from asiworld.engine import Content, World, load_content
+from asiworld.engine.frames import FrameBuilder
+from asiworld.server.runner import TickInfo, WorldRunner
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +108,7 @@ class WorldStore:
         # 2 MB cache with pages that are only read back on a resume.
         self.db.execute("PRAGMA cache_size=-512")
         self.db.executescript(SCHEMA)
-        self.runner: Any = None
+        self.runner: WorldRunner | None = None
         self.app: Any = None
         # Absolute input-log row numbers (World.input_log_end), not list indices: the world
         # forgets saved rows.
@@ -175,11 +177,9 @@ class WorldStore:
         pending = row[0] + 1 if row and row[0] is not None else 0
         return max(int(self.meta("last_tick", 0)), pending, self.newest_snapshot_tick() or 0)
 
-    def load_world(self, content: Any = None) -> Any:
+    def load_world(self, content: Content | None = None) -> World:
         """The newest snapshot brought forward with the saved inputs (falls back to the older
         snapshot when the newest cannot be read)."""
-        from asiworld.engine import World, load_content
-
         content = content or load_content()
         self.check_format()
         with self._lock:
@@ -202,9 +202,8 @@ class WorldStore:
                 log.warning("cannot resume from the snapshot at tick %d: %s", tick, exc)
         raise StoreError("cannot resume the world: " + "; ".join(problems))
 
-    def world_factory(self, config: dict) -> tuple[Any, Any]:
+    def world_factory(self, config: dict) -> tuple[World, FrameBuilder]:
         """A WORLD_FACTORY for create_app: the saved world when there is one, else a new one."""
-        from asiworld.engine.frames import FrameBuilder
         from asiworld.server.world import engine_world
 
         if not self.exists():
@@ -229,8 +228,8 @@ class WorldStore:
                 self._resume_server_state(app)
             else:
                 self._start(world, list(agents), seed, app.config.get("WORLD_SIZE"))
-            self._log_applied = self._log_journaled = log_end(world)
-            self._pending_journaled = len(getattr(world, "pending", ()))
+            self._log_applied = self._log_journaled = world.input_log_end
+            self._pending_journaled = len(world.pending)
             self._token_hashes = {
                 row[0] for row in self.db.execute("SELECT hash FROM tokens").fetchall()
             }
@@ -238,7 +237,7 @@ class WorldStore:
         runner.make_durable(self.flush)
         runner.on_tick(self.after_tick)
 
-    def _start(self, world: Any, agents: list[str], seed: int, size: Any) -> None:
+    def _start(self, world: World, agents: list[str], seed: int, size: Any) -> None:
         joins = [row for row in world.input_log if row[1] is None]
         self.builtin = [
             {"char": row[2]["id"], "config": name, "seed": seed + index}
@@ -279,8 +278,8 @@ class WorldStore:
     def flush(self) -> None:
         """Save what the world accepted since the last flush; commit before returning."""
         world = self.runner.world
-        log_rows = log_since(world, self._log_journaled)
-        pending = getattr(world, "pending", [])
+        log_rows = world.inputs_since(self._log_journaled)
+        pending = world.pending
         queued = pending[self._pending_journaled :]
         tokens = self._new_tokens()
         if not log_rows and not queued and not tokens:
@@ -292,14 +291,14 @@ class WorldStore:
             self._insert_inputs(rows)
             self._insert_tokens(tokens)
             self.db.execute("COMMIT")
-        self._log_journaled = log_end(world)
+        self._log_journaled = world.input_log_end
         self._pending_journaled = len(pending)
         self._token_hashes.update(t[0] for t in tokens)
 
-    def after_tick(self, info: Any) -> None:
+    def after_tick(self, info: TickInfo) -> None:
         """The tick is applied: its rows become the engine's own log rows; maybe a snapshot."""
         world = self.runner.world
-        applied = log_since(world, self._log_applied)
+        applied = world.inputs_since(self._log_applied)
         ticks = {row[0] for row in applied} | {info.tick - 1}
         with self._lock:
             self.db.execute("BEGIN IMMEDIATE")
@@ -309,20 +308,18 @@ class WorldStore:
             if info.tick - self._last_snapshot >= self.snapshot_every:
                 self._write_snapshot(world)
             self.db.execute("COMMIT")
-        self._log_applied = self._log_journaled = log_end(world)
-        self._pending_journaled = len(getattr(world, "pending", ()))
+        self._log_applied = self._log_journaled = world.input_log_end
+        self._pending_journaled = len(world.pending)
         self._forget_saved_inputs(world)
 
-    def _forget_saved_inputs(self, world: Any) -> None:
+    def _forget_saved_inputs(self, world: World) -> None:
         """Let the world forget saved log rows beyond the newest `input_log_kept`, in batches
         (a quarter of the bound at a time, so the list is not shifted every tick)."""
-        forget = getattr(world, "forget_inputs", None)
-        held = len(getattr(world, "input_log", ()))
-        if forget is None or held <= self.input_log_kept + self.input_log_kept // 4:
+        if len(world.input_log) <= self.input_log_kept + self.input_log_kept // 4:
             return
-        forget(min(self._log_applied, log_end(world) - self.input_log_kept))
+        world.forget_inputs(min(self._log_applied, world.input_log_end - self.input_log_kept))
 
-    def rebase(self, world: Any, builtin: list[dict]) -> None:
+    def rebase(self, world: World, builtin: list[dict]) -> None:
         """Start the saved history again from `world`: a replay fork replaced the live world,
         so the old inputs, snapshots and tokens no longer lead anywhere. Runner thread only."""
         with self._lock:
@@ -336,8 +333,8 @@ class WorldStore:
             self._set_meta("forked", {"tick": world.tick, "at": time.time()})
             self._write_snapshot(world)
             self.db.execute("COMMIT")
-        self._log_applied = self._log_journaled = log_end(world)
-        self._pending_journaled = len(getattr(world, "pending", ()))
+        self._log_applied = self._log_journaled = world.input_log_end
+        self._pending_journaled = len(world.pending)
         self._token_hashes = set()
 
     def snapshot_now(self) -> int:
@@ -420,7 +417,7 @@ class WorldStore:
             tokens,
         )
 
-    def _write_snapshot(self, world: Any) -> None:
+    def _write_snapshot(self, world: World) -> None:
         blob = world.snapshot()
         server = json.dumps(self._server_state(), sort_keys=True, default=str)
         self.db.execute(
@@ -451,7 +448,7 @@ class WorldStore:
             self.db.close()
 
 
-def replay_onto(world: Any, rows: list[tuple[int, int | None, dict]], until_tick: int) -> None:
+def replay_onto(world: World, rows: list[tuple[int, int | None, dict]], until_tick: int) -> None:
     """Bring a restored world forward like engine/resim.py: each tick's joins, then its inputs
     through world.step(inputs); a join must make the character id the log says."""
     by_tick: dict[int, list[tuple[int | None, dict]]] = {}
@@ -475,7 +472,7 @@ def replay_onto(world: Any, rows: list[tuple[int, int | None, dict]], until_tick
         world.step(inputs)
 
 
-def resume_builtin_agents(runner: Any, builtin: list[dict], programs: Any = None) -> None:
+def resume_builtin_agents(runner: WorldRunner, builtin: list[dict], programs: Any = None) -> None:
     """Give the saved built-in characters new agents of the same configuration and seed (an
     agent's private memory is not saved: it starts over from what its character observes).
     `programs` is the server's ProgramManager, for agents that hand over programs."""

@@ -18,6 +18,10 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
+from asiworld.engine import World
+from asiworld.engine.errors import ActionResult
+from asiworld.engine.frames import FrameBuilder
+
 log = logging.getLogger(__name__)
 
 # When the machine falls this far behind the schedule, forget the missed ticks instead of
@@ -35,18 +39,6 @@ class TickInfo:
     inputs: list[tuple[int, int | None, dict]] = field(default_factory=list)  # input_log rows
 
 
-def log_end(world: Any) -> int:
-    """The absolute row number after the world's last input-log row (worlds that forget
-    saved rows keep counting them in input_log_base)."""
-    return getattr(world, "input_log_base", 0) + len(getattr(world, "input_log", ()))
-
-
-def log_since(world: Any, row: int) -> list:
-    """The world's input-log rows from absolute row number `row` on."""
-    base = getattr(world, "input_log_base", 0)
-    return list(getattr(world, "input_log", [])[max(0, row - base) :])
-
-
 class RunnerStopped(RuntimeError):
     pass
 
@@ -54,8 +46,8 @@ class RunnerStopped(RuntimeError):
 class WorldRunner:
     def __init__(
         self,
-        world: Any,
-        frame_builder: Any,
+        world: World,
+        frame_builder: FrameBuilder,
         speed: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -70,7 +62,7 @@ class WorldRunner:
         self._commands: queue.Queue[tuple[Callable[[], Any], Future]] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
-        self._log_seen = log_end(world)
+        self._log_seen = world.input_log_end
         self._keyframe: dict | None = None
         self._tick_times: deque[float] = deque(maxlen=64)
         self._next_due = 0.0
@@ -125,7 +117,7 @@ class WorldRunner:
         self._commands.put((fn, future))
         return future.result(timeout=timeout)
 
-    def submit(self, char: int, action: dict) -> Any:
+    def submit(self, char: int, action: dict) -> ActionResult:
         """Validate and queue an action now; an accepted one applies at the next tick."""
 
         return self.call(lambda: self.world.submit(char, action))
@@ -218,7 +210,8 @@ class WorldRunner:
             events.append({**self._extra_events.get_nowait(), "tick": self.world.tick})
         frame = self.frames.frame(events)
         # The engine's input log is the record of what was applied (joins, humans, agents).
-        inputs, self._log_seen = log_since(self.world, self._log_seen), log_end(self.world)
+        inputs = self.world.inputs_since(self._log_seen)
+        self._log_seen = self.world.input_log_end
         info = TickInfo(tick=self.world.tick, events=events, frame=frame, inputs=inputs)
         self._tick_times.append(self._clock())
         for hook in list(self._hooks):

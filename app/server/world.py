@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
 
+from asiworld.engine import World, load_content
+from asiworld.engine.frames import FrameBuilder
 from asiworld.server.runner import WorldRunner
 
 log = logging.getLogger(__name__)
 
 
-def engine_world(config: dict) -> tuple[Any, Any]:
+def engine_world(config: dict) -> tuple[World, FrameBuilder]:
     """The real engine: a fresh world for SEED (and WORLD_SIZE when set) and its FrameBuilder."""
-    from asiworld.engine import World, load_content
-    from asiworld.engine.frames import FrameBuilder
-
     content = load_content()
     kwargs = {"size": config["WORLD_SIZE"]} if config.get("WORLD_SIZE") else {}
     world = World.create(seed=config["SEED"], content=content, **kwargs)

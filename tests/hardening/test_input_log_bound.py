@@ -8,7 +8,6 @@ from __future__ import annotations
 from asiworld.engine import World
 from asiworld.server.commands import build_app
 from asiworld.server.persistence import WorldStore
-from asiworld.server.runner import log_end, log_since
 
 
 def test_a_world_forgets_old_input_rows_and_keeps_numbering_them():
@@ -21,7 +20,7 @@ def test_a_world_forgets_old_input_rows_and_keeps_numbering_them():
     world.forget_inputs(4)
     assert world.input_log_base == 4 and world.input_log == rows[4:]
     assert world.inputs_since(5) == rows[5:] and world.inputs_since(0) == rows[4:]
-    assert log_end(world) == len(rows) and log_since(world, 6) == rows[6:]
+    assert world.input_log_end == len(rows) and world.inputs_since(6) == rows[6:]
     world.forget_inputs(2)  # already forgotten: nothing changes
     world.forget_inputs(10_000)  # past the end: the log is emptied, the numbering goes on
     assert world.input_log == [] and world.input_log_end == len(rows)
@@ -43,7 +42,7 @@ def test_a_saving_server_keeps_a_bounded_log_and_resumes_the_same_world(tmp_path
         runner.submit(ada, {"type": "move", "dir": "nsew"[i % 4]})
         runner.advance()
     assert len(world.input_log) <= 10 and world.input_log_base > 0
-    assert log_end(world) == 71  # the join and one move per tick, all counted
+    assert world.input_log_end == 71  # the join and one move per tick, all counted
     store.close()
 
     again = WorldStore(tmp_path)

@@ -3,13 +3,14 @@ from __future__ import annotations
 import pytest
 from asiworld.server import create_app, services, socketio
 
-from tests.server.fakeworld import fake_world
+# A small seeded real world: 48 tiles is the smallest the engine makes.
+SMALL_WORLD = {"SEED": 3, "WORLD_SIZE": 48}
 
 
 @pytest.fixture
 def app():
     # No runner thread: tests advance the world themselves with runner.step(n).
-    return create_app({"WORLD_FACTORY": fake_world, "TESTING": True})
+    return create_app({**SMALL_WORLD, "TESTING": True})
 
 
 @pytest.fixture

@@ -51,9 +51,9 @@ def test_admin_refuses_bad_numbers_and_changes_nothing(app, runner):
 def test_admin_token_is_required_when_configured():
     from asiworld.server import create_app
 
-    from tests.server.fakeworld import fake_world
+    from tests.server.conftest import SMALL_WORLD
 
-    app = create_app({"WORLD_FACTORY": fake_world, "ADMIN_TOKEN": "s3cret"})
+    app = create_app({**SMALL_WORLD, "ADMIN_TOKEN": "s3cret"})
     http = app.test_client()
     assert http.post("/admin/pause").status_code == 403
     assert http.post("/admin/pause", headers={"X-Admin-Token": "wrong"}).status_code == 403

@@ -19,9 +19,9 @@ def test_default_start_emits_no_deprecation_warning():
         warnings.simplefilter("always")
         from asiworld.server import create_app
 
-        from tests.server.fakeworld import fake_world
+        from tests.server.conftest import SMALL_WORLD
 
-        app = create_app({"WORLD_FACTORY": fake_world})
+        app = create_app(SMALL_WORLD)
         assert app.extensions["socketio"].server.async_mode == "threading"
     deprecations = [w for w in caught if issubclass(w.category, DeprecationWarning)]
     assert deprecations == [], [str(w.message) for w in deprecations]

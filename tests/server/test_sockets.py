@@ -3,7 +3,25 @@ see only their own character's scoped view; malformed events are refused and cha
 
 from __future__ import annotations
 
+from asiworld.engine.model import SURFACE
+
 from tests.server.conftest import received
+
+STEPS = {"n": (0, -1), "s": (0, 1), "e": (1, 0), "w": (-1, 0)}
+
+
+def open_step(world, cid: int) -> tuple[str, tuple[int, int]]:
+    """A direction the character can walk in from where it stands, and the tile it leads to."""
+    me = world.entities[cid]
+    for direction, (dx, dy) in STEPS.items():
+        x, y = me.x + dx, me.y + dy
+        if world.walkable(world.areas[SURFACE], x, y, me):
+            return direction, (x, y)
+    raise AssertionError(f"character {cid} is walled in at ({me.x}, {me.y})")
+
+
+def in_view(view: dict, x: int, y: int) -> bool:
+    return view["x0"] <= x < view["x0"] + view["w"] and view["y0"] <= y < view["y0"] + view["h"]
 
 
 def test_spectator_gets_a_keyframe_then_deltas(client, runner):
@@ -19,59 +37,64 @@ def test_spectator_gets_a_keyframe_then_deltas(client, runner):
 def test_join_creates_a_character_and_a_token(client, runner):
     reply = client.emit("join", {"name": "ada"}, callback=True)
     assert reply["ok"] and reply["token"] and reply["name"] == "ada"
-    assert runner.world.entities[reply["char"]]["name"] == "ada"
+    assert runner.world.entities[reply["char"]].name == "ada"
     obs = received(client, "observation")[-1]
     assert obs["self"]["id"] == reply["char"]
     assert "tiles" in obs["memory"]  # the first observation carries the full memory
 
 
 def test_accepted_action_moves_the_character_on_the_next_tick(client, runner):
-    token = client.emit("join", {"name": "ada"}, callback=True)["token"]
+    reply = client.emit("join", {"name": "ada"}, callback=True)
+    direction, target = open_step(runner.world, reply["char"])
     result = client.emit(
-        "act", {"token": token, "action": {"type": "move", "dir": "s"}}, callback=True
+        "act",
+        {"token": reply["token"], "action": {"type": "move", "dir": direction}},
+        callback=True,
     )
     assert result["ok"] and result["code"] == "accepted"
     client.get_received()
     runner.step(1)
     obs = received(client, "observation")[-1]
-    assert (obs["self"]["x"], obs["self"]["y"]) == (10, 6)
+    assert (obs["self"]["x"], obs["self"]["y"]) == target
 
 
 def test_refused_action_carries_the_engines_sentence(client, runner):
-    token = client.emit("join", {"name": "ada"}, callback=True)["token"]
-    result = client.emit(
-        "act", {"token": token, "action": {"type": "gather", "x": 0, "y": 0}}, callback=True
-    )
+    reply = client.emit("join", {"name": "ada"}, callback=True)
+    far_corner = {"type": "gather", "x": 0, "y": 0}
+    before = runner.world.state_hash()
+    result = client.emit("act", {"token": reply["token"], "action": far_corner}, callback=True)
     assert not result["ok"]
     assert result["code"] == "not_adjacent"
-    assert result["message"] == "cannot gather: not adjacent"
+    me = runner.world.entities[reply["char"]]
+    assert result["message"] == f"the source at (0, 0) is not next to ada at ({me.x}, {me.y})"
+    assert runner.world.state_hash() == before
     assert received(client, "result")[-1]["code"] == "not_adjacent"
 
 
 def test_player_never_receives_tiles_or_entities_outside_its_view(client, runner):
-    token = client.emit("join", {"name": "ada"}, callback=True)["token"]
-    for _ in range(3):
-        client.emit("act", {"token": token, "action": {"type": "move", "dir": "s"}})
-        runner.step(1)
-    messages = client.get_received()
-    assert {m["name"] for m in messages} <= {"hello", "joined", "observation", "result"}
-    for m in messages:
-        if m["name"] != "observation":
-            continue
-        obs = m["args"][0]
-        me, view = obs["self"], obs["view"]
-        r = view["radius"]
-        # the sheep at (28, 28) is far outside a radius-4 view and must never appear
-        assert all(e["kind"] != "sheep" for e in obs["entities"])
-        assert all(
-            abs(e["x"] - me["x"]) <= r and abs(e["y"] - me["y"]) <= r for e in obs["entities"]
-        )
-        assert len(view["tiles"]) == view["h"] <= 2 * r + 1
-        for y, row in enumerate(obs["memory"].get("tiles", [])):
-            for x, code in enumerate(row):
-                if code != " ":
-                    assert abs(x - me["x"]) <= r and abs(y - me["y"]) <= r
-        assert "frame" not in m and "keyframe" not in obs
+    reply = client.emit("join", {"name": "ada"}, callback=True)
+    world = runner.world
+    for tick in range(4):
+        if tick:
+            direction, _ = open_step(world, reply["char"])
+            client.emit(
+                "act", {"token": reply["token"], "action": {"type": "move", "dir": direction}}
+            )
+            runner.step(1)
+        messages = client.get_received()
+        assert {m["name"] for m in messages} <= {"hello", "joined", "observation", "result"}
+        (obs,) = [m["args"][0] for m in messages if m["name"] == "observation"]
+        view = obs["view"]
+        # the seeded world has creatures far outside the view at this very tick: none is sent
+        outside = {e.id for e in world.entities.values() if not in_view(view, e.x, e.y)}
+        assert any(world.entities[i].kind in ("sheep", "boar") for i in outside)
+        assert not outside & {e["id"] for e in obs["entities"]}
+        assert all(in_view(view, e["x"], e["y"]) for e in obs["entities"])
+        assert len(view["tiles"]) == view["h"] <= 2 * view["radius"] + 1
+        if tick == 0:  # the joining observation's full memory: only what is in view
+            for y, row in enumerate(obs["memory"]["tiles"]):
+                assert all(code == " " or in_view(view, x, y) for x, code in enumerate(row))
+        assert "keyframe" not in obs and "areas" not in obs
 
 
 def test_player_does_not_get_spectator_frames(client, runner):
@@ -82,7 +105,7 @@ def test_player_does_not_get_spectator_frames(client, runner):
 
 def test_malformed_events_get_an_error_and_change_nothing(client, runner):
     token = client.emit("join", {"name": "ada"}, callback=True)["token"]
-    before = ({i: dict(e) for i, e in runner.world.entities.items()}, runner.world.tick)
+    before = (runner.world.state_hash(), runner.world.tick)
     client.get_received()
     bad = [
         ("join", "not an object", "bad_request"),
@@ -105,9 +128,8 @@ def test_malformed_events_get_an_error_and_change_nothing(client, runner):
         assert ack["code"] == code, (event, payload, ack)
         errors = received(client, "error")
         assert len(errors) == 1 and errors[0]["code"] == code and errors[0]["event"] == event
-    after = ({i: dict(e) for i, e in runner.world.entities.items()}, runner.world.tick)
-    assert after == before
-    assert runner.world.pending == {}
+    assert (runner.world.state_hash(), runner.world.tick) == before
+    assert runner.world.pending == []
 
 
 def test_token_reattaches_a_new_connection_to_the_same_character(app, client, runner):
