@@ -25,6 +25,7 @@ from typing import Any
 
 from asiworld.agents.sdk import ApiError, Client
 from asiworld.agents.tools import ToolBox, openai_tools
+from asiworld.agents.transcript import Transcript
 from asiworld.resources import shipped
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,8 @@ class HarnessConfig:
     request_timeout: float = 60.0
     feedback_kept: int = 12  # recent tool results shown to the model
     max_tokens: int = 1024
+    temperature: float | None = None  # None: the endpoint's default
+    programs: bool = True  # offer submit_program / program_status / cancel_program
     approve_programs: bool = False
 
 
@@ -66,12 +69,19 @@ class HarnessStats:
     completion_tokens: int = 0
     tool_calls: int = 0
     incidents: list[dict] = field(default_factory=list)
+    latencies_ms: list[float] = field(default_factory=list)  # every request, failed ones too
 
     def to_dict(self) -> dict:
         return dict(vars(self))
 
 
 TRANSIENT_STATUS = {408, 409, 429, 500, 502, 503, 504}
+PROGRAM_TOOLS = {"submit_program", "program_status", "cancel_program"}
+
+
+class MalformedReply(Exception):
+    """A 200 answer the harness cannot use: no choices, a tool call that is cut off or names no
+    tool it offered. Retried like a 5xx: a model's next answer is usually fine."""
 
 
 def transient_cause(err: Exception) -> str | None:
@@ -88,6 +98,9 @@ def transient_cause(err: Exception) -> str | None:
         err.status_code in TRANSIENT_STATUS or err.status_code >= 500
     ):
         return "model_error"
+    # A 200 whose body is not JSON (a proxy's HTML page) or not a completion.
+    if isinstance(err, MalformedReply | ValueError | openai.APIResponseValidationError):
+        return "model_malformed"
     return None
 
 
@@ -107,7 +120,43 @@ def memory_summary(memory: dict, limit: int = 12) -> str:
     return "\n".join(lines)
 
 
+@dataclass
+class Call:
+    """One model request as the transcript records it."""
+
+    number: int
+    turn: int
+    attempt: int
+    tick_sent: int | None
+    latency_ms: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    tool_calls: list[dict] = field(default_factory=list)
+    error: dict | None = None
+
+
+@dataclass
+class Pending:
+    """A turn between its question and its answer: the lockstep clock applies the answer at
+    `tick_answered` (the tick sent plus the think time charged for every call it took)."""
+
+    turn: int
+    messages: list[dict]
+    tick_sent: int | None
+    reply: Any = None
+    calls: list[Call] = field(default_factory=list)
+    incidents: list[tuple[str, int | None, int | None, str]] = field(default_factory=list)
+    tick_answered: int | None = None
+    spent: int = 0  # lockstep: think ticks charged so far
+
+
 class Harness:
+    """Plays one character through a model. `turn()` is one whole turn; a clock that must apply
+    answers at a tick of its own calls `begin()`, `ask(pending)` (the model, perhaps on another
+    thread) and `finish(pending)` instead. With `charge` (lockstep), every call costs the ticks
+    `charge(completion_tokens)` returns (None for a failed call) on the turn's own clock, and the
+    incidents wait for `finish` so they enter the world in the same order every run."""
+
     def __init__(
         self,
         client: Client,
@@ -116,46 +165,75 @@ class Harness:
         approver: Callable[[str], str] = input,
         pause: Callable[[], None] | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        transcript: Transcript | None = None,
+        charge: Callable[[int | None], int] | None = None,
     ) -> None:
         self.client = client
         self.llm = llm  # an openai.OpenAI (or anything with .chat.completions.create)
         self.config = config
         self.tools = ToolBox(client)
-        self.tool_specs = openai_tools()
+        specs = openai_tools()
+        if not config.programs:
+            specs = [t for t in specs if t["function"]["name"] not in PROGRAM_TOOLS]
+        self.tool_specs = specs
+        self.offered = {t["function"]["name"] for t in specs}
         self.approver = approver
         self.pause = pause or (lambda: sleep(config.think_seconds))
         self.sleep = sleep
-        self.feedback: deque[str] = deque(maxlen=config.feedback_kept)
+        self.feedback: deque[str] = deque(maxlen=max(1, config.feedback_kept))
         self.stats = HarnessStats()
         self.system = system_prompt()
+        self.transcript = transcript
+        self.charge = charge
+        self.calls_made = transcript.last_call if transcript is not None else 0
 
     # --- one turn ---------------------------------------------------------------------------
 
     def context(self) -> list[dict]:
         obs = self.client.observe("text")
-        recent = "\n".join(self.feedback) or "(nothing yet)"
+        recent = "\n".join(self.feedback) if self.config.feedback_kept else ""
         user = (
             f"## Now\n{obs['text']}\n\n## Memory\n{memory_summary(obs.get('memory') or {})}\n\n"
-            f"## Your recent tool calls and their results\n{recent}\n\nWhat do you do?"
+            f"## Your recent tool calls and their results\n{recent or '(nothing yet)'}\n\n"
+            "What do you do?"
         )
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 
     def turn(self) -> bool:
         """One model request and its tool calls. False when the model could not be reached
         (after retries); the harness goes on with the next turn either way."""
+        pending = self.begin()
+        self.ask(pending)
+        return self.finish(pending)
+
+    def begin(self) -> Pending:
         self.stats.turns += 1
-        messages = self.context()
-        reply = self._complete(messages)
-        if reply is None:
-            return False
-        message = reply.choices[0].message
-        calls = message.tool_calls or []
-        if not calls and message.content:
-            self.feedback.append(f"you said (no tool call): {message.content.strip()[:300]}")
-        for call in calls:
-            self.stats.tool_calls += 1
-            self.feedback.append(self._run_tool(call.function.name, call.function.arguments))
-        return True
+        return Pending(self.stats.turns, self.context(), self._tick())
+
+    def ask(self, pending: Pending) -> Pending:
+        """The model's answer (or None after the retries), with back-off; safe on a thread of
+        its own: it touches the world only in realtime (to read the tick)."""
+        pending.reply = self._complete(pending)
+        pending.tick_answered = self._clock(pending)
+        return pending
+
+    def finish(self, pending: Pending) -> bool:
+        """Run the answer's tool calls, post the incidents, write the transcript."""
+        for cause, start, end, detail in pending.incidents:
+            self._post_incident(cause, start, end, detail)
+        results: list[str] = []
+        reply = pending.reply
+        if reply is not None:
+            message = reply.choices[0].message
+            calls = message.tool_calls or []
+            if not calls and message.content:
+                self.feedback.append(f"you said (no tool call): {message.content.strip()[:300]}")
+            for call in calls:
+                self.stats.tool_calls += 1
+                results.append(self._run_tool(call.function.name, call.function.arguments))
+            self.feedback.extend(results)
+        self._write(pending, results)
+        return reply is not None
 
     def run(self, turns: int | None = None) -> HarnessStats:
         done = 0
@@ -168,46 +246,106 @@ class Harness:
 
     # --- the model, with back-off and incidents ------------------------------------------------
 
-    def _complete(self, messages: list[dict]) -> Any:
+    def _complete(self, pending: Pending) -> Any:
         cfg = self.config
         started: int | None = None
         cause = ""
         detail = ""
+        extra = {} if cfg.temperature is None else {"temperature": cfg.temperature}
         for attempt in range(cfg.max_retries + 1):
             self.stats.calls += 1
+            self.calls_made += 1
+            call = Call(self.calls_made, pending.turn, attempt + 1, self._clock(pending))
+            pending.calls.append(call)
+            begun = time.perf_counter()
             try:
                 reply = self.llm.chat.completions.create(
                     model=cfg.model,
-                    messages=messages,
+                    messages=pending.messages,
                     tools=self.tool_specs,
                     max_tokens=cfg.max_tokens,
                     timeout=cfg.request_timeout,
+                    **extra,
                 )
+                self._count(call, reply)
+                self._check(reply)
             except Exception as err:  # sorted below: transient ones are retried
+                call.latency_ms = round((time.perf_counter() - begun) * 1000, 3)
+                self.stats.latencies_ms.append(call.latency_ms)
                 kind = transient_cause(err)
                 self.stats.failures += 1
+                self._spend(pending, None)
+                call.error = {"cause": kind or "model_refused", "detail": _said(err)}
                 if kind is None:
                     if started is not None:
-                        self._incident(cause, started, detail)
-                    self._incident("model_refused", self._tick(), str(err))
+                        self._incident(cause, started, detail, pending)
+                    self._incident("model_refused", self._clock(pending), str(err), pending)
                     self.feedback.append(f"(the model request failed: {str(err)[:200]})")
                     return None
                 if started is None:
-                    started = self._tick()
-                cause, detail = kind, f"{type(err).__name__}: {str(err)[:200]}"
+                    started = call.tick_sent
+                cause, detail = kind, _said(err)
                 log.warning("model call failed (%s), attempt %d", detail, attempt + 1)
                 if attempt < cfg.max_retries:
                     self.sleep(min(cfg.backoff_max, cfg.backoff_base * 2**attempt))
                 continue
+            call.latency_ms = round((time.perf_counter() - begun) * 1000, 3)
+            self.stats.latencies_ms.append(call.latency_ms)
+            self._spend(pending, call.completion_tokens)
             if started is not None:
-                self._incident(cause, started, detail)
-            usage = getattr(reply, "usage", None)
-            if usage is not None:
-                self.stats.prompt_tokens += usage.prompt_tokens or 0
-                self.stats.completion_tokens += usage.completion_tokens or 0
+                self._incident(cause, started, detail, pending)
             return reply
-        self._incident(cause, started, detail + f" (gave up after {cfg.max_retries + 1} tries)")
+        self._incident(
+            cause, started, detail + f" (gave up after {cfg.max_retries + 1} tries)", pending
+        )
         return None
+
+    def _count(self, call: Call, reply: Any) -> None:
+        usage = getattr(reply, "usage", None)
+        if usage is not None:
+            call.prompt_tokens = usage.prompt_tokens or 0
+            call.completion_tokens = usage.completion_tokens or 0
+            self.stats.prompt_tokens += call.prompt_tokens
+            self.stats.completion_tokens += call.completion_tokens
+        choices = getattr(reply, "choices", None) or []
+        message = getattr(choices[0], "message", None) if choices else None
+        for tc in getattr(message, "tool_calls", None) or []:
+            call.tool_calls.append(
+                {"name": tc.function.name, "arguments": tc.function.arguments}
+            )
+
+    def _check(self, reply: Any) -> None:
+        """A usable answer: a choice whose tool calls name offered tools with JSON objects."""
+        choices = getattr(reply, "choices", None)
+        if not choices:
+            raise MalformedReply("the answer has no choices")
+        message = getattr(choices[0], "message", None)
+        if message is None:
+            raise MalformedReply("the answer's choice has no message")
+        for tc in message.tool_calls or []:
+            name = tc.function.name
+            if name not in self.offered:
+                raise MalformedReply(f"the answer calls {name!r}, a tool it was not offered")
+            try:
+                args = json.loads(tc.function.arguments or "{}")
+            except ValueError:
+                raise MalformedReply(
+                    f"the arguments of {name} are not JSON (cut off?): "
+                    f"{(tc.function.arguments or '')[:80]!r}"
+                ) from None
+            if not isinstance(args, dict):
+                raise MalformedReply(f"the arguments of {name} are not a JSON object")
+
+    def _clock(self, pending: Pending) -> int | None:
+        """The turn's tick: the world's in realtime; in lockstep the tick sent plus the think
+        time charged for the calls so far."""
+        if self.charge is None:
+            return self._tick()
+        return None if pending.tick_sent is None else pending.tick_sent + pending.spent
+
+    def _spend(self, pending: Pending, completion_tokens: int | None) -> None:
+        if self.charge is not None:
+            pending.spent += max(1, int(self.charge(completion_tokens)))
 
     def _tick(self) -> int | None:
         try:
@@ -215,16 +353,39 @@ class Harness:
         except ApiError:
             return None
 
-    def _incident(self, cause: str, start: int | None, detail: str) -> None:
-        end = self._tick()
+    def _incident(
+        self, cause: str, start: int | None, detail: str, pending: Pending | None = None
+    ) -> None:
+        end = self._clock(pending) if pending is not None else self._tick()
         if start is None or end is None:
             start = end = start if start is not None else end
-        incident = {"cause": cause, "start": start, "end": end, "detail": detail}
-        self.stats.incidents.append(incident)
+        self.stats.incidents.append({"cause": cause, "start": start, "end": end, "detail": detail})
+        if self.charge is None or pending is None:
+            self._post_incident(cause, start, end, detail)
+        else:
+            pending.incidents.append((cause, start, end, detail))
+
+    def _post_incident(self, cause: str, start: int | None, end: int | None, detail: str) -> None:
         try:
             self.client.incident(cause, start, end, detail)
         except ApiError as err:  # the record stays in the stats even if the server is away
             log.warning("could not post the incident: %s", err)
+
+    def _write(self, pending: Pending, results: list[str]) -> None:
+        if self.transcript is None:
+            return
+        answered = pending.tick_answered
+        for call in pending.calls:
+            last = call is pending.calls[-1]
+            self.transcript.write({
+                "call": call.number, "turn": call.turn, "attempt": call.attempt,
+                "tick_sent": call.tick_sent, "tick_answered": answered if last else None,
+                "latency_ms": call.latency_ms, "prompt_tokens": call.prompt_tokens,
+                "completion_tokens": call.completion_tokens, "tool_calls": call.tool_calls,
+                "results": results if last and call.error is None else [],
+                "error": call.error,
+            })
+
 
     # --- tools ---------------------------------------------------------------------------------
 
@@ -256,3 +417,7 @@ class Harness:
         if answer.strip().lower() in ("y", "yes"):
             return None
         return "not_approved: the operator did not approve this program"
+
+
+def _said(err: Exception) -> str:
+    return f"{type(err).__name__}: {str(err)[:200]}"

@@ -1,0 +1,465 @@
+"""A deterministic stand-in model: an OpenAI-compatible chat-completions endpoint for demos and
+tests (`asiworld fake-model --port P`).
+
+It plays through tool calls the way the harness's real models do: it reads the observation in
+the prompt (the text rendering of docs/agents.md, sent by app/agents/harness.py) and chooses as a
+small built-in configuration would. The model name picks the play:
+- `fake-forager` (the default): eats when hungry, gathers berries, wood and flax, explores;
+- `fake-explorer`: walks far in changing directions, eats and fights back;
+- `fake-programmer`: hands over a gathering program and waits for its outcome (a forager when
+  the harness offers no `submit_program`).
+The same prompt always gets the same answer, so a lockstep study through it is reproducible.
+
+Faults are injected for a stretch of each character's calls (counted from 1, per character
+named in the prompt): `5xx` (a 503), `timeout` (an answer after `stall` seconds, after the
+client gave up), `non_json` (200 with an HTML body), `empty_choices`, `truncated` (a tool call
+whose arguments are cut off) and `unknown_tool`. `GET /stats` counts requests, answers and
+faults per character. A test may instead give a `script`: one step per request
+({"tool": (name, args)}, {"status": 500}, {"stall": seconds}, {"text": ...}).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import socket
+import threading
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+FAULTS = ("5xx", "timeout", "non_json", "empty_choices", "truncated", "unknown_tool")
+PERSONAS = ("fake-forager", "fake-explorer", "fake-programmer")
+FOODS = ("cooked_meat", "berry_stew", "berries", "raw_meat")
+HOSTILE = {"boar", "shade", "wolf", "skeleton", "slime", "bat"}
+STEPS = {"n": (0, -1), "e": (1, 0), "s": (0, 1), "w": (-1, 0)}
+
+GATHERER = '''# gather berries and wood near here, eat when hungry; the outcome is the inventory
+def nearest(codes):
+    view = observe()["view"]
+    px, py = position()
+    best = None
+    for row, line in enumerate(view["tiles"]):
+        for col, c in enumerate(line):
+            if c in codes:
+                x, y = view["x0"] + col, view["y0"] + row
+                d = abs(x - px) + abs(y - py)
+                if best is None or d < best[0]:
+                    best = (d, x, y)
+    return best
+
+def main():
+    for _ in range(12):
+        if me()["hunger"] < 60 and "berries" in inventory():
+            eat("berries")
+        found = nearest("bT")
+        if found is None:
+            move_to(position()[0] + 6, position()[1])
+            continue
+        _, x, y = found
+        try:
+            move_to(x, y)
+            gather(x, y)
+        except GameError as e:
+            log("skipped", x, y, e.code)
+    return inventory()
+'''
+
+
+# --- reading the prompt ------------------------------------------------------------------------
+
+SELF_LINE = re.compile(
+    r"^(?P<name>.+?) at \((?P<x>-?\d+), (?P<y>-?\d+)\) area (?P<area>\d+) \| health (?P<health>\d+)"
+    r" hunger (?P<hunger>\d+) energy (?P<energy>\d+) coins (?P<coins>\d+)(?P<flags>.*)$",
+    re.M,
+)
+TICK_LINE = re.compile(r"^tick (\d+) \| day (\d+) minute (\d+) \((\w+)\)", re.M)
+MAP_LINE = re.compile(r"^map \(top-left is \((-?\d+), (-?\d+)\);")
+ENTITY = re.compile(r"(\w+) #(\d+) at \((-?\d+), (-?\d+)\)")
+
+
+@dataclass
+class Seen:
+    """What the fake model understood of an observation."""
+
+    name: str = ""
+    tick: int = 0
+    phase: str = "day"
+    x: int = 0
+    y: int = 0
+    area: int = 0
+    hunger: int = 100
+    health: int = 100
+    asleep: bool = False
+    down: bool = False
+    doing: bool = False
+    inventory: dict[str, int] = field(default_factory=dict)
+    tiles: dict[tuple[int, int], str] = field(default_factory=dict)
+    entities: list[tuple[str, int, int, int]] = field(default_factory=list)  # kind, id, x, y
+    program_running: bool = False
+    feedback: list[str] = field(default_factory=list)
+
+
+def read_prompt(messages: list[dict]) -> Seen:
+    user = next((m.get("content") or "" for m in reversed(messages) if m.get("role") == "user"), "")
+    if not isinstance(user, str):
+        user = json.dumps(user)
+    now, _, rest = user.partition("## Memory")
+    seen = Seen()
+    if (t := TICK_LINE.search(now)) is not None:
+        seen.tick, seen.phase = int(t.group(1)), t.group(4)
+    if (s := SELF_LINE.search(now)) is not None:
+        seen.name = s.group("name")
+        seen.x, seen.y, seen.area = int(s.group("x")), int(s.group("y")), int(s.group("area"))
+        seen.health, seen.hunger = int(s.group("health")), int(s.group("hunger"))
+        seen.asleep, seen.down = "ASLEEP" in s.group("flags"), "DOWN" in s.group("flags")
+    lines = now.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("inventory: ") and line != "inventory: empty":
+            for part in line[len("inventory: "):].split(", "):
+                item, _, count = part.rpartition(" x")
+                if count.isdigit():
+                    seen.inventory[item] = int(count)
+        elif line.startswith("doing: "):
+            seen.doing = line != "doing: nothing"
+        elif (m := MAP_LINE.match(line)) is not None:
+            x0, y0 = int(m.group(1)), int(m.group(2))
+            for row, text in enumerate(lines[i + 1:]):
+                if text.startswith("legend: "):
+                    break
+                for col, ch in enumerate(text):
+                    if ch != " ":
+                        seen.tiles[(x0 + col, y0 + row)] = ch
+        elif line.startswith("in view: "):
+            for kind, eid, x, y in ENTITY.findall(line):
+                seen.entities.append((kind, int(eid), int(x), int(y)))
+        elif line.startswith("program #") and line.rstrip().endswith("running"):
+            seen.program_running = True
+    recent = rest.partition("## Your recent tool calls and their results")[2]
+    seen.feedback = [ln for ln in recent.splitlines() if "->" in ln]
+    return seen
+
+
+# --- choosing ----------------------------------------------------------------------------------
+
+
+def _digest(*parts: Any) -> int:
+    return int.from_bytes(hashlib.sha256(repr(parts).encode()).digest()[:8], "big")
+
+
+def _refused(seen: Seen, name: str, args: dict) -> bool:
+    """The very same call was refused among the latest results: try something else."""
+    shown = json.dumps(args, separators=(",", ":"))[:200]
+    return any(ln.startswith(f"{name}({shown}) -> ") and '"ok":false' in ln
+               for ln in seen.feedback[-3:])
+
+
+def _nearest(seen: Seen, codes: str) -> tuple[int, int] | None:
+    taken = {(x, y) for _, _, x, y in seen.entities}
+    best = None
+    for (x, y), ch in seen.tiles.items():
+        if ch in codes and (x, y) not in taken:
+            key = (abs(x - seen.x) + abs(y - seen.y), y, x)
+            if best is None or key < best:
+                best = key
+    return None if best is None else (best[2], best[1])
+
+
+def _explore(seen: Seen, reach: int, every: int) -> tuple[str, dict]:
+    heading = "nesw"[_digest(seen.name, seen.tick // every) % 4]
+    dx, dy = STEPS[heading]
+    return "move_to", {"x": max(0, seen.x + dx * reach), "y": max(0, seen.y + dy * reach)}
+
+
+def choose(seen: Seen, persona: str, tools: set[str]) -> tuple[str, dict]:
+    """The tool call for this observation: deterministic, and only tools the harness offers."""
+    if seen.down or seen.asleep:
+        return "wait", {"ticks": 20}
+    if seen.doing:
+        return "wait_for_event", {"kinds": ["op_done", "op_failed"], "timeout_seconds": 10}
+    for kind, eid, x, y in seen.entities:
+        if kind in HOSTILE and max(abs(x - seen.x), abs(y - seen.y)) <= 1:
+            return "attack", {"target": eid}
+    food = next((f for f in FOODS if seen.inventory.get(f)), None)
+    if seen.hunger < 60 and food:
+        return "eat", {"item": food}
+    if persona == "fake-programmer" and "submit_program" in tools:
+        if seen.program_running:
+            return "wait_for_event", {"kinds": ["program_outcome"], "timeout_seconds": 30}
+        return "submit_program", {"name": "gatherer", "source": GATHERER}
+    if persona == "fake-explorer":
+        berries = _nearest(seen, "b")
+        if berries and abs(berries[0] - seen.x) + abs(berries[1] - seen.y) == 1:
+            return "gather", {"x": berries[0], "y": berries[1]}
+        return _explore(seen, reach=12, every=90)
+    items = seen.inventory
+    want = "b" if items.get("berries", 0) < 6 else "T" if items.get("wood", 0) < 10 else "fT"
+    target = _nearest(seen, want)
+    if target is not None:
+        if abs(target[0] - seen.x) + abs(target[1] - seen.y) == 1:
+            call = ("gather", {"x": target[0], "y": target[1]})
+        else:
+            call = ("move_to", {"x": target[0], "y": target[1]})
+        if not _refused(seen, *call):
+            return call
+    return _explore(seen, reach=8, every=40)
+
+
+# --- answers -----------------------------------------------------------------------------------
+
+
+def _tokens(text: str) -> int:
+    return max(1, math.ceil(len(text) / 4))
+
+
+def completion(model: str, key: str, message: dict, prompt: int, finish: str) -> dict:
+    """`key` names the answer after the prompt, so the same prompt gets the same bytes."""
+    completion_tokens = _tokens(json.dumps(message))
+    return {
+        "id": f"chatcmpl-fake-{key}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt + completion_tokens},
+    }
+
+
+def tool_message(name: str, args: dict, key: str, raw: str | None = None) -> dict:
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{
+            "id": f"call_{key}",
+            "type": "function",
+            "function": {"name": name, "arguments": raw if raw is not None else json.dumps(args)},
+        }],
+    }
+
+
+@dataclass(frozen=True)
+class Fault:
+    kind: str
+    first: int
+    last: int
+
+    @classmethod
+    def parse(cls, spec: str) -> Fault:
+        """`KIND:N` or `KIND:A-B` (calls counted from 1 per character)."""
+        kind, _, span = spec.partition(":")
+        if kind not in FAULTS:
+            raise ValueError(f"unknown fault {kind!r}; faults: {', '.join(FAULTS)}")
+        first, _, last = span.partition("-")
+        if not first.isdigit() or (last and not last.isdigit()):
+            raise ValueError(f"a fault is KIND:N or KIND:A-B with call numbers, not {spec!r}")
+        a, b = int(first), int(last or first)
+        if a < 1 or b < a:
+            raise ValueError(f"calls are counted from 1 and A <= B, not {spec!r}")
+        return cls(kind, a, b)
+
+
+@dataclass
+class Reply:
+    status: int
+    body: bytes
+    stall: float = 0.0
+    fault: str | None = None
+    content_type: str = "application/json"
+
+
+class FakeModel:
+    """The model itself, without HTTP: one request body in, one Reply out."""
+
+    def __init__(self, faults: list[Fault] | None = None, stall: float = 5.0,
+                 script: list[dict] | None = None) -> None:
+        self.faults = list(faults or [])
+        self.stall = stall
+        self.script = list(script) if script is not None else None
+        self.lock = threading.Lock()
+        self.calls: Counter[str] = Counter()  # requests per character
+        self.answered: Counter[str] = Counter()
+        self.faulted: dict[str, Counter[str]] = defaultdict(Counter)
+        self.requests: list[dict] = []
+        self.usage: list[dict] = []  # the `usage` of every answer given (faults left out)
+
+    def stats(self) -> dict:
+        with self.lock:
+            return {
+                "requests": sum(self.calls.values()),
+                "answered": sum(self.answered.values()),
+                "by_character": {
+                    name: {"requests": n, "answered": self.answered[name],
+                           "faults": dict(self.faulted[name])}
+                    for name, n in sorted(self.calls.items())
+                },
+            }
+
+    def answer(self, body: Any) -> Reply:
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            return _error(400, "invalid_request_error", "the body needs `messages`, a list")
+        seen = read_prompt(body["messages"])
+        with self.lock:
+            self.requests.append(body)
+            self.calls[seen.name] += 1
+            number = self.calls[seen.name]
+            step = self.script.pop(0) if self.script else None
+            if self.script is not None and step is None:
+                step = {"text": "nothing to do"}
+        model = str(body.get("model", "fake-forager"))
+        persona = model if model in PERSONAS else "fake-forager"
+        prompt = _tokens(json.dumps(body["messages"]))
+        fault = next((f.kind for f in self.faults if f.first <= number <= f.last), None)
+        key = hashlib.sha256(json.dumps(body["messages"], sort_keys=True).encode()).hexdigest()[:16]
+        if step is not None:
+            reply = self._scripted(step, model, key, prompt)
+        elif fault is not None:
+            reply = self._fault(fault, model, key, prompt)
+        else:
+            tools = {t.get("function", {}).get("name") for t in body.get("tools") or []}
+            msg = tool_message(*choose(seen, persona, tools), key)
+            reply = Reply(200, _json(completion(model, key, msg, prompt, "tool_calls")))
+        with self.lock:
+            if reply.fault is None:
+                self.answered[seen.name] += 1
+                self.usage.append(json.loads(reply.body).get("usage") or {})
+            else:
+                self.faulted[seen.name][reply.fault] += 1
+        return reply
+
+    def _fault(self, kind: str, model: str, key: str, prompt: int) -> Reply:
+        if kind == "5xx":
+            return _error(503, "server_error", "the fake model is told to fail", fault=kind)
+        if kind == "timeout":  # an answer that comes after the client stopped waiting
+            msg = tool_message("wait", {"ticks": 1}, key)
+            return Reply(200, _json(completion(model, key, msg, prompt, "tool_calls")),
+                         stall=self.stall, fault=kind)
+        if kind == "non_json":
+            return Reply(200, b"<html><body>502 Bad Gateway</body></html>", fault=kind,
+                         content_type="application/json")
+        if kind == "empty_choices":
+            data = completion(model, key, {"role": "assistant", "content": ""}, prompt, "stop")
+            data["choices"] = []
+            return Reply(200, _json(data), fault=kind)
+        if kind == "truncated":
+            msg = tool_message("move", {}, key, raw='{"dir": "n')
+            return Reply(200, _json(completion(model, key, msg, prompt, "length")), fault=kind)
+        msg = tool_message("teleport", {"x": 0, "y": 0}, key)
+        return Reply(200, _json(completion(model, key, msg, prompt, "tool_calls")), fault=kind)
+
+    def _scripted(self, step: dict, model: str, key: str, prompt: int) -> Reply:
+        if "status" in step:
+            return _error(step["status"], "server_error", "boom", fault="5xx")
+        stall = float(step.get("stall", 0.0))
+        if "tool" in step:
+            name, args = step["tool"]
+            msg, finish = tool_message(name, args, key), "tool_calls"
+        else:
+            msg, finish = {"role": "assistant", "content": step.get("text", "I wait.")}, "stop"
+        return Reply(200, _json(completion(model, key, msg, prompt, finish)), stall=stall,
+                     fault="timeout" if stall else None)
+
+
+def _json(data: Any) -> bytes:
+    return json.dumps(data).encode()
+
+
+def _error(status: int, kind: str, message: str, fault: str | None = None) -> Reply:
+    return Reply(status, _json({"error": {"message": message, "type": kind}}), fault=fault)
+
+
+# --- over HTTP ---------------------------------------------------------------------------------
+
+
+class FakeModelServer:
+    """The fake model on a loopback port (port 0: a free one); `url` is the OpenAI base URL."""
+
+    def __init__(self, model: FakeModel | None = None, host: str = "127.0.0.1",
+                 port: int = 0) -> None:
+        self.model = model or FakeModel()
+        fake = self.model
+        open_connections: set[Any] = set()
+        self._connections = open_connections
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as real endpoints do
+
+            def setup(self) -> None:
+                super().setup()
+                open_connections.add(self.connection)
+
+            def finish(self) -> None:
+                open_connections.discard(self.connection)
+                super().finish()
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/stats"):
+                    self._send(Reply(200, _json(fake.stats())))
+                elif self.path.rstrip("/").endswith("/models"):
+                    data = [{"id": p, "object": "model", "owned_by": "asiworld"} for p in PERSONAS]
+                    self._send(Reply(200, _json({"object": "list", "data": data})))
+                else:
+                    self._send(_error(404, "not_found", f"no {self.path}"))
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(_error(404, "not_found", f"no {self.path}"))
+                    return
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    self._send(_error(400, "invalid_request_error", "the body is not JSON"))
+                    return
+                reply = fake.answer(body)
+                if reply.stall:
+                    time.sleep(reply.stall)
+                self._send(reply)
+
+            def _send(self, reply: Reply) -> None:
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", reply.content_type)
+                    self.send_header("Content-Length", str(len(reply.body)))
+                    self.end_headers()
+                    self.wfile.write(reply.body)
+                except OSError:  # the client gave up (a timeout)
+                    pass
+
+        self.server = ThreadingHTTPServer((host, port), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.url = f"http://{host}:{self.port}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def requests(self) -> list[dict]:
+        return self.model.requests
+
+    def stats(self) -> dict:
+        return self.model.stats()
+
+    def close(self) -> None:
+        """Stop listening and drop the kept-alive connections: the endpoint is gone."""
+        self.server.shutdown()
+        self.server.server_close()
+        for conn in list(self._connections):
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def __enter__(self) -> FakeModelServer:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
