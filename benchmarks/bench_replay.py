@@ -1,7 +1,7 @@
 """Replay benchmark: file size per simulation minute for 9 characters, and seek time.
 
-    python benchmarks/bench_replay.py                    # real engine if importable, else stand-in
-    python benchmarks/bench_replay.py --minutes 60 --engine fake
+    python benchmarks/bench_replay.py                    # built-in configurations, 30 minutes
+    python benchmarks/bench_replay.py --minutes 300 --policy random
 
 Targets (issue 7): a 300-minute, 9-character replay under 15 MB; seek to a random tick under
 150 ms (server and browser together; this measures the server's part: reading and applying).
@@ -20,7 +20,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "replay"))
 
 from asiworld.replay import Replay  # noqa: E402
 from asiworld.replay.session import RunRecording, header_for_world  # noqa: E402
@@ -28,7 +27,6 @@ from asiworld.replay.session import RunRecording, header_for_world  # noqa: E402
 TICKS_PER_MINUTE = 60
 TARGET_MINUTES = 300
 TARGET_BYTES = 15_000_000
-ITEMS = ["wood", "stone", "coal", "iron_ore", "fibre", "berries", "raw_meat", "wool", "torch"]
 
 
 def real_world(seed: int, characters: int):
@@ -58,12 +56,10 @@ def random_action(rng: random.Random, world, cid: int) -> dict:
 
 
 def builtin_driver(world, chars: list[int], seed: int):
-    """The built-in configurations, round-robin over the characters (None when absent)."""
-    try:
-        from asiworld.agents.builtin import available, make_agent
-        from asiworld.agents.driver import AgentDriver
-    except ImportError:
-        return None, []
+    """The built-in configurations, round-robin over the characters."""
+    from asiworld.agents.builtin import available, make_agent
+    from asiworld.agents.driver import AgentDriver
+
     names = [n for n in available() if n != "random"] or available()
     if not names:
         return None, []
@@ -76,58 +72,12 @@ def builtin_driver(world, chars: list[int], seed: int):
     return driver, [{"name": n, "characters": c} for n, c in by_name.items()]
 
 
-def fake_world(seed: int, characters: int):
-    """The tests' stand-in world, dressed up to carry frames the size the contract implies:
-    128 x 128, about 60 animals, characters with inventory, equipment and a running action."""
-    from replay_fakes import FakeFrameBuilder, FakeWorld
-
-    class BusyWorld(FakeWorld):
-        def add_character(self, name: str, label: str = "") -> int:
-            cid = super().add_character(name, label)
-            self.entities[cid].update(
-                energy=100,
-                equipment={"weapon": None, "armor": None, "outfit": None, "light": None},
-                inventory=[{"item": i, "count": 1 + n} for n, i in enumerate(ITEMS)],
-                action=None,
-                asleep=False,
-                down=False,
-            )
-            return cid
-
-        def step(self, inputs=None):
-            events = super().step(inputs)
-            for ent in self.entities.values():
-                if ent["kind"] == "character":  # a running action counts down every tick
-                    left = (self.tick * 7 + ent["id"]) % 9
-                    ent["action"] = {"op": self.tick // 9, "type": "gather", "ticks_left": left}
-                    ent["hunger"] = 100 - self.tick // 60 % 100
-                    self.changed_entities.add(ent["id"])
-            return events
-
-    world = BusyWorld.create(seed, size=128)
-    for _ in range(54):
-        world._spawn("sheep")
-    chars = [world.add_character(f"bench{i}", "bench") for i in range(characters)]
-    return world, FakeFrameBuilder(world), chars
-
-
-def record(path: Path, engine: str, minutes: int, characters: int, seed: int, policy: str) -> float:
+def record(path: Path, minutes: int, characters: int, seed: int, policy: str) -> float:
     """Record the run; returns the simulation minutes actually recorded."""
-    if engine in ("auto", "real"):
-        try:
-            world, fb, chars = real_world(seed, characters)
-            used = "real"
-        except ImportError:
-            if engine == "real":
-                raise
-            world, fb, chars = fake_world(seed, characters)
-            used = "fake"
-    else:
-        world, fb, chars = fake_world(seed, characters)
-        used = "fake"
+    world, fb, chars = real_world(seed, characters)
     rng = random.Random(seed)
     driver, configurations = None, []
-    if used == "real" and policy == "builtin":
+    if policy == "builtin":
         driver, configurations = builtin_driver(world, chars, seed)
     configurations = configurations or [{"name": "bench", "characters": chars}]
     header = header_for_world(world, configurations, minutes * 60)
@@ -139,14 +89,11 @@ def record(path: Path, engine: str, minutes: int, characters: int, seed: int, po
             if driver is not None:
                 driver.before_step()
                 events = world.step()
-            elif used == "real":
+            else:
                 for cid in chars:
                     if rng.random() < 0.1:
                         world.submit(cid, random_action(rng, world, cid))
                 events = world.step()
-            else:
-                moves = [(c, {"type": "move", "dir": rng.choice("nsew")}) for c in chars]
-                events = world.step([m for m in moves if rng.random() < 0.5])
             t = time.perf_counter()
             recording.after_step(events)
             spent += time.perf_counter() - t
@@ -157,7 +104,7 @@ def record(path: Path, engine: str, minutes: int, characters: int, seed: int, po
     done = world.tick / TICKS_PER_MINUTE
     who = "built-in configurations" if driver is not None else "a seeded random policy"
     print(
-        f"recorded {done:.1f} min with the {used} world and {who} in {total:.1f} s "
+        f"recorded {done:.1f} min with {who} in {total:.1f} s "
         f"(recorder {spent:.2f} s, {spent / max(1, world.tick) * 1e6:.0f} us per tick)"
     )
     return done
@@ -182,7 +129,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=int, default=30)
     parser.add_argument("--characters", type=int, default=9)
-    parser.add_argument("--engine", choices=("auto", "real", "fake"), default="auto")
     parser.add_argument("--seeks", type=int, default=40)
     parser.add_argument("--policy", choices=("builtin", "random"), default="builtin")
     parser.add_argument("--seed", type=int, default=7)
@@ -190,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(args.keep) if args.keep else Path(tmp) / "bench.asirep"
-        minutes = record(path, args.engine, args.minutes, args.characters, args.seed, args.policy)
+        minutes = record(path, args.minutes, args.characters, args.seed, args.policy)
         size = path.stat().st_size
         per_minute = size / minutes
         projected = per_minute * TARGET_MINUTES

@@ -8,14 +8,17 @@ first keyframe is written.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .session import RunRecording, header_for_world
+
+if TYPE_CHECKING:
+    from asiworld.headless.run import Run
 
 REPLAY_NAME = "replay.asirep"
 
 
-def record_run(run: Any, out: Path, title: str = "") -> RunRecording:
+def record_run(run: Run, out: Path, title: str = "") -> RunRecording:
     """Start recording `run` into `out/replay.asirep`; add `recording.tick_hook` to its hooks
     and `close()` the recording when the run ends."""
     from asiworld.engine.frames import FrameBuilder
@@ -28,6 +31,6 @@ def record_run(run: Any, out: Path, title: str = "") -> RunRecording:
         run.world,
         [{"name": name, "characters": []} for name in names],
         horizon=run.config.minutes * ticks_per_minute,
-        title=title or getattr(run, "title", ""),
+        title=title,
     )
     return RunRecording.start(out / REPLAY_NAME, run.world, FrameBuilder(run.world), header)

@@ -14,11 +14,18 @@ re-simulate from the seed.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from asiworld.engine import World
+from asiworld.engine.frames import FrameBuilder
+from asiworld.engine.model import SURFACE
 
 from .header import Configuration, ReplayHeader
 from .recorder import Recorder
 from .snapshots import world_blob
+
+if TYPE_CHECKING:  # the replay layer does not import the server
+    from asiworld.server.runner import TickInfo
 
 # Ticks between world snapshots in a recording (10 simulation minutes): a point of view or a
 # fork then re-simulates at most this many steps. See docs/replays.md for the size it costs.
@@ -26,33 +33,26 @@ SNAPSHOT_EVERY = 600
 
 
 def header_for_world(
-    world: Any,
+    world: World,
     configurations: list[Configuration | dict] | None = None,
     horizon: int = 18_000,
     **fields: Any,
 ) -> ReplayHeader:
     """A header filled from the world: seed, surface size and the content's hash."""
-    content = getattr(world, "content", None)
-    width = height = getattr(world, "size", 128)
-    areas = getattr(world, "areas", None)
-    if areas:
-        surface = areas.get(0) if isinstance(areas, dict) else None
-        terrain = getattr(surface, "terrain", None)
-        if terrain is not None and hasattr(terrain, "shape"):
-            height, width = int(terrain.shape[0]), int(terrain.shape[1])
+    height, width = world.areas[SURFACE].terrain.shape
     return ReplayHeader(
         seed=int(world.seed),
         width=int(width),
         height=int(height),
         configurations=list(configurations or []),
         horizon=horizon,
-        content_hash=str(getattr(content, "hash", "") or ""),
+        content_hash=world.content.hash,
         **fields,
     )
 
 
 class RunRecording:
-    def __init__(self, recorder: Recorder, world: Any, frame_builder: Any) -> None:
+    def __init__(self, recorder: Recorder, world: World, frame_builder: FrameBuilder) -> None:
         self.recorder = recorder
         self.world = world
         self.frames = frame_builder
@@ -62,8 +62,8 @@ class RunRecording:
     def start(
         cls,
         path: str | os.PathLike,
-        world: Any,
-        frame_builder: Any,
+        world: World,
+        frame_builder: FrameBuilder,
         header: ReplayHeader | None = None,
         *,
         configurations: list[Configuration | dict] | None = None,
@@ -81,10 +81,8 @@ class RunRecording:
 
     def _new_inputs(self) -> list:
         # Absolute row numbers: a world may forget rows it saved elsewhere (input_log_base).
-        base = getattr(self.world, "input_log_base", 0)
-        log = self.world.input_log
-        new = log[max(0, self._logged - base) :]
-        self._logged = base + len(log)
+        new = self.world.inputs_since(self._logged)
+        self._logged = self.world.input_log_end
         return new
 
     def after_step(self, events: list[dict], frame: dict | None = None) -> dict:
@@ -97,11 +95,11 @@ class RunRecording:
         self.recorder.record(frame, self._new_inputs(), events, hash=digest, snapshot=blob)
         return frame
 
-    def tick_hook(self, world: Any, events: list[dict]) -> None:
+    def tick_hook(self, world: World, events: list[dict]) -> None:
         """A headless ``Run`` hook ``(world, events)`` (runs after each step)."""
         self.after_step(events)
 
-    def on_tick(self, info: Any) -> None:
+    def on_tick(self, info: TickInfo) -> None:
         """A WorldRunner ``on_tick`` hook (runs on the runner thread, after the step)."""
         self.after_step(info.events, info.frame)
 

@@ -16,19 +16,18 @@ tick, its input-log position and its state hash must match what the replay recor
 from __future__ import annotations
 
 import zlib
-from typing import Any
 
-from asiworld.engine import snapshot
+from asiworld.engine import World, snapshot
 from asiworld.engine.errors import SnapshotError
 
 from .format import ReplayError
 
 
-def world_blob(world: Any) -> bytes | None:
+def world_blob(world: World) -> bytes | None:
     """The world's snapshot for a replay (compressed, without its input log), or None when the
     world has submitted actions waiting for the next step (a re-simulation feeds those from the
     log, so the snapshot would apply them twice)."""
-    if getattr(world, "pending", None) or not hasattr(world, "snapshot"):
+    if world.pending:
         return None
     return zlib.compress(world.snapshot(input_log=False), 6)
 

@@ -8,11 +8,14 @@ become ``add_character`` calls and its actions go, in log order, to ``step(input
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
+from .header import ReplayHeader
 from .reader import Replay
+
+if TYPE_CHECKING:
+    from asiworld.engine import World
 
 
 @dataclass
@@ -39,7 +42,7 @@ class HashCheck:
         self.hashes = hashes
         self.checked = 0
 
-    def __call__(self, world: Any, events: list | None = None) -> None:
+    def __call__(self, world: World, events: list | None = None) -> None:
         expected = self.hashes.get(world.tick)
         if expected is None:
             return
@@ -61,51 +64,7 @@ class HashCheck:
             )
 
 
-def resimulate(
-    make_world: Callable[[int, int], Any],
-    seed: int,
-    size: int,
-    log: Iterable[tuple[int, int | None, dict]],
-    until: int,
-    on_tick: Callable[[Any, list], None],
-) -> Any:
-    """The contract's re-simulation with any world (the tests' stand-in has no resim module):
-    joins logged at tick T become ``add_character`` before T's step, actions go to ``step``."""
-    world = make_world(seed, size)
-    by_tick: dict[int, list[tuple[int | None, dict]]] = {}
-    for tick, char, action in log:
-        by_tick.setdefault(int(tick), []).append((char, action))
-    while world.tick < until:
-        inputs = []
-        for char, action in by_tick.get(world.tick, ()):
-            if char is None and action.get("type") == "join":
-                made = world.add_character(
-                    name=action.get("name", ""), label=action.get("label", "")
-                )
-                if "id" in action and made != action["id"]:
-                    raise ValueError(
-                        f"join at tick {world.tick} made character {made}, the log says {action['id']}"
-                    )
-            else:
-                inputs.append((char, action))
-        on_tick(world, world.step(inputs))
-    return world
-
-
-def engine_resimulator() -> Callable[..., Any]:
-    """The engine's own re-simulation (imported only when verifying)."""
-    from asiworld.engine import load_content
-    from asiworld.engine.resim import replay_inputs
-
-    content = load_content()
-
-    def run(seed: int, size: int, log: list, until: int, on_tick: Callable) -> Any:
-        return replay_inputs(seed, log, until, content=content, size=size, on_tick=on_tick)
-
-    return run
-
-
-def provenance_notes(header: Any) -> list[str]:
+def provenance_notes(header: ReplayHeader) -> list[str]:
     """Why a re-simulation may differ before it starts: other content or another engine build."""
     import asiworld
     from asiworld.engine import load_content
@@ -124,12 +83,11 @@ def provenance_notes(header: Any) -> list[str]:
     return notes
 
 
-def verify_replay(
-    replay: Replay,
-    make_world: Callable[[int, int], Any] | None = None,
-    until: int | None = None,
-) -> Verdict:
-    """Re-simulate `replay` and compare its hashes; `make_world(seed, size)` replaces the engine."""
+def verify_replay(replay: Replay, until: int | None = None) -> Verdict:
+    """Re-simulate `replay` with the engine and compare its hashes (up to `until`)."""
+    from asiworld.engine import load_content
+    from asiworld.engine.resim import replay_inputs
+
     hashes = replay.hashes()
     if until is not None:
         hashes = {t: h for t, h in hashes.items() if t <= until}
@@ -137,17 +95,12 @@ def verify_replay(
     if not hashes:
         return Verdict(False, 0, 0, code="no_hashes", message="the replay holds no state hashes")
     last = max(hashes)
-    if make_world is None:
-        run = engine_resimulator()
-    else:
-
-        def run(seed: int, size: int, log: list, until: int, on_tick: Callable) -> Any:
-            return resimulate(make_world, seed, size, log, until, on_tick)
-
     check = HashCheck(hashes)
     header = replay.header
     try:
-        world = run(header.seed, header.width, list(replay.inputs()), last, check)
+        world = replay_inputs(
+            header.seed, replay.inputs(), last, load_content(), size=header.width, on_tick=check
+        )
     except _Mismatch as mismatch:
         return mismatch.verdict
     except ValueError as exc:  # the engine refuses a log it cannot follow (e.g. a join mismatch)

@@ -7,21 +7,18 @@ import json
 import pytest
 from asiworld.cli import main
 from asiworld.replay import Recorder, Replay, ReplayHeader
-from asiworld.replay import verify as verify_module
 from asiworld.replay.render import render_state, scale_for
 from asiworld.replay.verify import verify_replay
+from engine_runs import SIZE, record_engine_run
 from PIL import Image
-from replay_fakes import FakeWorld, record_fake_run
 
 OPPOSITE = {"n": "s", "s": "n", "e": "w", "w": "e"}
 
 
-def fake_factory(seed: int, size: int) -> FakeWorld:
-    return FakeWorld.create(seed, size=size)
-
-
 class TamperingRecorder(Recorder):
-    """Writes the log of a different run than the one it hashes: one move turned around."""
+    """Writes the log of a different run than the one it hashes: one move turned around. It
+    picks a move that was made in the last tick before a hash, so the next hash must differ (in
+    a real world a walk turned around can meet its old path again behind a wall)."""
 
     def __init__(self, *args, from_tick: int, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -30,9 +27,16 @@ class TamperingRecorder(Recorder):
 
     def record(self, frame, inputs=(), events=None, hash=None):  # noqa: A002
         rows = [list(r) for r in inputs]
+        moved = {e["char"] for e in events or () if e["kind"] == "op_done" and e["type"] == "move"}
         for row in rows:
-            tick, _, action = row
-            if not self.done and tick >= self.from_tick and action.get("type") == "move":
+            tick, char, action = row
+            if (
+                not self.done
+                and tick >= self.from_tick
+                and (tick + 1) % self.hash_every == 0
+                and action.get("type") == "move"
+                and char in moved
+            ):
                 row[2] = {**action, "dir": OPPOSITE[action["dir"]]}
                 self.done = True
                 self.tampered_tick = tick
@@ -40,31 +44,20 @@ class TamperingRecorder(Recorder):
 
 
 def make_header() -> ReplayHeader:
-    return ReplayHeader(seed=5, width=32, height=32, configurations=[{"name": "walker"}])
+    return ReplayHeader(seed=5, width=SIZE, height=SIZE, configurations=[{"name": "walker"}])
 
 
 @pytest.fixture(scope="module")
 def run_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("cmd") / "run.asirep"
     with Recorder(path, make_header(), keyframe_every=120, frames_per_chunk=30, hash_every=10) as r:
-        record_fake_run(r, seed=5, ticks=300)
+        record_engine_run(r, seed=5, ticks=300)
     return path
-
-
-@pytest.fixture
-def fake_engine(monkeypatch):
-    def fake_resimulator():
-        def run(seed, size, log, until, on_tick):
-            return verify_module.resimulate(fake_factory, seed, size, log, until, on_tick)
-
-        return run
-
-    monkeypatch.setattr(verify_module, "engine_resimulator", fake_resimulator)
 
 
 def test_verify_passes_on_an_untouched_recording(run_file):
     with Replay.open(run_file) as replay:
-        verdict = verify_replay(replay, fake_factory)
+        verdict = verify_replay(replay)
     assert verdict.ok, verdict.message
     assert verdict.checked == 30 and verdict.last_tick == 300
 
@@ -72,10 +65,10 @@ def test_verify_passes_on_an_untouched_recording(run_file):
 def test_verify_fails_at_the_first_hash_after_a_tampered_input(tmp_path):
     path = tmp_path / "tampered.asirep"
     rec = TamperingRecorder(path, make_header(), frames_per_chunk=30, hash_every=10, from_tick=150)
-    record_fake_run(rec, seed=5, ticks=300)
+    record_engine_run(rec, seed=5, ticks=300)
     rec.close()
     with Replay.open(path) as replay:
-        verdict = verify_replay(replay, fake_factory)
+        verdict = verify_replay(replay)
     assert not verdict.ok and verdict.code == "hash_mismatch"
     # The input logged at tick T acts in the step to T+1: the next multiple of 10 after it.
     assert verdict.mismatch_tick == (rec.tampered_tick // 10 + 1) * 10
@@ -83,13 +76,13 @@ def test_verify_fails_at_the_first_hash_after_a_tampered_input(tmp_path):
 
 
 def test_verify_command_exits_0_when_hashes_match_and_1_on_the_first_mismatch(
-    run_file, tmp_path, fake_engine, capsys
+    run_file, tmp_path, capsys
 ):
     assert main(["replay", "verify", str(run_file)]) == 0
     assert "30 state hashes match" in capsys.readouterr().out
     path = tmp_path / "tampered.asirep"
     rec = TamperingRecorder(path, make_header(), frames_per_chunk=30, hash_every=10, from_tick=40)
-    record_fake_run(rec, seed=5, ticks=120)
+    record_engine_run(rec, seed=5, ticks=120)
     rec.close()
     assert main(["replay", "verify", str(path)]) == 1
     out = capsys.readouterr().out
@@ -99,16 +92,16 @@ def test_verify_command_exits_0_when_hashes_match_and_1_on_the_first_mismatch(
 def test_verify_refuses_a_replay_without_hashes(tmp_path):
     path = tmp_path / "nohash.asirep"
     with Recorder(path, make_header(), hash_every=10**6) as r:
-        record_fake_run(r, ticks=20)
+        record_engine_run(r, ticks=20)
     with Replay.open(path) as replay:
-        verdict = verify_replay(replay, fake_factory)
+        verdict = verify_replay(replay)
     assert not verdict.ok and verdict.code == "no_hashes"
 
 
 def test_info_reports_header_duration_counts_and_size(run_file, capsys):
     assert main(["replay", "info", str(run_file), "--json", "--check"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["seed"] == 5 and data["world"] == "32x32"
+    assert data["seed"] == 5 and data["world"] == f"{SIZE}x{SIZE}"
     assert data["first_tick"] == 0 and data["last_tick"] == 300 and data["minutes"] == 5.0
     assert data["counts"]["frames"] == 301 and data["counts"]["hashes"] == 30
     assert data["size_bytes"] == run_file.stat().st_size
@@ -141,7 +134,8 @@ def test_export_png_draws_the_map_at_a_tick(run_file, tmp_path):
     assert main(["replay", "export", str(run_file), "--at", "150", "--png", str(out)]) == 0
     image = Image.open(out)
     assert image.format == "PNG"
-    assert image.size == (32 * scale_for(32, 32), 32 * scale_for(32, 32) + 14)
+    scale = scale_for(SIZE, SIZE)
+    assert image.size == (SIZE * scale, SIZE * scale + 14)
 
 
 def test_export_gif_writes_one_frame_per_step(run_file, tmp_path):
@@ -209,11 +203,11 @@ def test_export_with_focus_rings_that_character_and_refuses_unknown_ones(
     assert "unknown_character" in capsys.readouterr().err
 
 
-def test_verify_notes_when_the_replay_came_from_other_content(tmp_path, fake_engine, capsys):
+def test_verify_notes_when_the_replay_came_from_other_content(tmp_path, capsys):
     path = tmp_path / "other.asirep"
     header = make_header()
     header.content_hash = "0000000000000000"
     with Recorder(path, header, hash_every=10) as rec:
-        record_fake_run(rec, seed=5, ticks=30)
+        record_engine_run(rec, seed=5, ticks=30)
     assert main(["replay", "verify", str(path)]) == 0
     assert "note: the replay was recorded with content 0000000000000000" in capsys.readouterr().out

@@ -13,7 +13,7 @@ from asiworld.replay.apply import apply_frame  # noqa: E402
 from asiworld.replay.render import render_state  # noqa: E402
 from asiworld.replay.session import RunRecording  # noqa: E402
 from asiworld.replay.verify import verify_replay  # noqa: E402
-from replay_fakes import busy_action  # noqa: E402
+from engine_runs import busy_action  # noqa: E402
 
 TICKS = 240
 

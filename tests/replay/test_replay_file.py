@@ -5,17 +5,18 @@ from __future__ import annotations
 import struct
 
 import pytest
+from asiworld.engine.frames import FrameBuilder
 from asiworld.replay import Recorder, Replay, ReplayError, ReplayHeader
 from asiworld.replay import format as fmt
 from asiworld.replay.apply import apply_frame
-from replay_fakes import FakeFrameBuilder, FakeWorld, record_fake_run
+from engine_runs import SIZE, new_world, record_engine_run
 
 
 def header() -> ReplayHeader:
     return ReplayHeader(
         seed=3,
-        width=32,
-        height=32,
+        width=SIZE,
+        height=SIZE,
         configurations=[{"name": "walker", "characters": [7, 8, 9]}],
         content_hash="abc123",
         horizon=400,
@@ -26,7 +27,7 @@ def header() -> ReplayHeader:
 def recorded(tmp_path_factory):
     path = tmp_path_factory.mktemp("rec") / "run.asirep"
     with Recorder(path, header(), keyframe_every=100, frames_per_chunk=30, hash_every=20) as rec:
-        frames, hashes = record_fake_run(rec, ticks=400)
+        frames, hashes = record_engine_run(rec, ticks=400)
     return path, frames, hashes
 
 
@@ -208,8 +209,8 @@ def test_unknown_chunk_kinds_are_skipped_by_readers(recorded, tmp_path):
 
 
 def test_the_recorder_refuses_frames_out_of_order_and_a_first_frame_without_keyframe(tmp_path):
-    world = FakeWorld.create(1, size=8)
-    fb = FakeFrameBuilder(world)
+    world, _ = new_world(1, characters=0)
+    fb = FrameBuilder(world)
     rec = Recorder(tmp_path / "a.asirep", header())
     with pytest.raises(ReplayError) as err:
         rec.record({"tick": 0, "deltas": {}, "events": []})
@@ -237,7 +238,7 @@ def test_keyframes_are_written_every_k_ticks_even_from_delta_frames(recorded):
 def test_the_recorder_buffers_at_most_one_segment(tmp_path):
     path = tmp_path / "b.asirep"
     rec = Recorder(path, header(), frames_per_chunk=30)
-    record_fake_run(rec, ticks=95)
+    record_engine_run(rec, ticks=95)
     assert len(rec._frames) <= 30
     # Everything before the open segment is already on disk, readable while recording goes on.
     with Replay.open(path) as replay:

@@ -23,7 +23,7 @@ from asiworld.replay import format as fmt  # noqa: E402
 from asiworld.replay.snapshots import check_blob, world_blob  # noqa: E402
 from asiworld.replay.verify import verify_replay  # noqa: E402
 from asiworld.replay.worlds import ReplayWorlds, point_of_view  # noqa: E402
-from replay_fakes import busy_action  # noqa: E402
+from engine_runs import busy_action  # noqa: E402
 
 TICKS = 240
 EVERY = 60  # snapshot interval in these tests (hashes every 20)
