@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from asiworld.engine import ActionResult, Refusal, World
 from asiworld.programs.host import HostCrashed, LocalHost, ProcessHost, SliceRow
 from asiworld.programs.limits import DEFAULT_BUDGET, Budget
 
@@ -83,7 +84,7 @@ class ProgramManager:
 
     def __init__(
         self,
-        world: Any,
+        world: World,
         *,
         budget: Budget = DEFAULT_BUDGET,
         in_process: bool = False,
@@ -117,7 +118,7 @@ class ProgramManager:
         if type(source) is not str:
             return _refusal("bad_argument", "program source must be text")
         pid = self.next_id
-        seed = f"{getattr(self.world, 'seed', 0)}:{char_id}:{pid}"
+        seed = f"{self.world.seed}:{char_id}:{pid}"
         try:
             reply = self._request(
                 {
@@ -178,10 +179,10 @@ class ProgramManager:
         if pid is not None and kind not in NEVER_INTERRUPTS:
             self._stop(pid, "direct_action", f"stopped by a direct {kind} action")
 
-    def submit_direct(self, char_id: int, action: Any) -> Any:
+    def submit_direct(self, char_id: int, action: Any) -> ActionResult:
         """A direct action with the rule applied: the program stops, then the world checks it."""
         result = self.world.submit(char_id, action)
-        if getattr(result, "ok", False):
+        if result.ok:
             self.direct_action(char_id, action)
         return result
 
@@ -462,9 +463,7 @@ class ProgramManager:
     def _observe(self, char_id: int) -> dict | None:
         try:
             return self.world.observe(char_id, consume=False)
-        except TypeError:  # an engine without the non-consuming flag
-            return self.world.observe(char_id)
-        except Exception:  # unknown character
+        except Refusal:  # not a character of this world
             return None
 
     # -- persistence ----------------------------------------------------------------------

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from asiworld.engine import ActionResult, World
 from asiworld.programs.manager import ProgramManager
 
 
@@ -19,3 +20,18 @@ def run_until_done(manager: ProgramManager, world, pid: int, limit: int = 500) -
             break
         run_ticks(manager, world, 1)
     return manager.status(pid)
+
+
+def watch_submits(world: World) -> list[tuple[int, dict, ActionResult]]:
+    """Every (character, action, answer) the world's submit gets from now on: a test reads what a
+    program sent and what the engine said, and the engine still decides."""
+    seen: list[tuple[int, dict, ActionResult]] = []
+    submit = world.submit
+
+    def watched(char_id: int, action: dict) -> ActionResult:
+        answer = submit(char_id, action)
+        seen.append((char_id, action, answer))
+        return answer
+
+    world.submit = watched
+    return seen

@@ -1,12 +1,20 @@
-"""Every game API call from a program builds exactly the contract's action dict (fake world)."""
+"""Every game API call from a program builds exactly the contract's action dict, and the program
+gets the engine's own answer (a small seeded real world; `world.submit` is watched, not replaced)."""
 
 from __future__ import annotations
 
 import pytest
+from asiworld.engine import World
+from asiworld.engine.model import SURFACE
 from asiworld.programs.manager import ProgramManager
 
-from tests.programs.fakes import FakeWorld
-from tests.programs.helpers import run_until_done
+from tests.programs.helpers import run_ticks, run_until_done, watch_submits
+
+
+def world_with_ada(seed: int = 3) -> tuple[World, int]:
+    world = World.create(seed=seed, size=48)
+    return world, world.add_character("ada")
+
 
 CALLS = [
     ("move('n')", {"type": "move", "dir": "n"}),
@@ -42,13 +50,36 @@ CALLS = [
 
 @pytest.mark.parametrize("call,action", CALLS, ids=[c for c, _ in CALLS])
 def test_each_api_call_submits_the_contract_action_and_returns_the_result(call, action):
-    world = FakeWorld()
+    world, ada = world_with_ada()
+    submits = watch_submits(world)
     manager = ProgramManager(world, in_process=True)
-    pid = manager.submit(1, "one call", f"def main():\n    return {call}\n")["id"]
-    status = run_until_done(manager, world, pid)
-    assert status["status"] == "finished"
-    assert world.submitted == [(1, action)]
-    assert manager.outcome(pid)["value"] == {"echo": action["type"]}
+    pid = manager.submit(ada, "one call", f"def main():\n    return {call}\n")["id"]
+    events = []
+    while manager.status(pid)["status"] in ("running", "waiting") and world.tick < 500:
+        events += run_ticks(manager, world, 1)
+    ((char, sent, answer),) = submits
+    assert (char, sent) == (ada, action)
+    outcome = manager.outcome(pid)
+    if answer.ok:  # the call returns the operation's result
+        (done,) = [e for e in events if e["kind"] == "op_done" and e["op"] == answer.op]
+        assert manager.status(pid)["status"] == "finished"
+        assert outcome["value"] == done["result"]
+    else:  # a refusal is a GameError with the engine's code and sentence
+        assert manager.status(pid)["status"] == "failed"
+        assert outcome["error"]["code"] == answer.code
+        assert outcome["error"]["message"] == f"line 2: {answer.message}"
+
+
+def test_calls_the_engine_accepts_and_refuses_are_both_covered():
+    answers = set()
+    for call, _ in CALLS:
+        world, ada = world_with_ada()
+        submits = watch_submits(world)
+        manager = ProgramManager(world, in_process=True)
+        manager.submit(ada, "one call", f"def main():\n    return {call}\n")
+        run_ticks(manager, world, 1)
+        answers.add(submits[0][2].ok)
+    assert answers == {True, False}
 
 
 @pytest.mark.parametrize(
@@ -66,54 +97,68 @@ def test_each_api_call_submits_the_contract_action_and_returns_the_result(call, 
     ],
 )
 def test_bad_arguments_raise_game_error_before_reaching_the_world(call):
-    world = FakeWorld()
+    world, ada = world_with_ada()
+    submits = watch_submits(world)
     manager = ProgramManager(world, in_process=True)
-    pid = manager.submit(1, "bad", f"{call}\n")["id"]
+    pid = manager.submit(ada, "bad", f"{call}\n")["id"]
     status = run_until_done(manager, world, pid)
     assert status["status"] == "failed"
     assert status["outcome"]["error"]["code"] == "bad_argument"
     assert status["outcome"]["error"]["line"] == 1
-    assert world.submitted == []
+    assert submits == []
 
 
 def test_observation_helpers_read_the_latest_observation_without_blocking():
-    world = FakeWorld()
+    world, ada = world_with_ada()
+    me = world.entities[ada]
+    world.move_entity(me, 20, 21, SURFACE)
+    me.inventory.append(["wood", 2])
+    sheep = world.add_creature("sheep", SURFACE, (21, 21))
+    seen = [e["id"] for e in world.observe(ada, consume=False)["entities"] if e["kind"] == "sheep"]
+    assert sheep.id in seen
+    submits = watch_submits(world)
     manager = ProgramManager(world, in_process=True)
     source = (
         "def main():\n"
         "    return [position(), inventory(), count('wood'), count('stone'), tick(),\n"
         "            [e['id'] for e in entities('sheep')], me()['id'], observe()['tick']]\n"
     )
-    pid = manager.submit(1, "look", source)["id"]
+    pid = manager.submit(ada, "look", source)["id"]
     assert run_until_done(manager, world, pid)["status"] == "finished"
-    assert manager.outcome(pid)["value"] == [[5, 6], {"wood": 2}, 2, 0, 0, [9], 1, 0]
-    assert world.submitted == []
+    assert manager.outcome(pid)["value"] == [[20, 21], {"wood": 2}, 2, 0, 0, seen, ada, 0]
+    assert submits == []
 
 
 def test_log_and_print_both_go_to_the_program_log():
-    world = FakeWorld()
+    world, ada = world_with_ada()
     manager = ProgramManager(world, in_process=True)
-    pid = manager.submit(1, "talk", "log('a', 1)\nprint('b', 2)\n")["id"]
+    pid = manager.submit(ada, "talk", "log('a', 1)\nprint('b', 2)\n")["id"]
     run_until_done(manager, world, pid)
     assert manager.logs(pid) == ["a 1", "b 2"]
 
 
 def test_a_refused_call_raises_game_error_in_the_same_tick_and_the_program_can_go_on():
-    world = FakeWorld()
+    world, ada = world_with_ada()
+    submits = watch_submits(world)
     manager = ProgramManager(world, in_process=True)
     source = "try:\n    craft('nothing')\nexcept GameError as e:\n    log(e.code)\nmove('s')\n"
-    pid = manager.submit(1, "retry", source)["id"]
+    pid = manager.submit(ada, "retry", source)["id"]
     manager.before_step()
-    assert world.submitted == [(1, {"type": "move", "dir": "s"})]
+    assert [(char, action, answer.code) for char, action, answer in submits] == [
+        (ada, {"type": "craft", "recipe": "nothing", "count": 1}, "unknown_recipe"),
+        (ada, {"type": "move", "dir": "s"}, "accepted"),
+    ]
     assert manager.logs(pid) == ["unknown_recipe"]
 
 
 def test_submit_refuses_unknown_characters_bad_names_and_bad_source_without_a_program():
-    world = FakeWorld()
+    world, ada = world_with_ada()
+    sheep = next(e.id for e in world.entities.values() if e.kind == "sheep")
     manager = ProgramManager(world, in_process=True)
-    assert manager.submit(2, "x", "pass")["code"] == "unknown_character"
-    assert manager.submit(1, "", "pass")["code"] == "bad_argument"
-    refused = manager.submit(1, "x", "x = (1\n")
+    for who in (999, sheep, "ada", True):
+        assert manager.submit(who, "x", "pass")["code"] == "unknown_character", who
+    assert manager.submit(ada, "", "pass")["code"] == "bad_argument"
+    refused = manager.submit(ada, "x", "x = (1\n")
     assert refused["code"] == "syntax_error" and refused["line"] == 1
     assert manager.records == {}
 
@@ -121,10 +166,10 @@ def test_submit_refuses_unknown_characters_bad_names_and_bad_source_without_a_pr
 def test_the_random_object_is_seeded_so_reruns_draw_the_same_numbers():
     draws = []
     for _ in range(2):
-        world = FakeWorld()
+        world, ada = world_with_ada()
         manager = ProgramManager(world, in_process=True)
         pid = manager.submit(
-            1, "dice", "def main():\n    return [random.randint(1, 6) for i in range(8)]\n"
+            ada, "dice", "def main():\n    return [random.randint(1, 6) for i in range(8)]\n"
         )["id"]
         run_until_done(manager, world, pid)
         draws.append(manager.outcome(pid)["value"])
@@ -132,7 +177,7 @@ def test_the_random_object_is_seeded_so_reruns_draw_the_same_numbers():
 
 
 def test_ordinary_python_still_works_under_the_guards():
-    world = FakeWorld()
+    world, ada = world_with_ada()
     manager = ProgramManager(world, in_process=True)
     source = (
         "def main():\n"
@@ -147,7 +192,7 @@ def test_ordinary_python_still_works_under_the_guards():
         "    return [1 in items, 9 not in items, 'a' in 'abc', sorted(items), s, a + b + c,\n"
         "            total, 2 ** 10, (lambda n: n * 2)(4), max(items), ', '.join(['p', 'q'])]\n"
     )
-    pid = manager.submit(1, "plain python", source)["id"]
+    pid = manager.submit(ada, "plain python", source)["id"]
     assert run_until_done(manager, world, pid)["status"] == "finished", manager.outcome(pid)
     assert manager.outcome(pid)["value"] == [
         True,
