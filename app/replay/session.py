@@ -14,7 +14,7 @@ re-simulate from the seed.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from asiworld.engine import World
 from asiworld.engine.frames import FrameBuilder
@@ -23,9 +23,6 @@ from asiworld.engine.model import SURFACE
 from .header import Configuration, ReplayHeader
 from .recorder import Recorder
 from .snapshots import world_blob
-
-if TYPE_CHECKING:  # the replay layer does not import the server
-    from asiworld.server.runner import TickInfo
 
 # Ticks between world snapshots in a recording (10 simulation minutes): a point of view or a
 # fork then re-simulates at most this many steps. See docs/replays.md for the size it costs.
@@ -99,7 +96,7 @@ class RunRecording:
         """A headless ``Run`` hook ``(world, events)`` (runs after each step)."""
         self.after_step(events)
 
-    def on_tick(self, info: TickInfo) -> None:
+    def on_tick(self, info: Any) -> None:  # a TickInfo (the replay layer imports no server)
         """A WorldRunner ``on_tick`` hook (runs on the runner thread, after the step)."""
         self.after_step(info.events, info.frame)
 
