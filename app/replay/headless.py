@@ -31,6 +31,6 @@ def record_run(run: Run, out: Path, title: str = "") -> RunRecording:
         run.world,
         [{"name": name, "characters": []} for name in names],
         horizon=run.config.minutes * ticks_per_minute,
-        title=title,
+        title=title or getattr(run, "title", ""),  # callers may name a run (run.title)
     )
     return RunRecording.start(out / REPLAY_NAME, run.world, FrameBuilder(run.world), header)
