@@ -38,8 +38,8 @@ def bot_action(world: World, char: Character) -> dict | None:
                 ent = world.entities.get(eid) if eid is not None else None
                 if isinstance(ent, Creature) and ent.hostile:
                     return {"type": "attack", "target": ent.id}
-    if area.info.get("cleared"):
-        px, py = area.info["portal"]
+    if area.instance.cleared:
+        px, py = area.instance.portal
         if (char.x, char.y) == (px, py):
             return {"type": "leave"}
         return {"type": "move_to", "x": px, "y": py} if char.op is None else None
@@ -49,7 +49,7 @@ def bot_action(world: World, char: Character) -> dict | None:
     if foe is not None:  # close in step by step, as a player would
         return _step_toward(world, char, foe.x, foe.y)
     if char.op is None:  # the boss waits by the exit portal
-        px, py = area.info["portal"]
+        px, py = area.instance.portal
         return {"type": "move_to", "x": px, "y": py}
     return None
 

@@ -65,7 +65,7 @@ def stand_next_to_boss(runner, cid: int) -> str:
         world = runner.world
         char = world.entities[cid]
         area = world.areas[char.area]
-        boss = world.entities[area.info["boss"]]
+        boss = world.entities[area.instance.boss]
         for dx, dy in ((-1, 0), (1, 0), (0, 1), (0, -1), (-1, 1), (1, 1), (-1, -1), (1, -1)):
             x, y = boss.x + dx, boss.y + dy
             if world.walkable(area, x, y, char):
@@ -276,7 +276,7 @@ def test_the_altar_opens_the_sanctum_and_the_shadow_king_shows_his_second_phase(
 
     def wound_the_king() -> None:
         world = runner.world
-        king = world.entities[world.areas[world.entities[cid].area].info["boss"]]
+        king = world.entities[world.areas[world.entities[cid].area].instance.boss]
         harm(world, king, int(king.health * 0.6), source=world.entities[cid])
 
     runner.call(wound_the_king)

@@ -223,7 +223,7 @@ def _load_rules() -> None:
     from .rules import building, combat, consumption, crafting, gathering, movement, rest, trade
 
     del building, combat, consumption, crafting, gathering, movement, rest, trade
-    from .rules import dungeons, merchant  # dungeons wraps gather (chests), so it comes after
+    from .rules import dungeons, merchant
 
     del dungeons, merchant
 

@@ -1,5 +1,7 @@
-"""Creatures: sheep graze, boars defend themselves, shades hunt at night. Each acts on its own
-timer in id order; chasers follow what they can see and give up once it is out of sight."""
+"""Creatures: sheep graze, boars defend themselves, shades hunt at night; in dungeons enemies
+wake near the characters inside, bosses guard the portal and the Shadow King follows his
+pattern. Each acts on its own timer in id order; chasers follow what they can see and give up
+once it is out of sight."""
 
 from __future__ import annotations
 
@@ -8,11 +10,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import tcod.los
 
-from . import clock, homes
+from . import clock, dungeons, homes
 from .model import SURFACE, Area, Character, Creature, Entity
 from .rules.combat import harm
 
 if TYPE_CHECKING:
+    from .content import Content
     from .world import World
 
 _STEPS = ((0, -1), (1, 0), (0, 1), (-1, 0))
@@ -58,10 +61,9 @@ def act(world: World, cr: Creature) -> None:
         return
     spec = world.content.creatures[cr.kind]
     cr.next_move = world.tick + int(spec["move_every"])
-    for hook in world.extensions.get("creature_hooks", ()):
-        if hook(world, cr):
-            return
     area = world.areas[cr.area]
+    if area.kind in dungeons.INSIDE and _dungeon_turn(world, area, cr):
+        return
     target = _current_target(world, area, cr, spec)
     if target is None:
         if world.rng.random() < float(spec.get("wander", 0.5)):
@@ -178,3 +180,91 @@ def dawn(world: World) -> None:
     for ent in list(world.entities.values()):
         if isinstance(ent, Creature) and world.content.creatures[ent.kind].get("night_only"):
             world.remove_entity(ent)
+
+
+# ---------------------------------------------------------------------------- in dungeons
+_NUMBERS: dict[str, tuple[str, int]] = {}
+
+
+def _turn_numbers(content: Content) -> tuple[str, int]:
+    """(the Sanctum boss's kind, doze ticks), read once per content (by its digest): this
+    runs on every dungeon creature's turn."""
+    numbers = _NUMBERS.get(content.hash)
+    if numbers is None:
+        numbers = (dungeons.sanctum_spec(content)["boss"],
+                   int(dungeons.rules(content)["doze_ticks"]))
+        _NUMBERS[content.hash] = numbers
+    return numbers
+
+
+def _dungeon_turn(world: World, area: Area, cr: Creature) -> bool:
+    """Dungeon creatures look only at the characters inside their own instance (not at every
+    entity in the world); with none near they doze for a few ticks, which changes nothing
+    because nobody can cross the extra distance in that time. The Shadow King follows his
+    pattern. True when the turn is spent."""
+    king, doze = _turn_numbers(world.content)
+    if cr.kind == king:
+        return _king_turn(world, cr)
+    if cr.target is not None:
+        return False
+    sight = int(world.content.creatures[cr.kind].get("sight", 0))
+    near = False
+    best = None
+    for cid in area.instance.members if area.instance else ():
+        char = world.entities.get(cid)
+        if char is None or char.down:
+            continue
+        d = max(abs(char.x - cr.x), abs(char.y - cr.y))
+        near = near or d <= sight + doze
+        if d <= sight and (best is None or (d, cid) < best[:2]) and \
+                sees(world, area, cr, char, sight):
+            best = (d, cid, char)
+    if best is not None:
+        cr.target = best[2].id  # the common logic chases and strikes from here
+        return False
+    if not near:
+        cr.next_move = world.tick + doze
+    return True
+
+
+def _king_turn(world: World, cr: Creature) -> bool:
+    """The Shadow King: below half health he enters phase 2, strikes faster and calls shades.
+    Returns True when his turn is spent (a strike); otherwise the common chase logic runs."""
+    pattern = dungeons.sanctum_spec(world.content)["pattern"]
+    if cr.phase == 1 and cr.health <= cr.max_health * float(pattern["phase2_at"]):
+        cr.phase = 2
+        cr.next_summon = world.tick
+        world.emit("boss_phase", char=None, boss=cr.kind, entity=cr.id, phase=2, instance=cr.area)
+    if cr.phase == 2 and world.tick >= (cr.next_summon or 0):
+        cr.next_summon = world.tick + int(pattern["summon_every"])
+        _summon(world, cr, pattern)
+    target = world.entities.get(cr.target) if cr.target is not None else None
+    if (
+        target is None
+        or target.area != cr.area
+        or getattr(target, "down", False)
+        or max(abs(cr.x - target.x), abs(cr.y - target.y)) > 1
+    ):
+        return False
+    if world.tick < cr.next_attack:
+        return True  # he holds his ground next to his foe
+    key = "phase2_attack_cooldown" if cr.phase == 2 else "attack_cooldown"
+    cr.next_attack = world.tick + int(pattern[key])
+    damage = int(world.content.creatures[cr.kind]["damage"])
+    world.emit("attacked", char=None, attacker=cr.id, attacker_kind=cr.kind, target=target.id,
+               target_kind=target.kind, damage=damage)
+    harm(world, target, damage, source=cr)
+    return True
+
+
+def _summon(world: World, king: Creature, pattern: dict) -> None:
+    kind = pattern["summon"]
+    alive = sum(1 for e in world.entities.values() if e.area == king.area and e.kind == kind)
+    if alive >= int(pattern["summon_max"]):
+        return
+    try:
+        pos = world.free_tile_near(king.area, (king.x, king.y), radius=3)
+    except RuntimeError:
+        return
+    shade = world.add_creature(kind, king.area, pos, summoned_by=king.id)
+    shade.target = king.target

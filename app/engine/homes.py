@@ -92,7 +92,7 @@ def structures_changed(world: World, area: Area, owner: int) -> None:
 
 def refresh_home(world: World, char: Character) -> None:
     size, locked, tiles = home_of(world.areas[SURFACE], char.id)
-    world.extensions.setdefault("home_tiles", {})[char.id] = tiles if locked else set()
+    world.home_tiles[char.id] = tiles if locked else set()
     if (size, locked) != (char.home_area, char.home_locked):
         char.home_area, char.home_locked = size, locked
         world.emit("home", char=char.id, area=size if locked else 0, locked=locked,
@@ -102,7 +102,7 @@ def refresh_home(world: World, char: Character) -> None:
 def inside_home(world: World, char: Character) -> bool:
     if char.area != SURFACE:
         return False
-    return (char.x, char.y) in world.extensions.get("home_tiles", {}).get(char.id, ())
+    return (char.x, char.y) in world.home_tiles.get(char.id, ())
 
 
 def beds_of(world: World, char: Character) -> list[Pos]:

@@ -32,6 +32,55 @@ class LootBag:
 
 
 @dataclass
+class Chest:
+    """What a closed chest in an instance holds (gather opens it once)."""
+
+    coins: int
+    items: dict[str, int]
+
+
+@dataclass
+class Instance:
+    """A dungeon or Sanctum instance's bookkeeping (app/engine/dungeons.py)."""
+
+    name: str
+    entrance: Pos
+    portal: Pos
+    cleared: bool = False  # its boss has fallen and the portal is open
+    chests: dict[Pos, Chest] = field(default_factory=dict)  # the closed ones
+    owner: int = 0  # the character whose entry made it
+    entry: int = 0  # that character's entry count for the tier
+    dark_radius: int | None = None  # view radius without a torch (dark tiers only)
+    boss: int = 0  # the boss's entity id
+    members: list[int] = field(default_factory=list)  # who is inside now
+
+
+@dataclass
+class Expedition:
+    """A character's current expedition; published as `dungeon_left` when it ends."""
+
+    number: int
+    tier: int
+    instance: int
+    start: int
+    solo: bool
+    party: list[int]
+    damage: int = 0
+    supplies: int = 0
+    coins: int = 0
+    kills: int = 0
+
+
+@dataclass
+class DungeonLedger:
+    """The world's dungeon bookkeeping, made by the first expedition."""
+
+    expeditions: int = 0  # expeditions started so far (numbers them)
+    recover_at: dict[int, Pos] = field(default_factory=dict)  # knocked down inside -> gate spot
+    sweep: list[int] = field(default_factory=list)  # instances to remove once empty
+
+
+@dataclass
 class Area:
     """One map: the surface (id 0) or a dungeon instance. Terrain is a uint8 array of tile
     codes indexed [y, x]; `amount` counts what a resource tile still holds."""
@@ -48,7 +97,7 @@ class Area:
     loot: dict[Pos, LootBag] = field(default_factory=dict)
     # Bumped whenever walkability or sight changes, so caches (vision, paths) know to refresh.
     version: int = 0
-    info: dict[str, Any] = field(default_factory=dict)  # dungeon bookkeeping
+    instance: Instance | None = None  # a dungeon or Sanctum instance's bookkeeping
 
     @property
     def height(self) -> int:
@@ -107,7 +156,9 @@ class Creature(Entity):
     boss: bool = False
     tier: int = 0
     phase: int = 1
-    info: dict[str, Any] = field(default_factory=dict)
+    coins: int | None = None  # a dungeon creature's T-coins, paid to whoever defeats it
+    next_summon: int | None = None  # the Shadow King in phase 2: tick of his next summons
+    summoned_by: int | None = None  # a shade the Shadow King called
 
 
 @dataclass
@@ -136,7 +187,7 @@ class Character(Entity):
     night_full: bool = False  # present for the whole of the current night
     day_downs: int = 0
     joined: int = 0
-    expedition: dict[str, Any] | None = None
+    expedition: Expedition | None = None
     entries: dict[int, int] = field(default_factory=dict)  # tier -> entries so far
     sanctum_open: bool = False
     tasks: dict[str, int] = field(default_factory=dict)  # task -> tick completed

@@ -24,14 +24,25 @@ import numpy as np
 
 from . import vision
 from .errors import SnapshotError
-from .model import Area, Character, Creature, LootBag, Op, Structure
+from .model import (
+    Area,
+    Character,
+    Chest,
+    Creature,
+    DungeonLedger,
+    Expedition,
+    Instance,
+    LootBag,
+    Op,
+    Structure,
+)
 from .worldgen import Landmarks
 
 if TYPE_CHECKING:
     from .world import World
 
 MAGIC = b"ASIWORLD"
-VERSION = 1
+VERSION = 2  # 2: typed dungeon state (instance, chest, expedition, dungeon_ledger)
 HEAD = struct.Struct(">8sH")
 _TUPLE, _ARRAY = 1, 2
 # Array element types a world holds (tile codes, amounts, memory ticks, sight masks).
@@ -42,28 +53,35 @@ DTYPES = frozenset({"|u1", "|i1", "|b1", "<u2", "<i2", "<u4", "<i4", "<i8", "<f4
 FIELDS: dict[str, tuple[str, ...]] = {
     "world": ("seed", "tick", "next_id", "next_op", "next_area", "rng", "landmarks", "areas",
               "entities", "pending", "input_log", "input_log_base", "char_events", "memory",
-              "expiries", "home_tiles", "structures_changed", "loot_changed"),
+              "expiries", "home_tiles", "dungeons", "structures_changed", "loot_changed"),
     "landmarks": ("plaza", "merchant", "gates", "altar"),
     "area": ("id", "kind", "terrain", "amount", "dark", "tier", "floor", "structures",
-             "occupant", "loot", "version", "info"),
+             "occupant", "loot", "version", "instance"),
+    "instance": ("name", "entrance", "portal", "cleared", "chests", "owner", "entry",
+                 "dark_radius", "boss", "members"),
+    "chest": ("coins", "items"),
     "structure": ("kind", "owner", "has_lock", "locked"),
     "loot_bag": ("items", "expires", "owner"),
     "op": ("id", "type", "args", "wait", "remaining", "path", "stuck", "started", "result"),
     "creature": ("id", "kind", "area", "x", "y", "health", "max_health", "hostile", "target",
                  "lost_sight", "next_move", "next_attack", "wool_at", "boss", "tier", "phase",
-                 "info"),
+                 "coins", "next_summon", "summoned_by"),
     "character": ("id", "kind", "area", "x", "y", "health", "max_health", "name", "label",
                   "hunger", "energy", "coins", "inventory", "equipment", "light_ticks", "crafted",
                   "op", "asleep", "down", "down_until", "next_attack", "spawn", "surface_pos",
                   "usable_bed", "home_area", "home_locked", "night_damage", "night_full",
                   "day_downs", "joined", "expedition", "entries", "sanctum_open", "tasks"),
+    "expedition": ("number", "tier", "instance", "start", "solo", "party", "damage", "supplies",
+                   "coins", "kills"),
+    "dungeon_ledger": ("expeditions", "recover_at", "sweep"),
     "memory": ("areas", "entities", "key", "x0", "y0", "visible"),
     "area_memory": ("tiles", "ticks"),
 }
 # The model classes the records describe (for the test that holds FIELDS to them).
 CLASSES: dict[str, type] = {
     "landmarks": Landmarks, "area": Area, "structure": Structure, "loot_bag": LootBag, "op": Op,
-    "creature": Creature, "character": Character, "memory": vision.Memory,
+    "instance": Instance, "chest": Chest, "creature": Creature, "character": Character,
+    "expedition": Expedition, "dungeon_ledger": DungeonLedger, "memory": vision.Memory,
     "area_memory": vision.AreaMemory,
 }
 
@@ -116,19 +134,28 @@ def _area(area: Area) -> dict[str, Any]:
     data = _record("area", area)
     data["structures"] = {p: _record("structure", s) for p, s in area.structures.items()}
     data["loot"] = {p: _record("loot_bag", b) for p, b in area.loot.items()}
+    if area.instance is not None:
+        data["instance"] = _record("instance", area.instance)
+        data["instance"]["chests"] = {p: _record("chest", c)
+                                      for p, c in area.instance.chests.items()}
     return data
 
 
 def _read_area(data: dict[str, Any]) -> Area:
     structures = {p: _build("structure", s) for p, s in _map(data, "structures").items()}
     loot = {p: _build("loot_bag", b) for p, b in _map(data, "loot").items()}
-    return _build("area", data, structures=structures, loot=loot)
+    instance = data.get("instance")
+    if instance is not None:
+        chests = {p: _build("chest", c) for p, c in _map(instance, "chests").items()}
+        instance = _build("instance", instance, chests=chests)
+    return _build("area", data, structures=structures, loot=loot, instance=instance)
 
 
 def _entity(ent: Any) -> list[Any]:
     if isinstance(ent, Character):
         data = _record("character", ent)
         data["op"] = None if ent.op is None else _record("op", ent.op)
+        data["expedition"] = _optional("expedition", ent.expedition)
         return ["character", data]
     if isinstance(ent, Creature):
         return ["creature", _record("creature", ent)]
@@ -141,8 +168,14 @@ def _read_entity(row: Any) -> Any:
     kind, data = row
     if kind == "character":
         op = data.get("op") if isinstance(data, dict) else None
-        return _build(kind, data, op=None if op is None else _build("op", op))
+        exp = data.get("expedition") if isinstance(data, dict) else None
+        return _build(kind, data, op=None if op is None else _build("op", op),
+                      expedition=None if exp is None else _build("expedition", exp))
     return _build(kind, data)
+
+
+def _optional(kind: str, obj: Any) -> dict[str, Any] | None:
+    return None if obj is None else _record(kind, obj)
 
 
 def _memory(mem: vision.Memory) -> dict[str, Any]:
@@ -179,7 +212,8 @@ def dump(world: World, *, input_log: bool = True) -> bytes:
         "char_events": {c: list(events) for c, events in world.char_events.items()},
         "memory": {c: _memory(m) for c, m in world.memory.items()},
         "expiries": world.expiries,
-        "home_tiles": {c: sorted(t) for c, t in world.extensions.get("home_tiles", {}).items()},
+        "home_tiles": {c: sorted(t) for c, t in world.home_tiles.items()},
+        "dungeons": _optional("dungeon_ledger", world.dungeons),
         "structures_changed": world.structures_changed, "loot_changed": world.loot_changed,
     }
     return HEAD.pack(MAGIC, VERSION) + _pack({"world": state})
@@ -255,9 +289,9 @@ def _fill(world: World, state: dict[str, Any], event_memory: int) -> None:
                          for c, ev in _map(state, "char_events").items()}
     world.memory = {c: _read_memory(m) for c, m in _map(state, "memory").items()}
     world.expiries = list(state["expiries"])
-    homes = {c: set(tiles) for c, tiles in _map(state, "home_tiles").items()}
-    if homes:
-        world.extensions["home_tiles"] = homes
+    world.home_tiles = {c: set(tiles) for c, tiles in _map(state, "home_tiles").items()}
+    ledger = state["dungeons"]
+    world.dungeons = None if ledger is None else _build("dungeon_ledger", ledger)
     world.structures_changed = bool(state["structures_changed"])
     world.loot_changed = bool(state["loot_changed"])
 

@@ -41,7 +41,8 @@ def radius(world: World, char: Character) -> int:
     area = world.areas[char.area]
     lit = char.equipment.get("light") is not None
     if area.dark:
-        return v.torch_radius if lit else int(area.info.get("dark_radius", 3))
+        dark = area.instance.dark_radius if area.instance is not None else None
+        return v.torch_radius if lit else (3 if dark is None else dark)
     if area.kind == "surface" and clock.is_night(world.tick, world.content):
         return max(v.night_radius, v.torch_radius if lit else 0)
     return v.day_radius

@@ -4,17 +4,16 @@ one tick, and returns the tick's events. The order inside a tick is fixed (ids a
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections import deque
 from typing import Any
 
 import numpy as np
 
-from . import actions, clock, creatures, homes, snapshot, survival, vision
+from . import actions, clock, creatures, dungeons, hashing, homes, snapshot, survival, vision
 from .content import Content, load_content
 from .errors import ActionResult, Refusal
-from .model import SURFACE, Area, Character, Creature, Entity, LootBag, Op, Pos
+from .model import SURFACE, Area, Character, Creature, DungeonLedger, Entity, LootBag, Pos
 from .worldgen import Landmarks, generate_surface
 
 EVENT_MEMORY = 200  # events kept per character between observations
@@ -44,7 +43,8 @@ class World:
         self.tile_changes: list[tuple[int, int, int, int]] = []  # (area, x, y, code) this tick
         self.structures_changed = False
         self.loot_changed = False
-        self.extensions: dict[str, Any] = {}  # state owned by other rule modules (dungeons)
+        self.dungeons: DungeonLedger | None = None  # made by the first expedition (dungeons.py)
+        self.home_tiles: dict[int, set[Pos]] = {}  # character -> tiles of its locked home
         self.path_cache: dict[tuple, Any] = {}  # path cost per area version (movement.cost_xy)
         self.path_memo: dict[tuple, Any] = {}  # recent paths (movement.find_path)
         self.sight_cache: dict[int, Any] = {}  # area id -> (version, see-through mask) (vision)
@@ -61,8 +61,6 @@ class World:
         world.areas[SURFACE] = Area(id=SURFACE, kind="surface", terrain=terrain, amount=amount)
         world.landmarks = marks
         creatures.populate(world)
-        for hook_installer in _RESTORE_HOOKS:  # rule modules' hooks (dungeons)
-            hook_installer(world)
         return world
 
     def add_character(self, name: str, label: str = "") -> int:
@@ -127,8 +125,7 @@ class World:
         for char in chars:
             survival.live(self, char)
         survival.world_systems(self)
-        for hook in self.extensions.get("tick_hooks", ()):
-            hook(self)
+        dungeons.sweep(self)
         homes.periodic(self)
         for char in chars:
             vision.update(self, char)
@@ -291,22 +288,9 @@ class World:
         return observe_text(self, self.character(char_id))
 
     def state_hash(self) -> str:
-        """A stable digest of everything that decides the future (not caches, not memory)."""
-        h = hashlib.blake2b(digest_size=16)
-        h.update(repr((self.tick, self.seed, self.next_id, self.next_op, self.next_area)).encode())
-        h.update(repr(self.rng.getstate()).encode())
-        for area_id, area in self.areas.items():
-            h.update(repr((area_id, area.kind, area.dark, area.tier)).encode())
-            h.update(area.terrain.tobytes())
-            h.update(area.amount.tobytes())
-            h.update(repr((area.floor, {p: vars(s) for p, s in area.structures.items()},
-                           {p: vars(b) for p, b in area.loot.items()}, area.info)).encode())
-        for ent in self.entities.values():
-            fields = {k: (vars(v) if isinstance(v, Op) else v) for k, v in vars(ent).items()}
-            h.update(repr(fields).encode())
-        h.update(repr(self.expiries).encode())
-        h.update(repr(self.pending).encode())
-        return h.hexdigest()
+        """A stable digest of everything that decides the future (not caches, not memory);
+        app/engine/hashing.py."""
+        return hashing.state_hash(self)
 
     # ------------------------------------------------------------------ persistence
     def snapshot(self, *, input_log: bool = True) -> bytes:
@@ -322,11 +306,4 @@ class World:
         state = snapshot.read(blob)
         world = cls(content or load_content(), state["seed"])
         snapshot.fill(world, state, EVENT_MEMORY)
-        for hook_installer in _RESTORE_HOOKS:
-            hook_installer(world)
         return world
-
-
-# Rule modules that keep per-tick hooks (dungeons) register an installer here, so a restored
-# world gets its hooks back without the snapshot pickling functions.
-_RESTORE_HOOKS: list = []

@@ -75,7 +75,7 @@ def creatures_in(world: World, area_id: int) -> list[Creature]:
 
 
 def boss_of(world: World, char: Character) -> Creature:
-    return world.entities[instance(world, char).info["boss"]]
+    return world.entities[instance(world, char).instance.boss]
 
 
 def defeat(world: World, creature: Creature, killer: Character) -> None:
@@ -237,7 +237,7 @@ def test_the_boss_drops_its_sigil_and_opens_the_exit_portal():
     enter(world, ada, 1)
     area = instance(world, ada)
     boss = boss_of(world, ada)
-    px, py = area.info["portal"]
+    px, py = area.instance.portal
     world.move_entity(ada, px, py, area.id)
     assert refused(world, ada, {"type": "leave"}) == "exit_closed"
     defeat(world, boss, ada)
@@ -373,15 +373,15 @@ def test_chests_open_with_gather_once_for_coins_and_supplies():
     ada = hero(world)
     enter(world, ada, 1)
     area = instance(world, ada)
-    (cx, cy), inside = next(iter(sorted(area.info["chests"].items())))
+    (cx, cy), inside = next(iter(sorted(area.instance.chests.items())))
     next_to(world, area.id, (cx, cy), ada)
     act(world, ada, {"type": "gather", "x": cx, "y": cy})
     events = world.step() + world.step()
     coins = kinds(events, "coins")
     assert coins == [
-        dict(coins[0], char=ada.id, amount=inside["coins"], total=ada.coins, source="chest")
+        dict(coins[0], char=ada.id, amount=inside.coins, total=ada.coins, source="chest")
     ]
-    item, n = next(iter(inside["items"].items()))
+    item, n = next(iter(inside.items.items()))
     assert ada.count(item) == n
     assert world.tile_name(area, cx, cy) == "chest_open"
     assert refused(world, ada, {"type": "gather", "x": cx, "y": cy}) == "nothing_to_gather"
@@ -393,7 +393,7 @@ def test_a_cleared_instance_pays_coins_within_its_tier_range(tier):
     ada = hero(world, items={"outer_sigil": 1, "inner_sigil": 1})
     enter(world, ada, tier)
     area = instance(world, ada)
-    for pos in sorted(area.info["chests"]):
+    for pos in sorted(area.instance.chests):
         next_to(world, area.id, pos, ada)
         act(world, ada, {"type": "gather", "x": pos[0], "y": pos[1]})
         world.step()
@@ -402,8 +402,8 @@ def test_a_cleared_instance_pays_coins_within_its_tier_range(tier):
         defeat(world, foe, ada)
     lo, hi = CONTENT.raw["dungeons"]["tiers"][str(tier)]["coins"]
     assert lo <= ada.coins <= hi
-    assert ada.expedition["coins"] == ada.coins
-    assert ada.expedition["kills"] == CONTENT.raw["dungeons"]["tiers"][str(tier)]["enemies"] + 1
+    assert ada.expedition.coins == ada.coins
+    assert ada.expedition.kills == CONTENT.raw["dungeons"]["tiers"][str(tier)]["enemies"] + 1
 
 
 def test_surface_kills_and_work_earn_no_coins():
@@ -425,10 +425,10 @@ def test_the_expedition_record_counts_damage_supplies_and_kills():
     harm(world, ada, 7, source=guard)
     act(world, ada, {"type": "eat", "item": "cooked_meat"})
     defeat(world, guard, ada)
-    world.move_entity(ada, *instance(world, ada).info["entrance"], ada.area)
+    world.move_entity(ada, *instance(world, ada).instance.entrance, ada.area)
     left = kinds(act(world, ada, {"type": "leave"}), "dungeon_left")[0]
     assert (left["damage"], left["supplies"], left["kills"]) == (7, 1, 1)
-    assert left["coins"] == guard.info["coins"] and left["end"] >= left["start"]
+    assert left["coins"] == guard.coins and left["end"] >= left["start"]
 
 
 def test_a_party_enters_one_instance_together():
@@ -535,7 +535,7 @@ def test_defeating_the_shadow_king_completes_the_exploration_task():
         dict(kinds(events, "task_complete")[0], char=ada.id, task="exploration")
     ]
     assert "exploration" in ada.tasks
-    portal = instance(world, ada).info["portal"]
+    portal = instance(world, ada).instance.portal
     assert world.tile_name(instance(world, ada), *portal) == "portal_open"
 
 

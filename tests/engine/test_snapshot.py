@@ -25,7 +25,7 @@ CONTENT = load_content()
 APP = Path(__file__).resolve().parents[2] / "app"
 # What a world keeps only to go faster, or only until `step` returns: not in a snapshot.
 NOT_SNAPSHOTTED = {"content", "_events", "tile_changes", "path_cache", "path_memo",
-                   "sight_cache", "extensions"}
+                   "sight_cache"}
 
 
 def busy_world(seed: int = 7) -> tuple[World, list[Character]]:
@@ -44,7 +44,7 @@ def busy_world(seed: int = 7) -> tuple[World, list[Character]]:
     assert world.submit(bob.id, {"type": "enter"}).ok
     world.step()
     assert world.areas[ada.area].kind == "dungeon" and world.areas[bob.area].kind == "sanctum"
-    king = world.entities[world.areas[bob.area].info["boss"]]
+    king = world.entities[world.areas[bob.area].instance.boss]
     harm(world, king, king.max_health // 2 + 5, source=bob)
     rng = random.Random(4)
     for _ in range(60):
@@ -103,7 +103,7 @@ def test_the_schema_names_every_field_of_the_model_and_every_state_of_the_world(
     for kind in snap.CLASSES:
         assert snap.FIELDS[kind] == snap.fields_of(kind), f"{kind}: bump VERSION and the list"
     world, _ = busy_world()
-    assert set(vars(world)) - NOT_SNAPSHOTTED == set(snap.FIELDS["world"]) - {"home_tiles"}
+    assert set(vars(world)) - NOT_SNAPSHOTTED == set(snap.FIELDS["world"])
 
 
 # --- nothing is run ----------------------------------------------------------------------------

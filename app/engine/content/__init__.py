@@ -111,7 +111,8 @@ def load_content(directory: Path | str | None = None) -> Content:
             raw[path.stem] = tomllib.loads(data.decode("utf-8"))
         except tomllib.TOMLDecodeError as exc:
             raise ContentError(f"content: {path.name}: {exc}") from None
-    for needed in ("world", "terrain", "items", "recipes", "resources", "structures", "creatures"):
+    for needed in ("world", "terrain", "items", "recipes", "resources", "structures", "creatures",
+                   "dungeons"):
         _require(needed in raw, f"content: {needed}.toml is missing")
     content = Content(raw=raw, hash=digest.hexdigest()[:16])
     _build_tiles(content)
@@ -120,6 +121,7 @@ def load_content(directory: Path | str | None = None) -> Content:
     _build_sources(content)
     _build_recipes(content)
     _build_creatures(content)
+    _check_dungeons(content)
     return content
 
 
@@ -205,3 +207,23 @@ def _build_creatures(c: Content) -> None:
             _known_item(c, item, f"creature '{name}' drops")
         if "shear" in cr:
             _known_item(c, cr["shear"]["item"], f"creature '{name}' shear")
+
+
+def _check_dungeons(c: Content) -> None:
+    """Fail at start-up, not mid-expedition, when dungeons.toml names unknown things."""
+    d = c.raw["dungeons"]
+    for tier, spec in d["tiers"].items():
+        for key in ("enemy", "boss"):
+            _require(spec[key] in c.creatures,
+                     f"content: tier {tier} names unknown creature '{spec[key]}'")
+        for key in ("sigil", "requires"):
+            _require(not spec[key] or spec[key] in c.items,
+                     f"content: tier {tier} names unknown item '{spec[key]}'")
+        _require(spec["gate"] in c.tile_code, f"content: tier {tier} gate tile '{spec['gate']}' is unknown")
+        for item, _ in spec["chest_loot"]:
+            _require(item in c.items, f"content: tier {tier} chest loot '{item}' is unknown")
+    sanctum = d["sanctum"]
+    for item in sanctum["offering"]:
+        _require(item in c.items, f"content: the altar's offering names unknown item '{item}'")
+    for kind in (sanctum["boss"], sanctum["pattern"]["summon"]):
+        _require(kind in c.creatures, f"content: the Sanctum names unknown creature '{kind}'")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import actions, homes
+from .. import actions, dungeons, homes
 from ..actions import Arg, Handler, register
 from ..errors import Refusal
 from ..model import SURFACE, Character, Creature, Entity, Op
@@ -66,7 +66,7 @@ def harm(world: World, victim: Entity, amount: int, source: Entity | None = None
     if isinstance(victim, Character):
         victim.night_damage += amount
         if victim.expedition is not None:
-            victim.expedition["damage"] += amount
+            victim.expedition.damage += amount
         world.emit("damaged", char=victim.id, amount=amount, source=source_kind,
                    source_id=source.id if source else None, health=max(0, victim.health),
                    in_dungeon=dungeon)
@@ -101,9 +101,8 @@ def defeat(world: World, creature: Creature, killer: Entity | None) -> None:
                hostile=hostile, boss=creature.boss, in_dungeon=area.kind != "surface",
                x=creature.x, y=creature.y, area=area.id)
     if isinstance(killer, Character) and killer.expedition is not None:
-        killer.expedition["kills"] += 1
-    for hook in world.extensions.get("defeat_hooks", ()):
-        hook(world, creature, killer)
+        killer.expedition.kills += 1
+    dungeons.on_defeat(world, creature, killer)
 
 
 def knock_down(world: World, char: Character, cause: str) -> None:
@@ -127,17 +126,14 @@ def knock_down(world: World, char: Character, cause: str) -> None:
     dungeon = area.kind != "surface"
     world.emit("down", char=char.id, x=char.x, y=char.y, area=area.id, in_dungeon=dungeon,
                cause=cause, dropped=dropped)
-    for hook in world.extensions.get("down_hooks", ()):
-        hook(world, char)
+    dungeons.on_down(world, char)
 
 
 def recover(world: World, char: Character) -> None:
     """After the down time: health back to the wake value, at a usable bed or the plaza."""
     char.down = False
     char.health = int(world.content.knockdown.wake_health)
-    # A rule module may say where (a knockdown inside a dungeon wakes at its gate).
-    spot = next(filter(None, (hook(world, char) for hook in world.extensions.get(
-        "recover_hooks", ()))), None)
+    spot = dungeons.recover_spot(world, char)  # a knockdown inside a dungeon wakes at its gate
     bed = homes.reachable_bed(world, char) if char.area == SURFACE and spot is None else None
     if spot is not None:
         pos, at = spot

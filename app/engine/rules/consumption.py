@@ -30,7 +30,7 @@ def _eat(world: World, char: Character, op: Op) -> bool:
     char.health = max(1, min(char.max_health, char.health + int(spec.get("health", 0))))
     dungeon = in_dungeon(world, char)
     if dungeon and char.expedition is not None:
-        char.expedition["supplies"] += 1
+        char.expedition.supplies += 1
     world.emit("ate", char=char.id, item=item, hunger=char.hunger, health=char.health,
                in_dungeon=dungeon, supply=True)
     op.result = {"item": item, "hunger": char.hunger, "health": char.health}

@@ -1,5 +1,6 @@
-"""gather: take wood, stone, coal, ore, fibre or berries from an adjacent source tile, or shear
-an adjacent sheep. Tools decide whether it is possible and how long it takes."""
+"""gather: take wood, stone, coal, ore, fibre or berries from an adjacent source tile, shear an
+adjacent sheep, or (in a dungeon) open an adjacent chest (chests.py). Tools decide whether it is
+possible and how long it takes."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from .. import inventory
 from ..actions import Arg, Handler, register
 from ..errors import Refusal
 from ..model import Character, Creature, Op
+from . import chests
 from .common import a, entity_target, require_adjacent
 
 if TYPE_CHECKING:
@@ -34,6 +36,10 @@ def _ticks(world: World, char: Character, src: dict) -> int:
 
 
 def _check(world: World, char: Character, args: dict) -> None:
+    chest = chests.chest_at(world, char, args)
+    if chest is not None:
+        chests.check(world, char, args, chest)
+        return
     if "target" in args:
         _check_shear(world, char, args)
         return
@@ -61,7 +67,9 @@ def _check_shear(world: World, char: Character, args: dict) -> None:
 
 
 def _begin(world: World, char: Character, op: Op) -> None:
-    if "target" in op.args:
+    if chests.chest_at(world, char, op.args) is not None:
+        chests.begin(world, char, op)
+    elif "target" in op.args:
         sheep = world.entities[op.args["target"]]
         op.wait = int(world.content.creatures[sheep.kind]["shear"]["ticks"])
     else:
@@ -69,6 +77,8 @@ def _begin(world: World, char: Character, op: Op) -> None:
 
 
 def _effect(world: World, char: Character, op: Op) -> bool:
+    if chests.chest_at(world, char, op.args) is not None:
+        return chests.open_chest(world, char, op)
     if "target" in op.args:
         sheep = world.entities[op.args["target"]]
         shear = world.content.creatures[sheep.kind]["shear"]
@@ -101,4 +111,6 @@ register(Handler("gather", "gathering",
                   "target": Arg("int", required=False, low=0,
                                 help="id of an adjacent sheep to shear (instead of x and y)")},
                  _check, _effect, begin=_begin,
-                 help="gather from an adjacent source tile (x, y), or shear an adjacent sheep (target)"))
+                 help="gather from an adjacent source tile (x, y), or shear an adjacent sheep"
+                      " (target); in a dungeon, open an adjacent chest (x, y) for coins and"
+                      " supplies"))

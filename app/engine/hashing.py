@@ -1,0 +1,60 @@
+"""The state hash: a stable digest of everything that decides the future (not caches, not what
+characters remember or were told).
+
+The digest is over `repr` of the state laid out as the engine first kept it, when dungeon state
+was untyped dicts: an instance's bookkeeping as the area's `info` dict, the expedition ledger as
+the surface's `info["dungeons"]`, a creature's coins and summons as its `info` dict, an
+expedition as a dict. The typed records (model.py) are rendered back into that layout here, so
+runs and replays recorded before keep their state hashes (the README's runs, the sample
+replays' recorded hashes)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+from .model import Area, Creature, Entity, Expedition, Op
+
+if TYPE_CHECKING:
+    from .world import World
+
+_CREATURE_INFO = ("coins", "next_summon", "summoned_by")  # in the order they were first set
+
+
+def state_hash(world: World) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    h.update(repr((world.tick, world.seed, world.next_id, world.next_op,
+                   world.next_area)).encode())
+    h.update(repr(world.rng.getstate()).encode())
+    for area_id, area in world.areas.items():
+        h.update(repr((area_id, area.kind, area.dark, area.tier)).encode())
+        h.update(area.terrain.tobytes())
+        h.update(area.amount.tobytes())
+        h.update(repr((area.floor, {p: vars(s) for p, s in area.structures.items()},
+                       {p: vars(b) for p, b in area.loot.items()},
+                       _area_info(world, area))).encode())
+    for ent in world.entities.values():
+        h.update(repr(_entity_fields(ent)).encode())
+    h.update(repr(world.expiries).encode())
+    h.update(repr(world.pending).encode())
+    return h.hexdigest()
+
+
+def _area_info(world: World, area: Area) -> dict[str, Any]:
+    if area.instance is not None:
+        info = dict(vars(area.instance))
+        info["chests"] = {p: vars(c) for p, c in area.instance.chests.items()}
+        if info["dark_radius"] is None:  # only dark tiers had one
+            del info["dark_radius"]
+        return info
+    if area.kind == "surface" and world.dungeons is not None:
+        return {"dungeons": vars(world.dungeons)}
+    return {}
+
+
+def _entity_fields(ent: Entity) -> dict[str, Any]:
+    fields = {k: (vars(v) if isinstance(v, Op | Expedition) else v) for k, v in vars(ent).items()}
+    if isinstance(ent, Creature):
+        info = {k: fields.pop(k) for k in _CREATURE_INFO}
+        fields["info"] = {k: v for k, v in info.items() if v is not None}
+    return fields
