@@ -35,11 +35,14 @@ def _free_port() -> int:
 
 
 @pytest.mark.timeout(60)
-def test_serve_prints_the_url_and_ctrl_c_stops_without_a_traceback():
+def test_serve_prints_the_url_and_ctrl_c_stops_without_a_traceback(tmp_path):
     port = _free_port()
     env = dict(os.environ, PYTHONWARNINGS="error::DeprecationWarning")
+    # Its own data dir: the default ./data would be the checkout's, and a world saved there by
+    # an older build (another snapshot schema) is refused.
     proc = subprocess.Popen(
-        [sys.executable, "-m", "asiworld.cli", "serve", "--port", str(port), "--speed", "20"],
+        [sys.executable, "-m", "asiworld.cli", "serve", "--port", str(port), "--speed", "20",
+         "--data-dir", str(tmp_path / "data")],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
