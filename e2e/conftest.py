@@ -53,8 +53,9 @@ def live_server():
 
 @pytest.fixture(scope="session")
 def browser():
+    # `make test` installs Debian's chromium: a missing browser fails the browser tests.
     if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
+        pytest.fail(f"no Chromium at {CHROMIUM}: run `make install-browser`")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import pytest
 from asiworld.server import create_app, services
 
-pytest.importorskip("asiworld.engine.frames")
-
 CONFIG = {"SEED": 7, "WORLD_SIZE": 64, "TESTING": True, "PROGRAMS_IN_PROCESS": True}
 
 

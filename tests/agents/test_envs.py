@@ -4,13 +4,8 @@ and their discrete and text/program action paths reach the world."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
-
-gym = pytest.importorskip("gymnasium")
-pytest.importorskip("pettingzoo")
-
-from asiworld.agents.gym_env import ACTIONS, NOOP, AsiWorldEnv  # noqa: E402
-from asiworld.agents.pz_env import AsiWorldParallelEnv  # noqa: E402
+from asiworld.agents.gym_env import ACTIONS, NOOP, AsiWorldEnv
+from asiworld.agents.pz_env import AsiWorldParallelEnv
 
 
 def test_gymnasium_env_passes_check_env():

@@ -6,11 +6,9 @@ from __future__ import annotations
 import asyncio
 import json
 
-import pytest
+import mcp
 from asiworld.agents.mcp_server import build_server
 from asiworld.agents.sdk import Client
-
-mcp = pytest.importorskip("mcp")
 
 
 def _payload(result) -> dict:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import pytest
 from asiworld.server import create_app, services, socketio
 
-pytest.importorskip("asiworld.engine.frames")
-
 ADMIN = "admin-secret"
 SPECTATOR = "spectator-secret"
 CONFIG = {

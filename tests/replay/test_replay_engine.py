@@ -5,15 +5,14 @@ from __future__ import annotations
 import random
 
 import pytest
-
-engine = pytest.importorskip("asiworld.engine")
-from asiworld.engine.frames import FrameBuilder  # noqa: E402
-from asiworld.replay import Replay  # noqa: E402
-from asiworld.replay.apply import apply_frame  # noqa: E402
-from asiworld.replay.render import render_state  # noqa: E402
-from asiworld.replay.session import RunRecording  # noqa: E402
-from asiworld.replay.verify import verify_replay  # noqa: E402
-from engine_runs import busy_action  # noqa: E402
+from asiworld import engine
+from asiworld.engine.frames import FrameBuilder
+from asiworld.replay import Replay
+from asiworld.replay.apply import apply_frame
+from asiworld.replay.render import render_state
+from asiworld.replay.session import RunRecording
+from asiworld.replay.verify import verify_replay
+from engine_runs import busy_action
 
 TICKS = 240
 

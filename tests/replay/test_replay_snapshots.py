@@ -14,16 +14,15 @@ import random
 import zlib
 
 import pytest
-
-engine = pytest.importorskip("asiworld.engine")
-from asiworld.engine import snapshot as snap  # noqa: E402
-from asiworld.engine.frames import FrameBuilder  # noqa: E402
-from asiworld.replay import Recorder, Replay, ReplayError  # noqa: E402
-from asiworld.replay import format as fmt  # noqa: E402
-from asiworld.replay.snapshots import check_blob, world_blob  # noqa: E402
-from asiworld.replay.verify import verify_replay  # noqa: E402
-from asiworld.replay.worlds import ReplayWorlds, point_of_view  # noqa: E402
-from engine_runs import busy_action  # noqa: E402
+from asiworld import engine
+from asiworld.engine import snapshot as snap
+from asiworld.engine.frames import FrameBuilder
+from asiworld.replay import Recorder, Replay, ReplayError
+from asiworld.replay import format as fmt
+from asiworld.replay.snapshots import check_blob, world_blob
+from asiworld.replay.verify import verify_replay
+from asiworld.replay.worlds import ReplayWorlds, point_of_view
+from engine_runs import busy_action
 
 TICKS = 240
 EVERY = 60  # snapshot interval in these tests (hashes every 20)

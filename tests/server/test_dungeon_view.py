@@ -12,8 +12,6 @@ from asiworld.server import create_app, services, socketio
 
 from tests.server.conftest import received
 
-pytest.importorskip("asiworld.engine.frames")
-
 SURFACE = 0
 
 

@@ -7,8 +7,6 @@ from asiworld.server import create_app, services, socketio
 
 from tests.server.conftest import received
 
-pytest.importorskip("asiworld.engine.frames")
-
 
 @pytest.fixture(scope="module")
 def engine_app():

@@ -7,13 +7,12 @@ hosted program runs to its end; a program host that dies is restarted while the 
 ticking; the clock keeps to its speed without running ahead; Ctrl-C stops a busy world cleanly
 (exit 0, final snapshot saved, no traceback).
 
-Skipped only when eventlet is not installed (all but the command-line round trip). eventlet is looked up without importing it: the
-default-mode tests check that a plain start never imports it.
+eventlet is in the test extra, so these run wherever `make test` does; the tests never import it
+themselves (the default-mode tests check that a plain start never imports it).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import signal
 import subprocess
@@ -25,11 +24,6 @@ import pytest
 from asiworld.programs.manager import ACTIVE
 
 from tests.hardening.serving import free_port, http, start_server
-
-needs_eventlet = pytest.mark.skipif(
-    importlib.util.find_spec("eventlet") is None,
-    reason="eventlet is not installed (pip install 'asiworld[eventlet]')",
-)
 
 SPEED = 20
 EVENTLET = ("--async-mode", "eventlet")
@@ -73,7 +67,6 @@ def _until(check, seconds: float = 10.0, every: float = 0.1):
     pytest.fail(f"still waiting after {seconds} s for {check.__doc__ or check}")
 
 
-@needs_eventlet
 def test_the_pages_answer(server):
     status, health = http("GET", server, "/healthz")
     assert status == 200 and health["ok"] and health["running"], health
@@ -88,14 +81,11 @@ def connected(port: int, transport: str):
     """A Socket.IO client on the server over one transport."""
     import socketio
 
-    if transport == "websocket":
-        pytest.importorskip("websocket", reason="websocket-client is in the test extra")
     client = socketio.SimpleClient()
     client.connect(f"http://127.0.0.1:{port}", transports=[transport])
     return client
 
 
-@needs_eventlet
 @pytest.mark.parametrize("transport", ["polling", "websocket"])
 def test_a_spectator_gets_a_keyframe_then_one_delta_per_tick(server, transport):
     client = connected(server, transport)
@@ -116,7 +106,6 @@ def test_a_spectator_gets_a_keyframe_then_one_delta_per_tick(server, transport):
     assert all("deltas" in frame and "keyframe" not in frame for frame in frames[1:])
 
 
-@needs_eventlet
 @pytest.mark.parametrize("transport", ["polling", "websocket"])
 def test_a_player_joins_and_acts(server, transport):
     client = connected(server, transport)
@@ -131,7 +120,6 @@ def test_a_player_joins_and_acts(server, transport):
     assert not bad["ok"] and bad["code"] == "bad_action", "a malformed action is refused"
 
 
-@needs_eventlet
 def test_an_agent_observes_and_acts_over_rest(server):
     cid, auth = _agent(server, "ada")
     status, obs = http("GET", server, f"/api/agents/{cid}/observe", headers=auth)
@@ -169,7 +157,6 @@ def main():
 """
 
 
-@needs_eventlet
 def test_a_hosted_program_runs_to_its_end(server):
     cid, auth = _agent(server, "cy")
     pid = _submit(server, cid, auth, "counting", COUNTING)
@@ -194,7 +181,6 @@ def _program_hosts(pid: int) -> list[int]:
     return [c for c in children if b"asiworld.programs.host" in Path(f"/proc/{c}/cmdline").read_bytes()]
 
 
-@needs_eventlet
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 def test_a_program_host_that_died_is_restarted_and_the_world_keeps_ticking():
     # Own server: this test kills its program host. Under eventlet's green os.write a dead
@@ -224,7 +210,6 @@ def test_a_program_host_that_died_is_restarted_and_the_world_keeps_ticking():
     assert proc.returncode == 0, err
 
 
-@needs_eventlet
 def test_the_clock_keeps_its_speed_and_never_runs_ahead(server):
     start = http("GET", server, "/api/world")[1]["tick"]
     _until(lambda: http("GET", server, "/api/world")[1]["tick"] >= start + 20)
@@ -234,7 +219,6 @@ def test_the_clock_keeps_its_speed_and_never_runs_ahead(server):
     assert SPEED / 2 <= world["measured_tps"] <= SPEED * 1.1, world
 
 
-@needs_eventlet
 def test_ctrl_c_stops_a_busy_world_cleanly_and_saves_it(tmp_path):
     # At --speed 1000 the world is always behind its schedule, so Ctrl-C lands while it steps:
     # it must still stop the server (it used to end only the world's green thread) and the
