@@ -6,8 +6,9 @@ iteration). On top of its transform this policy:
   generators, `with`, async);
 - inserts a step guard at the top of every `while` body, every function body (with a call-depth
   guard around it) and every lambda; `for` loops and comprehensions are counted by `_getiter_`;
-- routes `*`, `**`, `<<`, `+`, `%` and f-string format specs through size-checked helpers so a
-  single expression cannot build a huge object.
+- routes `*`, `**`, `<<`, `+`, `%`, `|`, `^`, every f-string and every display or call with
+  `*`/`**` unpacking through size-checked helpers, and checks the size of every comprehension's
+  result, so no single expression can build a value over a cap.
 
 The guard names all start with an underscore, which RestrictedPython forbids in program source, so
 a program can neither call, shadow nor delete them.
@@ -32,7 +33,10 @@ GUARDED_BINOPS = {
     ast.LShift: "_lshift_",
     ast.Add: "_add_",
     ast.Mod: "_mod_",
+    ast.BitOr: "_or_",
+    ast.BitXor: "_xor_",
 }
+DISPLAY_KINDS = {ast.List: "list", ast.Tuple: "tuple", ast.Set: "set"}
 
 REFUSED = {
     ast.Import: "imports are not available in programs; the game API is already loaded",
@@ -65,6 +69,22 @@ def _call(name: str, args: list[ast.expr], like: ast.AST) -> ast.Call:
     node = ast.Call(func=ast.Name(name, ast.Load()), args=args, keywords=[])
     copy_locations(node, like)
     return ast.fix_missing_locations(node)
+
+
+def _display(kind: str, layout: str, values: list[ast.expr], like: ast.AST) -> ast.Call:
+    """`_display_(kind, layout, *values)`: layout says, value by value, "v" (an item), "s" (an
+    iterable to unpack), "k" (a key, its value next) or "d" (a mapping to merge)."""
+    return _call("_display_", [ast.Constant(kind), ast.Constant(layout), *values], like)
+
+
+def _has_starred(items: list[ast.expr]) -> bool:
+    return any(isinstance(item, ast.Starred) for item in items)
+
+
+def _sequence_display(kind: str, items: list[ast.expr], like: ast.AST) -> ast.Call:
+    layout = "".join("s" if isinstance(item, ast.Starred) else "v" for item in items)
+    values = [item.value if isinstance(item, ast.Starred) else item for item in items]
+    return _display(kind, layout, values, like)
 
 
 def _stmt(name: str, like: ast.AST) -> ast.Expr:
@@ -141,6 +161,61 @@ class ProgramPolicy(RestrictingNodeTransformer):
             return node
         return _call(helper, [node.left, node.right], node)
 
+    # -- displays and calls that unpack: the sum of the parts is checked before it is built -----
+    def _visit_sequence(self, node: ast.List | ast.Tuple | ast.Set) -> ast.AST:
+        node = self.node_contents_visit(node)
+        if isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)) or not _has_starred(
+            node.elts
+        ):
+            return node
+        return _sequence_display(DISPLAY_KINDS[type(node)], node.elts, node)
+
+    visit_List = visit_Tuple = visit_Set = _visit_sequence
+
+    def visit_Dict(self, node: ast.Dict) -> ast.AST:
+        node = self.node_contents_visit(node)
+        if all(key is not None for key in node.keys):
+            return node
+        layout, values = "", []
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is None:
+                layout += "d"
+                values.append(value)
+            else:
+                layout += "k"
+                values += [key, value]
+        return _display("dict", layout, values, node)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        node = super().visit_Call(node)
+        if _has_starred(node.args):
+            # _apply_(f, a, *b) -> _apply_(f, *_display_("tuple", "vvs", f, a, b))
+            node.args = [ast.Starred(_sequence_display("tuple", node.args, node), ast.Load())]
+            copy_locations(node.args[0], node)
+        if any(keyword.arg is None for keyword in node.keywords):
+            layout, values = "", []
+            for keyword in node.keywords:
+                if keyword.arg is None:
+                    layout += "d"
+                    values.append(keyword.value)
+                else:
+                    layout += "k"
+                    values += [ast.Constant(keyword.arg), keyword.value]
+            node.keywords = [ast.keyword(None, _display("dict", layout, values, node))]
+            copy_locations(node.keywords[0], node)
+        return node
+
+    # Each element of a comprehension costs a step, but a whole run's steps would still make a
+    # list past the cap: the result is checked once built.
+    def visit_ListComp(self, node: ast.ListComp) -> ast.AST:
+        return _call("_built_", [super().visit_ListComp(node)], node)
+
+    def visit_SetComp(self, node: ast.SetComp) -> ast.AST:
+        return _call("_built_", [super().visit_SetComp(node)], node)
+
+    def visit_DictComp(self, node: ast.DictComp) -> ast.AST:
+        return _call("_built_", [super().visit_DictComp(node)], node)
+
     def visit_Compare(self, node: ast.Compare) -> ast.AST:
         node = super().visit_Compare(node)
         # `x in big` walks big in one C call: route it through a helper that charges steps.
@@ -151,15 +226,20 @@ class ProgramPolicy(RestrictingNodeTransformer):
 
     def visit_FormattedValue(self, node: ast.FormattedValue) -> ast.AST:
         node = super().visit_FormattedValue(node)
-        if node.format_spec is None:
-            return node
-        # f"{x:>{w}}" -> f"{_format_(x, f'>{w}', conversion)}": the helper caps widths.
-        node.value = _call(
-            "_format_", [node.value, node.format_spec, ast.Constant(node.conversion)], node
-        )
+        # f"{x!r:>{w}}" -> _format_(x, _fstring_(">", _format_(w, "", -1)), 114): the helper
+        # caps widths and the size of the text (see visit_JoinedStr for the join).
+        spec = node.format_spec if node.format_spec is not None else ast.Constant("")
+        node.value = _call("_format_", [node.value, spec, ast.Constant(node.conversion)], node)
         node.format_spec = None
         node.conversion = -1
         return node
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
+        node = self.node_contents_visit(node)
+        # f"a{x}b" -> _fstring_("a", _format_(x, "", -1), "b"): the total length is checked
+        # before the parts are joined.
+        parts = [v.value if isinstance(v, ast.FormattedValue) else v for v in node.values]
+        return _call("_fstring_", parts, node)
 
 
 def _first_line(errors: list[str]) -> int | None:

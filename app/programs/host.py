@@ -113,8 +113,9 @@ class ProgramTable:
         if rt is None:
             lost = _lost(pid)
             return [pid, "failed", "failed", None, 0, 0, False, None, {"outcome": lost["outcome"]}]
-        if new_tick:
-            rt.begin_tick()
+        if new_tick and not rt.begin_tick() and reply is None:
+            steps = rt.steps
+            return [pid, "preempted", rt.status, rt.line, 0, steps, rt.uses_observation, None, None]
         self.current = rt
         self.arm()
         try:
