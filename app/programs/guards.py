@@ -17,7 +17,7 @@ from types import GeneratorType
 from typing import Any
 
 from asiworld.programs.limits import Budget
-from asiworld.programs.sizes import measure_text, text_size
+from asiworld.programs.sizes import measure_text
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
 SEQUENCES = (str, bytes, list, tuple)
@@ -82,7 +82,10 @@ class Guards:
 
     def _check_text(self, value: Any, what: str) -> None:
         """Refuse turning `value` into text past the cap (see sizes.text_size)."""
-        n = text_size(value, self.budget.max_items)
+        n, visited = measure_text(value, self.budget.max_items)
+        # The walk itself runs in Python: about a step's work per WALK_PER_STEP parts visited.
+        if visited >= WALK_PER_STEP:
+            self.charge(visited // WALK_PER_STEP)
         if n > self.budget.max_items:
             raise ProgramLimit(f"{what} would make over {self.budget.max_items} characters of text")
         if n >= self.budget.charge_per_items:
@@ -151,7 +154,6 @@ class Guards:
                 for number in (width, precision):
                     self._check_format_number(number)
             self._check_text(b, "a % format")
-            self._check_items(len(a) + text_size(b, self.budget.max_items), "a % format")
         return a % b
 
     def _check_format_number(self, number: str) -> None:
