@@ -11,17 +11,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from asiworld.programs.sizes import log_line, short_text
+
 DIRECTIONS = ("n", "s", "e", "w")
 SLOTS = ("weapon", "armor", "outfit", "light")
 MAX_NAME = 64
 MAX_SAY = 200
 MAX_PARTY = 8
+MAX_CODE = 64
+MAX_MESSAGE = 1000
 
 
 class GameError(Exception):
     """A refused or failed game action; programs may catch it (`except GameError as e`)."""
 
     def __init__(self, code: str, message: str) -> None:
+        # A program may raise its own: whatever it passes is kept as bounded text.
+        code, message = short_text(code, MAX_CODE), short_text(message, MAX_MESSAGE)
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
@@ -176,7 +182,7 @@ def build_api(rt: ProgramHandle) -> dict[str, Callable[..., Any]]:
         return [e for e in seen if kind is None or e.get("kind") == kind]
 
     def log(*values: Any) -> None:
-        rt.log(" ".join(str(v) for v in values))
+        rt.log(log_line(values, MAX_MESSAGE))
 
     api: dict[str, Callable[..., Any]] = {
         "move": move,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from itertools import islice
 from types import FrameType, TracebackType
 from typing import Any
 
@@ -18,10 +19,12 @@ from asiworld.programs.api import GameError, build_api
 from asiworld.programs.compiler import PROGRAM_FILENAME, CompiledProgram
 from asiworld.programs.guards import Guards, ProgramLimit
 from asiworld.programs.limits import Budget
+from asiworld.programs.sizes import log_line, short_text
 
 RUNNING, WAITING, FINISHED, FAILED, STOPPED = "running", "waiting", "finished", "failed", "stopped"
 TERMINAL = (FINISHED, FAILED, STOPPED)
 MAX_OUTCOME_CHARS = 2000
+MAX_OUTCOME_PARTS = 2000  # parts of an outcome value copied out of the sandbox (see plain)
 
 
 class ProgramStopped(BaseException):
@@ -70,19 +73,37 @@ class ProgramRandom:
         self._rng.shuffle(items)
 
 
-def plain(value: Any, depth: int = 0) -> Any:
-    """A JSON-ready copy of a program's value (outcomes leave the sandbox only as plain data)."""
-    if value is None or type(value) in (bool, int, float, str):
-        if type(value) is int and value.bit_length() > 64:
-            return str(value)
-        return value[:MAX_OUTCOME_CHARS] if type(value) is str else value
-    if depth > 8:
-        return "..."
-    if type(value) in (list, tuple, set, frozenset):
-        return [plain(v, depth + 1) for v in list(value)[:200]]
-    if type(value) is dict:
-        return {str(k)[:100]: plain(v, depth + 1) for k, v in list(value.items())[:200]}
-    return repr(value)[:200]
+def plain(value: Any, parts: int = MAX_OUTCOME_PARTS) -> Any:
+    """A JSON-ready copy of a program's value (outcomes leave the sandbox only as plain data),
+    of at most `parts` parts in all: a value built from shared references (`a = [a] * 200`, nine
+    times over) is small in memory but astronomically large as a tree, so the copy counts every
+    part it makes, shared or not, and cuts the rest off as "..."."""
+    left = [parts]
+
+    def copy(value: Any, depth: int) -> Any:
+        left[0] -= 1
+        if left[0] < 0:
+            return "..."
+        kind = type(value)
+        if value is None or kind is bool or kind is float:
+            return value
+        if kind is int:
+            return str(value) if value.bit_length() > 64 else value
+        if kind is str:
+            return value[:MAX_OUTCOME_CHARS]
+        if depth > 8:
+            return "..."
+        if kind in (list, tuple, set, frozenset):
+            return [copy(v, depth + 1) for v in islice(value, 200) if left[0] > 0]
+        if kind is dict:
+            return {
+                short_text(k, 100): copy(v, depth + 1)
+                for k, v in islice(value.items(), 200)
+                if left[0] > 0
+            }
+        return short_text(value, 200)
+
+    return copy(value, 0)
 
 
 def program_line(frame: FrameType | None) -> int | None:
@@ -269,11 +290,23 @@ class ProgramRuntime:
             self.line = program_line(self._greenlet.gr_frame)
 
     def _main(self, _first: Any) -> Slice:
+        # Nothing may escape the greenlet (it would reach the host's own loop): a stop that
+        # lands while an ending is being reported still ends the program, as that stop.
+        try:
+            return self._run_to_end()
+        except ProgramStopped as stop:
+            return self._ended(stop.status, stop.code, stop.message, self.line)
+        except BaseException as exc:  # noqa: BLE001 - reported, never re-raised
+            return self._ended(FAILED, "program_error", type(exc).__name__, self.line)
+
+    def _run_to_end(self) -> Slice:
         names = self.globals()
         try:
             exec(self._compiled.code, names)
             main = names.get("main")
             value = main() if callable(main) else None
+            # Copied out under the program's guards: a stop (CPU alarm) is reported as its own.
+            self.outcome = {"value": plain(value), "line": None}
         except ProgramStopped as stop:
             return self._ended(
                 stop.status, stop.code, stop.message, traceback_line(stop.__traceback__)
@@ -294,9 +327,8 @@ class ProgramRuntime:
                 traceback_line(exc.__traceback__),
             )
         except Exception as exc:  # the program's own bug: report it with its line
-            message = f"{type(exc).__name__}: {exc}"[:MAX_OUTCOME_CHARS]
+            message = f"{type(exc).__name__}: {short_text(exc, MAX_OUTCOME_CHARS)}"
             return self._ended(FAILED, "program_error", message, traceback_line(exc.__traceback__))
-        self.outcome = {"value": plain(value), "line": None}
         return Slice(FINISHED, value=self.outcome["value"])
 
     def _ended(self, status: str, code: str, message: str, line: int | None) -> Slice:
@@ -348,7 +380,7 @@ class _LogPrinter:
         self._rt = rt
 
     def _call_print(self, *values: Any, **_kwargs: Any) -> None:
-        self._rt.log(" ".join(str(v) for v in values))
+        self._rt.log(log_line(values, self._rt.budget.max_log_chars))
 
     def __call__(self) -> str:
         return ""

@@ -76,3 +76,19 @@ def measure_text(value: Any, limit: int) -> tuple[int, int]:
 
 def fits_text(value: Any, limit: int) -> bool:
     return text_size(value, limit) <= limit
+
+
+def short_text(value: Any, limit: int) -> str:
+    """`str(value)` cut to `limit` characters, made only when that is cheap: a value whose text
+    would be far longer (a shared structure, say) is named instead of being turned into text."""
+    if type(value) is str:
+        return value[:limit]
+    if text_size(value, 4 * limit) <= 4 * limit:
+        return str(value)[:limit]
+    size = f" of {len(value)} items" if hasattr(value, "__len__") else ""
+    return f"<a {type(value).__name__}{size}, too long to show>"[:limit]
+
+
+def log_line(values: tuple, limit: int) -> str:
+    """A log line of `values` (as `print` joins them), each at most `limit` characters."""
+    return " ".join(short_text(v, limit) for v in values)
