@@ -9,7 +9,10 @@ run are assessed by the same code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
+
+from asiworld.engine.content import Content, load_content
 
 Event = dict[str, Any]
 
@@ -27,13 +30,28 @@ STAGE_NAMES = (
 
 @dataclass(frozen=True)
 class Thresholds:
-    """The curriculum's numbers (world-rules.md). Kept in one place so content can override them."""
+    """The curriculum's numbers, from content/achievements.toml (checked when content loads)."""
 
-    home_area: int = 9
-    steady_damage: int = 30
-    steady_supplies: int = 1
-    streak_days: int = 5
-    sanctum_tier: int = 4
+    home_area: int
+    steady_damage: int
+    steady_supplies: int
+    steady_tiers: tuple[int, ...]
+    streak_days: int
+    tomb_tier: int
+    sanctum_tier: int
+
+    @classmethod
+    def from_content(cls, content: Content) -> Thresholds:
+        t = content.achievements
+        return cls(home_area=t.home_area, steady_damage=t.steady_damage,
+                   steady_supplies=t.steady_supplies, steady_tiers=tuple(t.steady_tiers),
+                   streak_days=t.streak_days, tomb_tier=t.tomb_tier, sanctum_tier=t.sanctum_tier)
+
+
+@lru_cache(maxsize=1)
+def shipped_thresholds() -> Thresholds:
+    """The thresholds of the shipped content (read once)."""
+    return Thresholds.from_content(load_content())
 
 
 @dataclass
@@ -75,7 +93,7 @@ class AchievementRecord:
     """One character's progress through the curriculum, fed its events in tick order."""
 
     def __init__(self, thresholds: Thresholds | None = None) -> None:
-        self.numbers = thresholds or Thresholds()
+        self.numbers = thresholds or shipped_thresholds()
         self.stages = [StageResult(i + 1, name) for i, name in enumerate(STAGE_NAMES)]
         # Facts that, once true, stay true ("has ever ..."), with the event that proved them.
         self.survival_day: Event | None = None
@@ -83,7 +101,7 @@ class AchievementRecord:
         self.cooked: Event | None = None
         self.home: Event | None = None
         self.best_home: Event | None = None
-        self.tier3_clear: Clear | None = None
+        self.tomb_clear: Clear | None = None
         self.sanctum: Event | None = None
         # Current state, which can be lost again.
         self.bed: Event | None = None  # the `bed` event that made it usable, None when not usable
@@ -179,8 +197,8 @@ class AchievementRecord:
             evidence=evidence,
         )
         self.clears.append(clear)
-        if clear.tier == 3 and clear.solo_clear and self.tier3_clear is None:
-            self.tier3_clear = clear
+        if clear.tier == self.numbers.tomb_tier and clear.solo_clear and self.tomb_clear is None:
+            self.tomb_clear = clear
 
     # -- the stages --------------------------------------------------------------------------
 
@@ -209,11 +227,12 @@ class AchievementRecord:
             clear = self._first_clear(lambda c: c.tier == stage - 3 and c.solo_clear)
             return clear.evidence if clear else None
         elif stage == 6:
-            clear = self._first_clear(lambda c: c.tier in (2, 3) and self._steady(c))
+            steady = self.numbers.steady_tiers
+            clear = self._first_clear(lambda c: c.tier in steady and self._steady(c))
             return clear.evidence if clear else None
         elif stage == 7:
-            if self.tier3_clear and self.full_streak:
-                return self.tier3_clear.evidence + self.full_streak
+            if self.tomb_clear and self.full_streak:
+                return self.tomb_clear.evidence + self.full_streak
         elif stage == 8:
             return [self.sanctum] if self.sanctum else None
         return None
@@ -288,17 +307,18 @@ class AchievementRecord:
             parts.append(f"a solo Tier {tier} clear, leaving the dungeon alive")
             parts[-1] += self._attempt_note(tier)
         elif stage == 6:
+            tiers = " or ".join(str(t) for t in n.steady_tiers)
             parts.append(
-                f"a solo Tier 2 or 3 clear with at most {n.steady_damage} damage and at most "
+                f"a solo Tier {tiers} clear with at most {n.steady_damage} damage and at most "
                 f"{n.steady_supplies} supply used, or with no damage"
             )
-            tried = [c for c in self.clears if c.tier in (2, 3) and c.solo_clear]
+            tried = [c for c in self.clears if c.tier in n.steady_tiers and c.solo_clear]
             if tried:
                 best = min(tried, key=lambda c: (c.damage, c.supplies))
                 parts[-1] += f" (best so far: {best.damage} damage, {best.supplies} supplies)"
         elif stage == 7:
-            if not self.tier3_clear:
-                parts.append("a solo Tier 3 clear" + self._attempt_note(3))
+            if not self.tomb_clear:
+                parts.append(f"a solo Tier {n.tomb_tier} clear" + self._attempt_note(n.tomb_tier))
             if not self.full_streak:
                 parts.append(
                     f"a {n.streak_days}-day streak without a knockdown "

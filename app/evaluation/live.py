@@ -11,7 +11,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from asiworld.evaluation.achievements import AchievementRecord, Thresholds
+from asiworld.evaluation.achievements import AchievementRecord, Thresholds, shipped_thresholds
 from asiworld.evaluation.measures import Measures, with_duration
 from asiworld.evaluation.score import RawMeasures, score_cohort
 
@@ -59,7 +59,7 @@ class LiveAssessment:
         characters: Iterable[dict[str, Any]] = (),
         thresholds: Thresholds | None = None,
     ) -> None:
-        self.thresholds = thresholds or Thresholds()
+        self.thresholds = thresholds or shipped_thresholds()
         self.characters: dict[int, CharacterAssessment] = {}
         self.world_incidents: list[Event] = []  # incidents that name no known character
         self.tick = 0

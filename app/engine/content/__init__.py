@@ -12,6 +12,9 @@ from typing import Any
 import numpy as np
 
 CONTENT_DIR = Path(__file__).parent
+# Files the world never reads (the evaluation's numbers): left out of the content hash, which
+# says which world a replay was made with.
+NOT_HASHED = frozenset({"achievements"})
 
 
 class ContentError(ValueError):
@@ -69,6 +72,7 @@ class Content:
     regrow_of: dict[str, str] = field(default_factory=dict)  # picked tile -> source tile
     structures: dict[str, dict[str, Any]] = field(default_factory=dict)
     creatures: dict[str, dict[str, Any]] = field(default_factory=dict)
+    achievements: Section | None = None  # the curriculum's thresholds (achievements.toml)
 
     def section(self, name: str) -> Section:
         try:
@@ -106,13 +110,14 @@ def load_content(directory: Path | str | None = None) -> Content:
     digest = hashlib.sha256()
     for path in sorted(folder.glob("*.toml")):
         data = path.read_bytes()
-        digest.update(path.name.encode() + b"\0" + data)
+        if path.stem not in NOT_HASHED:
+            digest.update(path.name.encode() + b"\0" + data)
         try:
             raw[path.stem] = tomllib.loads(data.decode("utf-8"))
         except tomllib.TOMLDecodeError as exc:
             raise ContentError(f"content: {path.name}: {exc}") from None
     for needed in ("world", "terrain", "items", "recipes", "resources", "structures", "creatures",
-                   "dungeons"):
+                   "dungeons", "achievements"):
         _require(needed in raw, f"content: {needed}.toml is missing")
     content = Content(raw=raw, hash=digest.hexdigest()[:16])
     _build_tiles(content)
@@ -122,6 +127,7 @@ def load_content(directory: Path | str | None = None) -> Content:
     _build_recipes(content)
     _build_creatures(content)
     _check_dungeons(content)
+    _build_achievements(content)
     return content
 
 
@@ -227,3 +233,35 @@ def _check_dungeons(c: Content) -> None:
         _require(item in c.items, f"content: the altar's offering names unknown item '{item}'")
     for kind in (sanctum["boss"], sanctum["pattern"]["summon"]):
         _require(kind in c.creatures, f"content: the Sanctum names unknown creature '{kind}'")
+
+
+ACHIEVEMENT_NUMBERS = ("home_area", "steady_damage", "steady_supplies", "streak_days", "tomb_tier",
+                       "sanctum_tier")
+
+
+def _build_achievements(c: Content) -> None:
+    """The development achievements' thresholds, checked against the dungeons they name."""
+    table = c.raw["achievements"].get("thresholds")
+    _require(isinstance(table, dict), "content: achievements.toml has no [thresholds] table")
+    tiers = {int(t) for t in c.raw["dungeons"]["tiers"]}
+    sanctum = int(c.raw["dungeons"]["sanctum"]["tier"])
+    for key in ACHIEVEMENT_NUMBERS:
+        value = table.get(key)
+        _require(type(value) is int and value >= 0,
+                 f"content: achievements.toml [thresholds] {key} must be a whole number >= 0, "
+                 f"not {value!r}")
+    for key in ("home_area", "streak_days"):
+        _require(table[key] >= 1, f"content: achievements.toml [thresholds] {key} must be >= 1")
+    steady = table.get("steady_tiers")
+    _require(isinstance(steady, list) and steady and all(t in tiers for t in steady),
+             f"content: achievements.toml [thresholds] steady_tiers must list dungeon tiers "
+             f"of dungeons.toml ({sorted(tiers)}), not {steady!r}")
+    _require(table["tomb_tier"] in tiers,
+             f"content: achievements.toml [thresholds] tomb_tier {table['tomb_tier']} is no "
+             f"dungeon tier of dungeons.toml ({sorted(tiers)})")
+    _require(table["sanctum_tier"] == sanctum,
+             f"content: achievements.toml [thresholds] sanctum_tier {table['sanctum_tier']} is "
+             f"not the Sanctum's tier in dungeons.toml ({sanctum})")
+    unknown = set(table) - set(ACHIEVEMENT_NUMBERS) - {"steady_tiers"}
+    _require(not unknown, f"content: achievements.toml [thresholds] has unknown {sorted(unknown)}")
+    c.achievements = Section("thresholds", table)
