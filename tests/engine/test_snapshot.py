@@ -21,6 +21,8 @@ from asiworld.engine.errors import SnapshotError
 from asiworld.engine.model import SURFACE, Character, Creature
 from asiworld.engine.rules.combat import harm
 
+from tests.engine.hostile import CALLS, hostile_pickle
+
 CONTENT = load_content()
 APP = Path(__file__).resolve().parents[2] / "app"
 # What a world keeps only to go faster, or only until `step` returns: not in a snapshot.
@@ -128,19 +130,6 @@ def test_a_snapshot_is_restored_with_no_pickle_in_the_path(monkeypatch):
         assert not imported & {"pickle", "marshal", "shelve", "dill", "cloudpickle"}, path
 
 
-CALLS: list[str] = []
-
-
-def _side_effect(text: str) -> str:
-    CALLS.append(text)
-    return text
-
-
-class _Evil:
-    def __reduce__(self):
-        return (_side_effect, ("ran",))
-
-
 def code_of(blob) -> str:
     with pytest.raises(SnapshotError) as err:
         World.restore(blob, CONTENT)
@@ -150,8 +139,7 @@ def code_of(blob) -> str:
 
 def test_a_pickled_snapshot_is_refused_without_being_unpickled():
     for protocol in (2, 3, 4, 5):
-        assert code_of(pickle.dumps({"tick": 1, "seed": 7, "x": _Evil()}, protocol)) == \
-            "snapshot_pickled"
+        assert code_of(hostile_pickle(protocol, tick=1, seed=7)) == "snapshot_pickled"
     assert CALLS == []
 
 

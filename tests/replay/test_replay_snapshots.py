@@ -9,7 +9,6 @@ snapshot interval that is not a multiple of the hash interval."""
 
 from __future__ import annotations
 
-import pickle
 import random
 import zlib
 
@@ -23,6 +22,8 @@ from asiworld.replay.snapshots import check_blob, world_blob
 from asiworld.replay.verify import verify_replay
 from asiworld.replay.worlds import ReplayWorlds, point_of_view
 from engine_runs import busy_action
+
+from tests.engine.hostile import CALLS, hostile_pickle
 
 TICKS = 240
 EVERY = 60  # snapshot interval in these tests (hashes every 20)
@@ -238,22 +239,9 @@ def test_a_snapshot_whose_input_log_does_not_line_up_is_refused(runs, tmp_path):
     expect_fallback(runs, forged(runs, tmp_path, 120, chunk), 150, "bad_snapshot", 60)
 
 
-CALLS: list[str] = []
-
-
-def _side_effect(text: str) -> str:
-    CALLS.append(text)
-    return text
-
-
-class _Evil:
-    def __reduce__(self):
-        return (_side_effect, ("ran",))
-
-
 def test_a_replay_with_a_pickled_snapshot_runs_nothing_and_comes_from_the_seed(runs, tmp_path):
     # What an older replay holds, crafted to call a function when unpickled.
-    payload = zlib.compress(pickle.dumps({"tick": 120, "seed": 21, "x": _Evil()}))
+    payload = zlib.compress(hostile_pickle(tick=120, seed=21))
     with pytest.raises(ReplayError) as err:
         check_blob(payload)
     assert err.value.code == "snapshot_pickled" and "pickle" in err.value.message

@@ -7,18 +7,11 @@ directory of the current format whose snapshot bytes were replaced by a pickle."
 
 from __future__ import annotations
 
-import pickle
-
 import pytest
 from asiworld.server.commands import build_app
 from asiworld.server.persistence import FORMAT, StoreError, WorldStore
 
-CALLS: list[str] = []
-
-
-class _Evil:
-    def __reduce__(self):
-        return (CALLS.append, ("ran",))
+from tests.engine.hostile import CALLS, hostile_pickle
 
 
 def saved_world(path) -> None:
@@ -28,7 +21,7 @@ def saved_world(path) -> None:
 
 def tamper(path, fmt: int | None) -> bytes:
     store = WorldStore(path)
-    blob = pickle.dumps({"tick": 0, "seed": 5, "x": _Evil()})
+    blob = hostile_pickle(tick=0, seed=5)
     store.db.execute("UPDATE snapshots SET world = ?", (blob,))
     if fmt is not None:
         store._set_meta("format", fmt)
