@@ -283,6 +283,10 @@ def _fill(world: World, state: dict[str, Any], event_memory: int) -> None:
     world.landmarks = _build("landmarks", state["landmarks"])
     world.areas = {a.id: a for a in map(_read_area, state["areas"])}
     world.entities = {e.id: e for e in map(_read_entity, state["entities"])}
+    for key in ("pending", "input_log", "expiries"):  # rows of three, read every tick
+        rows = state[key]
+        if not isinstance(rows, list) or any(type(r) is not tuple or len(r) != 3 for r in rows):
+            raise SnapshotError("bad_snapshot", f"the snapshot's {key} is not a list of rows")
     world.pending = list(state["pending"])
     world.input_log = list(state["input_log"])
     world.char_events = {c: deque(ev, maxlen=event_memory)

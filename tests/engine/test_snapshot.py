@@ -4,7 +4,7 @@ restores a world with the same future and is read without running anything.
 Bad inputs tried: a pickle (with a payload that would call a function), another schema
 version, bytes that are not a snapshot (empty, junk, a cut-off snapshot, a str), an unknown
 value type, an array of Python objects, a record with an unknown or a missing field, a field of
-the wrong type, a world without its fields."""
+the wrong type, a world without its fields, rows of the input log or queue that are not rows."""
 
 from __future__ import annotations
 
@@ -180,6 +180,9 @@ def test_a_snapshot_with_foreign_values_or_records_is_refused():
     assert code_of(edited(lambda s: s.update(seed=None))) == "bad_snapshot"
     assert code_of(edited(lambda s: s.update(rng=7))) == "bad_snapshot"
     assert code_of(edited(lambda s: s.pop("memory"))) == "bad_snapshot"
+    assert code_of(edited(lambda s: s.update(pending=[1]))) == "bad_snapshot"
+    assert code_of(edited(lambda s: s.update(input_log=[[0, None, {}]]))) == "bad_snapshot"
+    assert code_of(edited(lambda s: s.update(expiries={}))) == "bad_snapshot"
     assert code_of(head + msgpack.packb([1, 2])) == "bad_snapshot"
 
 
