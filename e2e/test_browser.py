@@ -23,8 +23,27 @@ CANVAS_STATS = """() => {
 
 
 def wait_for_ticks(page, at_least: int = 1) -> None:
+    """Until the map has been drawn for tick `at_least` or later (the draw loop sets
+    data-tick right after drawing a frame)."""
     page.wait_for_function(
         f"Number(document.getElementById('map').dataset.tick) >= {at_least}", timeout=15000
+    )
+
+
+def drawn(page) -> None:
+    """Returns once the page's draw loop has run again: the canvas shows what the page holds
+    now (a fog or a frame that arrived after the last draw included)."""
+    page.evaluate(
+        "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    )
+
+
+def shows(page, cid: int, x: int, y: int, timeout: int = 15000) -> None:
+    """Until the page's state has character `cid` at (x, y)."""
+    page.wait_for_function(
+        f"(() => {{ const e = window.__asiworld.state.entities[{cid}];"
+        f" return !!e && e.x === {x} && e.y === {y}; }})()",
+        timeout=timeout,
     )
 
 
@@ -33,14 +52,15 @@ def test_live_page_draws_a_non_blank_map_that_changes_over_time(live_server, pag
     walker = runner.add_character("walker", label="test")
     page.goto(live_server["url"] + "/live")
     wait_for_ticks(page)
-    page.wait_for_timeout(300)
     before = page.evaluate(CANVAS_STATS)
     assert before["colours"] > 20 and before["dark"] < 0.5, before  # a real map, not a blank
     shot(page, "live-before")
     for direction in "eeee":
         runner.submit(walker, {"type": "move", "dir": direction})
-        page.wait_for_timeout(150)
-    page.wait_for_timeout(400)
+        tick = runner.step()  # applied now, on the world thread, before the next one is queued
+    x, y = runner.call(lambda: (runner.world.entities[walker].x, runner.world.entities[walker].y))
+    shows(page, walker, x, y)
+    wait_for_ticks(page, tick)
     after = page.evaluate(CANVAS_STATS)
     shot(page, "live-after")
     assert after["hash"] != before["hash"]
@@ -52,11 +72,10 @@ def test_following_a_character_turns_on_fog(live_server, page, shot):
     runner.add_character("scout", label="test")
     page.goto(live_server["url"] + "/live")
     wait_for_ticks(page)
-    page.wait_for_timeout(300)
     open_map = page.evaluate(CANVAS_STATS)
     page.locator("#characters li", has_text="scout").dispatch_event("pointerdown")
     page.wait_for_function("window.__asiworld.fog !== null", timeout=10000)
-    page.wait_for_timeout(300)
+    drawn(page)
     fogged = page.evaluate(CANVAS_STATS)
     shot(page, "live-follow-fog")
     assert fogged["hash"] != open_map["hash"]

@@ -7,11 +7,10 @@ as the engine's own dungeon tests do; what is checked is what the pages draw."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
+from asiworld.server.live import FOLLOW_EVERY
 
-from e2e.test_browser import CANVAS_STATS, wait_for_ticks
+from e2e.test_browser import CANVAS_STATS, drawn, wait_for_ticks
 
 pytestmark = pytest.mark.e2e
 
@@ -80,12 +79,10 @@ def enter_dungeon(runner, cid: int, tier: int = 1) -> int:
     place(runner, cid, gate(runner, tier))
     result = runner.submit(cid, {"type": "enter"})
     assert result.ok, result
-    for _ in range(100):
-        area = area_of(runner, cid)
-        if area != SURFACE:
-            return area
-        time.sleep(0.05)  # the world thread applies it at its next tick
-    raise AssertionError("the character never entered")
+    runner.step()  # the tick that applies it, run now on the world thread
+    area = area_of(runner, cid)
+    assert area != SURFACE, "the character never entered"
+    return area
 
 
 def test_following_a_character_into_a_dungeon_shows_its_instance_and_the_boss(
@@ -97,7 +94,7 @@ def test_following_a_character_into_a_dungeon_shows_its_instance_and_the_boss(
     page.goto(live_server["url"] + f"/live?follow={cid}")
     wait_for_ticks(page)
     page.wait_for_function("window.__asiworld.fog !== null && window.__asiworld.area === '0'")
-    page.wait_for_timeout(300)
+    drawn(page)
     surface = page.evaluate(CANVAS_STATS)
     assert page.locator("#area-picker").input_value() == "0"
 
@@ -107,7 +104,7 @@ def test_following_a_character_into_a_dungeon_shows_its_instance_and_the_boss(
         f" && window.__asiworld.fog.area === '{instance}'",
         timeout=10000,
     )
-    page.wait_for_timeout(400)
+    drawn(page)
     inside = page.evaluate(CANVAS_STATS)
     shot(page, "dungeon-follow-instance")
     assert inside["hash"] != surface["hash"]
@@ -117,18 +114,38 @@ def test_following_a_character_into_a_dungeon_shows_its_instance_and_the_boss(
     row = page.locator("#characters li", has_text="delver")
     assert "Outer Court" in row.locator(".badge.area").inner_text()
 
-    boss = stand_next_to_boss(runner, cid)
-    page.wait_for_selector("#boss-bar:not(.hidden)", timeout=10000)
-    assert boss.replace("_", " ") in page.locator("#boss-name").inner_text().lower()
-    hp = page.locator("#boss-hp").inner_text()
-    assert "/" in hp
-    runner.pause()  # hold the fight still for the screenshot
+    # Held still from here: left running, the boss knocks the delver out of its dungeon within
+    # a few seconds, and a page that lags behind then draws the surface.
+    runner.pause()
     try:
-        page.wait_for_timeout(400)
+        boss = stand_next_to_boss(runner, cid)
+        tick = runner.step(FOLLOW_EVERY)  # frames, and a follow observation from beside the boss
+        page.wait_for_selector("#boss-bar:not(.hidden)", timeout=10000)
+        assert boss.replace("_", " ") in page.locator("#boss-name").inner_text().lower()
+        hp = page.locator("#boss-hp").inner_text()
+        assert "/" in hp
+        beside_the_boss(page, cid, tick)
         assert page.evaluate(BOSS_BAR_ON_CANVAS), "no boss health bar drawn over the boss"
         shot(page, "dungeon-boss-bar")
     finally:
         runner.resume()
+
+
+def beside_the_boss(page, cid: int, tick: int) -> None:
+    """Until the canvas shows the world held at `tick`: drawn for that tick, the fog from an
+    observation made where the character stands, the camera back on it (a change of area holds
+    the camera on the area for a moment)."""
+    page.wait_for_function(
+        f"""(() => {{
+          const {{ state, renderer, followObs }} = window.__asiworld;
+          const me = state.entities[{cid}], cam = renderer.camera;
+          return document.getElementById('map').dataset.tick === '{tick}' && !!me
+            && !!followObs && followObs.self.x === me.x && followObs.self.y === me.y
+            && cam.x === me.x + 0.5 && cam.y === me.y + 0.5;
+        }})()""",
+        timeout=10000,
+    )
+    drawn(page)  # the fog that came with the last observation is on the canvas too
 
 
 def merchant_stand(runner) -> tuple[tuple[int, int], str]:
@@ -183,7 +200,7 @@ def test_play_buys_at_the_merchant_and_follows_its_character_into_a_dungeon_and_
     page.keyboard.press("e")  # E on a gate enters its dungeon
     page.wait_for_function("document.getElementById('map').dataset.area !== '0'", timeout=10000)
     page.wait_for_function("window.__asiworld.view.ready", timeout=10000)
-    page.wait_for_timeout(400)
+    # data-area is set once the map is drawn inside; the panels were written with that view
     assert "Outer Court" in page.locator("#area-name").inner_text()
     inside = page.evaluate(CANVAS_STATS)
     assert inside["colours"] > 5, inside  # the instance's own terrain, not an empty canvas
@@ -220,15 +237,15 @@ def test_spectators_pick_an_instance_from_the_area_menu_and_see_gates_by_tier_na
 
     page.select_option("#area-picker", str(instance))
     page.wait_for_function(f"window.__asiworld.area === '{instance}'")
-    page.wait_for_timeout(300)
+    page.wait_for_selector("#area-bar.inside", timeout=5000)  # the panels follow within 250 ms
+    drawn(page)
     shot(page, "live-picked-instance")
-    assert page.locator("#area-bar.inside").count() == 1
 
     page.select_option("#area-picker", "0")
     page.wait_for_function("window.__asiworld.area === '0'")
     gx, gy = gate(runner, 1)
     page.evaluate(f"window.__asiworld.renderer.centerOn({gx}, {gy})")
-    page.wait_for_timeout(400)
+    drawn(page)  # the surface's captions are computed by the draw loop
     shot(page, "live-gates")
     captions = page.evaluate("window.__asiworld.labels.map((l) => l.text)")
     # a gate someone stands on keeps its caption hidden under that character's name
@@ -284,7 +301,7 @@ def test_the_altar_opens_the_sanctum_and_the_shadow_king_shows_his_second_phase(
     assert "phase 2" in page.locator("#boss-name").inner_text().lower()
     runner.pause()
     try:
-        page.wait_for_timeout(400)
+        wait_for_ticks(page, runner.call(lambda: runner.world.tick))
         shot(page, "live-shadow-king")
     finally:
         runner.resume()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import time
 import urllib.request
 from pathlib import Path
 
@@ -80,10 +79,10 @@ def test_playing_at_high_speed_advances_many_ticks(page, replay_server):
     open_viewer(page, replay_server, "?t=100")
     page.select_option("#speed", "32")
     page.keyboard.press("Space")
-    time.sleep(1.5)
+    # 32x is 320 ticks a second: 150 ticks take half a second; at 1x they would take 2.5 min
+    page.wait_for_function("window.__replay.state.tick > 250", timeout=15_000)
     page.keyboard.press("Space")
-    tick = page.evaluate("window.__replay.state.tick")
-    assert tick > 250  # 32x = 320 ticks a second
+    assert page.evaluate("window.__replay.ui.speed") == 32
 
 
 def test_jumping_to_the_next_knockdown_lands_on_it_and_focuses_the_character(page, replay_server):
@@ -103,16 +102,18 @@ def test_jumping_to_the_next_knockdown_lands_on_it_and_focuses_the_character(pag
 
 def test_switching_to_a_characters_point_of_view_changes_the_pixels(page, replay_server, shot):
     open_viewer(page, replay_server, "?t=600&focus=56")
-    time.sleep(0.3)
+    # data-tick and data-pov are set by the draw loop right after it drew the map
+    page.wait_for_function("document.getElementById('map').dataset.tick === '600'")
     before = page.locator("#map").screenshot()
     page.select_option("#pov", "56")
     page.wait_for_function(
         "document.getElementById('map').dataset.pov === '56@600'", timeout=30_000
     )
-    time.sleep(0.3)
     after = page.locator("#map").screenshot()
     assert before != after
-    assert "point of view" in page.locator("#pov-badge").inner_text()
+    page.wait_for_function(  # the panels follow within 200 ms
+        "document.getElementById('pov-badge').textContent.includes('point of view')"
+    )
     shot(page, "replay-pov")
 
 
