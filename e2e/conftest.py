@@ -1,6 +1,8 @@
 """E2E fixtures: a live server in-process on a free loopback port, and Debian's Chromium.
 
-Chromium comes from the system (/usr/bin/chromium); nothing is downloaded.
+Chromium comes from the system (/usr/bin/chromium); nothing is downloaded. Screenshots go to
+$ASIWORLD_ARTIFACTS, else to `artifacts/` in pytest's temporary folder of the run (tests never
+write into the checkout); the folder is printed at the end of the run.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM = os.environ.get("ASIWORLD_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -75,12 +76,21 @@ def page(browser):
     assert not errors, f"the page raised: {errors}"
 
 
-@pytest.fixture
-def shot():
-    ARTIFACTS.mkdir(exist_ok=True)
+@pytest.fixture(scope="session")
+def artifacts(tmp_path_factory, request) -> Path:
+    chosen = os.environ.get("ASIWORLD_ARTIFACTS")
+    folder = Path(chosen) if chosen else tmp_path_factory.getbasetemp() / "artifacts"
+    folder.mkdir(parents=True, exist_ok=True)
+    report = request.config.pluginmanager.get_plugin("terminalreporter")
+    if report is not None:
+        request.addfinalizer(lambda: report.write_line(f"\nscreenshots: {folder}"))
+    return folder
 
+
+@pytest.fixture
+def shot(artifacts):
     def save(page, name: str) -> Path:
-        path = ARTIFACTS / f"{name}.png"
+        path = artifacts / f"{name}.png"
         page.screenshot(path=str(path))
         return path
 

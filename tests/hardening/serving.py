@@ -22,6 +22,8 @@ def free_port() -> int:
 
 
 def start_server(port: int, *args: str) -> subprocess.Popen:
+    # serve's default --data-dir is ./data: a test names a temporary one or keeps nothing.
+    assert "--data-dir" in args or "--ephemeral" in args, "give the server tmp_path or --ephemeral"
     proc = subprocess.Popen(
         [sys.executable, "-m", "asiworld.cli", "serve", "--port", str(port), *args],
         cwd=ROOT,

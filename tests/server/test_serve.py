@@ -43,6 +43,7 @@ def test_serve_prints_the_url_and_ctrl_c_stops_without_a_traceback(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "asiworld.cli", "serve", "--port", str(port), "--speed", "20",
          "--data-dir", str(tmp_path / "data")],
+        cwd=tmp_path,  # nothing it writes lands in the checkout
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -66,6 +67,7 @@ def test_serve_prints_the_url_and_ctrl_c_stops_without_a_traceback(tmp_path):
     assert proc.returncode == 0, err
     assert "Traceback" not in err
     assert "stopped at tick" in out
+    assert any((tmp_path / "data").iterdir())  # the final snapshot went where it was told
 
 
 def test_serve_refuses_a_speed_of_zero():

@@ -1,0 +1,66 @@
+"""The whole suite's rule: tests write only into temporary folders, never into the checkout.
+
+At the start of a session the checkout's `git status` is taken, ignored entries included (the
+folders a stray write creates, `data/`, `out/`, `build/`, are in .gitignore, so the plain status
+would not show them); at the end a difference fails the run and names the entries. Python's and
+pytest's own caches are not the tests' writes and are left out. Outside a git checkout (an
+unpacked sdist) there is nothing to compare and the guard is off.
+
+Hypothesis keeps its example database under the current folder by default; it is kept in the
+system's temporary folder instead, so it still remembers failing examples between runs.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis.configuration import set_hypothesis_home_dir
+
+ROOT = Path(__file__).resolve().parent
+CACHES = {"__pycache__", ".pytest_cache", ".ruff_cache"}
+STATUS = pytest.StashKey[set[str] | None]()
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "asiworld-hypothesis")
+
+
+def checkout_status() -> set[str] | None:
+    """`git status` of the checkout as a set of lines; None when this is no git checkout."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--ignored"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    # Lines are "XY path": a cache anywhere in the path is the interpreter's, not a test's.
+    return {line for line in done.stdout.splitlines() if not CACHES & set(Path(line[3:]).parts)}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[STATUS] = checkout_status()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    before = session.config.stash.get(STATUS, None)
+    if before is None:
+        return
+    after = checkout_status() or set()
+    appeared, vanished = sorted(after - before), sorted(before - after)
+    if not appeared and not vanished:
+        return
+    lines = [f"  now:  {line}" for line in appeared] + [f"  gone: {line}" for line in vanished]
+    report = session.config.pluginmanager.get_plugin("terminalreporter")
+    if report is not None:
+        report.write_sep("=", "the tests changed the checkout", red=True)
+        report.write_line("git status differs from the session's start (tests must write")
+        report.write_line("only into tmp_path; an edit of yours during the run shows too):")
+        for line in lines:
+            report.write_line(line)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
