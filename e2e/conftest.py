@@ -76,15 +76,22 @@ def page(browser):
     assert not errors, f"the page raised: {errors}"
 
 
+SCREENSHOTS = pytest.StashKey[Path]()
+
+
 @pytest.fixture(scope="session")
 def artifacts(tmp_path_factory, request) -> Path:
     chosen = os.environ.get("ASIWORLD_ARTIFACTS")
     folder = Path(chosen) if chosen else tmp_path_factory.getbasetemp() / "artifacts"
     folder.mkdir(parents=True, exist_ok=True)
-    report = request.config.pluginmanager.get_plugin("terminalreporter")
-    if report is not None:
-        request.addfinalizer(lambda: report.write_line(f"\nscreenshots: {folder}"))
+    request.config.stash[SCREENSHOTS] = folder
     return folder
+
+
+def pytest_terminal_summary(terminalreporter, config) -> None:
+    folder = config.stash.get(SCREENSHOTS, None)
+    if folder is not None:
+        terminalreporter.write_line(f"screenshots: {folder}")
 
 
 @pytest.fixture
