@@ -19,7 +19,7 @@ def arg_schema(arg: dict[str, Any]) -> dict[str, Any]:
     if kind == "int_list":
         out: dict[str, Any] = {
             "type": "array",
-            "items": {"type": "integer", "minimum": 0},
+            "items": {"type": "integer"},
             "maxItems": arg["max_items"],
         }
     else:
@@ -32,7 +32,7 @@ def arg_schema(arg: dict[str, Any]) -> dict[str, Any]:
         if arg.get("high") is not None:
             out["maximum"] = arg["high"]
     if kind == "str":
-        out["maxLength"] = arg["max_len"]
+        out.update(minLength=arg["min_len"], maxLength=arg["max_len"])
     if arg.get("default") is not None:
         out["default"] = arg["default"]
     if arg.get("help"):
@@ -50,17 +50,28 @@ def parameters_schema(action: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def description(action: dict[str, Any]) -> str:
+    """The action's sentence, and which arguments go together when it takes one of two forms."""
+    out = action["help"]
+    if action.get("forms"):
+        out += "; give " + ", or ".join(" and ".join(form) for form in action["forms"])
+    return out
+
+
 def action_schema(action: dict[str, Any]) -> dict[str, Any]:
     """The whole action as sent to the world: `type` fixed to this action, then its arguments."""
     params = parameters_schema(action)
-    return {
+    out = {
         "type": "object",
         "title": action["type"],
-        "description": f"{action['help']} (category: {action['category']})",
+        "description": f"{description(action)} (category: {action['category']})",
         "properties": {"type": {"type": "string", "enum": [action["type"]]}, **params["properties"]},
         "required": ["type", *params.get("required", [])],
         "additionalProperties": False,
     }
+    if action.get("forms"):
+        out["anyOf"] = [{"required": list(form)} for form in action["forms"]]
+    return out
 
 
 def actions() -> list[dict[str, Any]]:

@@ -84,7 +84,7 @@ def action_tools() -> list[dict[str, Any]]:
     return [
         {
             "name": action["type"],
-            "description": f"Action ({action['category']}): {action['help']}.",
+            "description": f"Action ({action['category']}): {protocol.description(action)}.",
             "parameters": protocol.parameters_schema(action),
         }
         for action in protocol.actions()

@@ -33,7 +33,8 @@ class Arg:
     default: Any = None
     low: int | None = None
     high: int | None = None
-    max_len: int = 64
+    max_len: int = 64  # str only
+    min_len: int = 1
     help: str = ""
     max_items: int = 8  # int_list only
 
@@ -52,6 +53,8 @@ class Handler:
     effect: Callable[[World, Character, Op], bool]
     begin: Callable[[World, Character, Op], None] | None = None
     cancel: Callable[[World, Character, Op], None] | None = None
+    # Argument sets of which one must be given whole (gather: x and y, or target).
+    forms: tuple[tuple[str, ...], ...] = ()
     recheck: bool = True  # run `check` again just before the effect
     interrupts: bool = True  # replaces the ongoing operation (say does not)
     while_asleep: bool = False
@@ -99,31 +102,42 @@ def parse(action: Any) -> dict[str, Any]:
                 out[name] = spec.default
             continue
         out[name] = _coerce(kind, name, spec, action[name])
+    if handler.forms and not any(all(n in out for n in form) for form in handler.forms):
+        raise Refusal("bad_argument", f"{kind} needs {forms_text(handler.forms)}")
     return out
 
 
+def forms_text(forms: tuple[tuple[str, ...], ...] | list[list[str]]) -> str:
+    """"'x' and 'y', or 'target'"."""
+    return ", or ".join(" and ".join(repr(n) for n in form) for form in forms)
+
+
 def _coerce(kind: str, name: str, spec: Arg, value: Any) -> Any:
+    # Exact types only (no bool for a number, no subclass of int or str): what is stored and
+    # replayed is plain data.
     if spec.kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
+        if type(value) is not int:
             raise Refusal("bad_argument", f"{kind}: {name!r} must be a whole number")
         if (spec.low is not None and value < spec.low) or (spec.high is not None and value > spec.high):
             raise Refusal("bad_argument",
                           f"{kind}: {name!r} must be between {spec.low} and {spec.high}")
         return value
     if spec.kind == "int_list":
-        if not isinstance(value, list) or len(value) > spec.max_items or not all(
-                isinstance(v, int) and not isinstance(v, bool) for v in value):
+        if type(value) is not list or len(value) > spec.max_items or not all(
+                type(v) is int for v in value):
             raise Refusal("bad_argument",
                           f"{kind}: {name!r} must be a list of at most {spec.max_items} ids")
         return list(value)
-    if not isinstance(value, str):
+    if type(value) is not str:
         raise Refusal("bad_argument", f"{kind}: {name!r} must be text")
     if len(value) > spec.max_len:
         raise Refusal("bad_argument", f"{kind}: {name!r} is longer than {spec.max_len} characters")
-    if spec.kind == "dir" and value not in DIRECTIONS:
-        raise Refusal("bad_argument", f"{kind}: 'dir' must be one of n, s, e, w")
-    if spec.kind == "slot" and value not in SLOTS:
-        raise Refusal("bad_argument", f"{kind}: 'slot' must be one of {', '.join(SLOTS)}")
+    if spec.choices is not None:
+        if value not in spec.choices:
+            raise Refusal("bad_argument",
+                          f"{kind}: {name!r} must be one of {', '.join(spec.choices)}")
+    elif len(value) < spec.min_len:
+        raise Refusal("bad_argument", f"{kind}: {name!r} must not be empty")
     return value
 
 
@@ -202,7 +216,7 @@ def describe_arg(arg: Arg) -> dict[str, Any]:
     if arg.kind == "int":
         out.update(low=arg.low, high=arg.high)
     elif arg.kind == "str":
-        out["max_len"] = arg.max_len
+        out.update(min_len=arg.min_len, max_len=arg.max_len)
     elif arg.kind == "int_list":
         out["max_items"] = arg.max_items
     if arg.choices is not None:
@@ -214,8 +228,9 @@ def describe() -> list[dict[str, Any]]:
     """The action table as plain data: what the server checks and documents, what the program
     API, the LLM tools and the MCP tools are made from. Read at each call, never copied."""
     return [{"type": h.type, "category": h.category, "help": h.help,
-             "args": {n: describe_arg(a) for n, a in h.args.items()}}
-            for h in HANDLERS.values()]
+             "args": {n: describe_arg(a) for n, a in h.args.items()},
+             "forms": [list(form) for form in h.forms]}
+            for h in sorted(HANDLERS.values(), key=lambda h: CATEGORIES.index(h.category))]
 
 
 # The rule modules register their handlers on import.

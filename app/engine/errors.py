@@ -1,4 +1,6 @@
-"""Refusals: a stable code and a sentence for people. Raised by rule checks, caught at the edge."""
+"""Errors people see: a stable code and a sentence. Refusals are raised by rule checks and caught at
+the edge; `CodedError` is the one base of every such error in the project (server, programs,
+replays, evaluation), so one handler turns any of them into the same JSON answer."""
 
 from __future__ import annotations
 
@@ -6,11 +8,28 @@ from dataclasses import dataclass
 from typing import Any
 
 
-class Refusal(Exception):
-    def __init__(self, code: str, message: str):
+class CodedError(Exception):
+    """A stable snake_case `code` and a `message` (a sentence for people); `extra` holds plain
+    fields that go with them (a line number, a limit). `http_status` is the HTTP answer a server
+    gives it, None when the server decides by the code."""
+
+    http_status: int | None = None
+
+    def __init__(self, code: str, message: str, **extra: Any) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.extra = extra
+
+    def __str__(self) -> str:
+        return self.message
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, **self.extra}
+
+
+class Refusal(CodedError):
+    """The world says no: a rule check refused an action; nothing changed."""
 
 
 @dataclass(frozen=True)

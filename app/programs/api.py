@@ -1,23 +1,24 @@
 """The game API as programs see it: one function per action, plus observation helpers.
 
-Every action function checks its arguments' types locally (so only plain ints, strings and lists
-of ints ever leave the sandbox), builds the action dict exactly as in docs/engine-interface.md,
-and blocks until the operation ends. The character is always the program's own: no argument can
-name another acting character.
+The action functions are made from the engine's action table, which the engine side sends with
+each program as plain data (the sandbox does not load the engine: that would take a second and
+the world's memory per host): the same names, argument order, defaults and bounds, and the same
+refusal sentences as the engine's own check (`asiworld.engine.actions.parse`; a test holds the
+two to the same answers), before anything leaves the sandbox, so only plain ints, strings and
+lists of ints ever do. Each
+call builds the action dict exactly as in docs/engine-interface.md and blocks until the operation
+ends. The character is always the program's own: no argument can name another acting character.
+The table of action calls in docs/programs.md is written from the same table (`api_doc`).
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from asiworld.programs.sizes import log_line, short_text
 
-DIRECTIONS = ("n", "s", "e", "w")
-SLOTS = ("weapon", "armor", "outfit", "light")
-MAX_NAME = 64
-MAX_SAY = 200
-MAX_PARTY = 8
 MAX_CODE = 64
 MAX_MESSAGE = 1000
 
@@ -39,123 +40,99 @@ class ProgramHandle(Protocol):
     def log(self, text: str) -> None: ...
 
 
-def _int(name: str, value: Any, low: int | None = None, high: int | None = None) -> int:
-    if type(value) is not int:
-        raise GameError(
-            "bad_argument", f"{name} must be a whole number, got {type(value).__name__}"
+def signature(action: dict[str, Any]) -> inspect.Signature:
+    """The call's parameters: the action's arguments in table order; an optional one defaults
+    to the table's default, or to None (left out of the action)."""
+    params = [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=inspect.Parameter.empty if arg["required"] else arg["default"],
         )
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise GameError("bad_argument", f"{name} must be between {low} and {high}, got {value}")
+        for name, arg in action["args"].items()
+    ]
+    return inspect.Signature(params)
+
+
+def action_function(call: Callable[[dict], dict], action: dict[str, Any]) -> Callable[..., dict]:
+    """One action as a blocking function: bind, check against the table, submit."""
+    kind = action["type"]
+    params = signature(action)
+
+    def act(*values: Any, **named: Any) -> dict:
+        try:  # a wrong call is the program's bug, as in Python: a TypeError naming the call
+            bound = params.bind(*values, **named)
+        except TypeError as exc:
+            raise TypeError(f"{kind}() {exc}") from None
+        given = {n: list(v) if type(v) is tuple else v for n, v in bound.arguments.items()}
+        return call(checked(action, given))
+
+    act.__name__ = act.__qualname__ = kind
+    act.__doc__ = action["help"]
+    act.__signature__ = params  # type: ignore[attr-defined]
+    return act
+
+
+def checked(action: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """The action dict for these arguments, defaults filled in, or GameError("bad_argument")
+    with the engine's sentence. Exact types only: a program must not hand the world an object
+    of its own making (a subclass of int or str)."""
+    kind = action["type"]
+    out: dict[str, Any] = {"type": kind}
+    for name, arg in action["args"].items():
+        value = given.get(name)
+        if value is None:
+            if arg["required"]:
+                raise GameError("bad_argument", f"{kind} needs {name!r}")
+            if arg["default"] is not None:
+                out[name] = arg["default"]
+            continue
+        out[name] = _value(kind, name, arg, value)
+    forms = action.get("forms") or []
+    if forms and not any(all(n in out for n in form) for form in forms):
+        said = ", or ".join(" and ".join(repr(n) for n in form) for form in forms)
+        raise GameError("bad_argument", f"{kind} needs {said}")
+    return out
+
+
+def _value(kind: str, name: str, arg: dict[str, Any], value: Any) -> Any:
+    def refuse(what: str) -> GameError:
+        return GameError("bad_argument", f"{kind}: {name!r} {what}")
+
+    if arg["kind"] == "int":
+        if type(value) is not int:
+            raise refuse("must be a whole number")
+        low, high = arg["low"], arg["high"]
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise refuse(f"must be between {low} and {high}")
+        return value
+    if arg["kind"] == "int_list":
+        if type(value) is not list or len(value) > arg["max_items"] or not all(
+            type(v) is int for v in value
+        ):
+            raise refuse(f"must be a list of at most {arg['max_items']} ids")
+        return list(value)
+    if type(value) is not str:
+        raise refuse("must be text")
+    if "max_len" in arg and len(value) > arg["max_len"]:
+        raise refuse(f"is longer than {arg['max_len']} characters")
+    if arg.get("choices") is not None:
+        if value not in arg["choices"]:
+            raise refuse(f"must be one of {', '.join(arg['choices'])}")
+    elif len(value) < arg.get("min_len", 1):
+        raise refuse("must not be empty")
     return value
 
 
-def _name(name: str, value: Any) -> str:
-    if type(value) is not str or not value or len(value) > MAX_NAME:
-        raise GameError(
-            "bad_argument", f"{name} must be a non-empty name of at most {MAX_NAME} characters"
-        )
-    return str(value)
-
-
-def _choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
-    if type(value) is not str or value not in allowed:
-        raise GameError("bad_argument", f"{name} must be one of {', '.join(allowed)}")
-    return str(value)
-
-
-def build_api(rt: ProgramHandle) -> dict[str, Callable[..., Any]]:
-    """The functions visible to one program, bound to its runtime."""
-    call = rt.call
-
-    def move(dir: str) -> dict:
-        return call({"type": "move", "dir": _choice("dir", dir, DIRECTIONS)})
-
-    def move_to(x: int, y: int) -> dict:
-        return call({"type": "move_to", "x": _int("x", x), "y": _int("y", y)})
-
-    def gather(x: int | None = None, y: int | None = None, target: int | None = None) -> dict:
-        if target is not None:
-            return call({"type": "gather", "target": _int("target", target)})
-        return call({"type": "gather", "x": _int("x", x), "y": _int("y", y)})
-
-    def attack(target: int) -> dict:
-        return call({"type": "attack", "target": _int("target", target)})
-
-    def craft(recipe: str, count: int = 1) -> dict:
-        return call(
-            {
-                "type": "craft",
-                "recipe": _name("recipe", recipe),
-                "count": _int("count", count, 1, 1000),
-            }
-        )
-
-    def place(item: str, x: int, y: int) -> dict:
-        return call(
-            {"type": "place", "item": _name("item", item), "x": _int("x", x), "y": _int("y", y)}
-        )
-
-    def at_tile(kind: str) -> Callable[[int, int], dict]:
-        def action(x: int, y: int) -> dict:
-            return call({"type": kind, "x": _int("x", x), "y": _int("y", y)})
-
-        action.__name__ = kind
-        return action
-
-    def with_item(kind: str) -> Callable[[str], dict]:
-        def action(item: str) -> dict:
-            return call({"type": kind, "item": _name("item", item)})
-
-        action.__name__ = kind
-        return action
-
-    def bare(kind: str) -> Callable[[], dict]:
-        def action() -> dict:
-            return call({"type": kind})
-
-        action.__name__ = kind
-        return action
-
-    def unequip(slot: str) -> dict:
-        return call({"type": "unequip", "slot": _choice("slot", slot, SLOTS)})
-
-    def enter(party: list | None = None) -> dict:
-        if party is None:
-            return call({"type": "enter"})
-        if type(party) not in (list, tuple) or len(party) > MAX_PARTY:
-            raise GameError(
-                "bad_argument", f"party must be a list of at most {MAX_PARTY} character ids"
-            )
-        return call({"type": "enter", "party": [_int("party member", p) for p in party]})
-
-    def buy(item: str, count: int = 1) -> dict:
-        return call(
-            {"type": "buy", "item": _name("item", item), "count": _int("count", count, 1, 1000)}
-        )
-
-    def give(target: int, item: str, count: int = 1) -> dict:
-        return call(
-            {
-                "type": "give",
-                "target": _int("target", target),
-                "item": _name("item", item),
-                "count": _int("count", count, 1, 1000),
-            }
-        )
-
-    def drop(item: str, count: int = 1) -> dict:
-        return call(
-            {"type": "drop", "item": _name("item", item), "count": _int("count", count, 1, 1000)}
-        )
-
-    def say(text: Any) -> dict:
-        text = str(text)[:MAX_SAY] if type(text) in (str, int, float, bool) else None
-        if text is None:
-            raise GameError("bad_argument", "say() takes text")
-        return call({"type": "say", "text": text})
-
-    def wait(ticks: int = 1) -> dict:
-        return call({"type": "wait", "ticks": _int("ticks", ticks, 1, 600)})
+def build_api(rt: ProgramHandle, table: list[dict[str, Any]]) -> dict[str, Callable[..., Any]]:
+    """The functions visible to one program, bound to its runtime; `table` is the engine's
+    action table (`asiworld.engine.actions.describe()`)."""
+    api: dict[str, Callable[..., Any]] = {
+        action["type"]: action_function(rt.call, action) for action in table
+    }
+    say = api.get("say")
+    if say is not None:
+        api["say"] = _say_any_value(say, table)
 
     # -- reading the world (never blocks) -------------------------------------------------
     def observe() -> dict:
@@ -184,40 +161,84 @@ def build_api(rt: ProgramHandle) -> dict[str, Callable[..., Any]]:
     def log(*values: Any) -> None:
         rt.log(log_line(values, MAX_MESSAGE))
 
-    api: dict[str, Callable[..., Any]] = {
-        "move": move,
-        "move_to": move_to,
-        "gather": gather,
-        "attack": attack,
-        "craft": craft,
-        "place": place,
-        "dismantle": at_tile("dismantle"),
-        "install_lock": at_tile("install_lock"),
-        "lock": at_tile("lock"),
-        "unlock": at_tile("unlock"),
-        "eat": with_item("eat"),
-        "use": with_item("use"),
-        "equip": with_item("equip"),
-        "unequip": unequip,
-        "sleep": bare("sleep"),
-        "wake": bare("wake"),
-        "enter": enter,
-        "leave": bare("leave"),
-        "offer": bare("offer"),
-        "pick_up": bare("pick_up"),
-        "buy": buy,
-        "give": give,
-        "drop": drop,
-        "say": say,
-        "wait": wait,
-        "observe": observe,
-        "me": me,
-        "position": position,
-        "inventory": inventory,
-        "count": count,
-        "tick": tick,
-        "entities": entities,
-        "log": log,
-        "print": log,
-    }
+    api.update(
+        observe=observe,
+        me=me,
+        position=position,
+        inventory=inventory,
+        count=count,
+        tick=tick,
+        entities=entities,
+        log=log,
+        print=log,
+    )
     return api
+
+
+def _say_any_value(say: Callable[..., dict], table: list[dict[str, Any]]) -> Callable[..., dict]:
+    """`say(42)` says "42", and a long text is cut to what the world takes: a program talks
+    the way it prints."""
+    limit = next(a for a in table if a["type"] == "say")["args"]["text"]["max_len"]
+
+    def say_text(text: Any) -> dict:
+        if type(text) not in (str, int, float, bool):
+            raise GameError("bad_argument", "say() takes text")
+        return say(str(text)[:limit])
+
+    say_text.__name__ = "say"
+    return say_text
+
+
+# --- the docs page's table of action calls ---------------------------------------------------
+
+DOC_BEGIN = "<!-- action calls: written from the engine's action table by `asiworld program api-doc` -->"
+DOC_END = "<!-- end of action calls -->"
+
+
+def call_text(action: dict[str, Any]) -> str:
+    """`craft(recipe, count=1)`."""
+    parts = []
+    for name, arg in action["args"].items():
+        if arg["required"]:
+            parts.append(name)
+        else:
+            parts.append(f"{name}={arg['default']!r}")
+    return f"{action['type']}({', '.join(parts)})"
+
+
+def arg_text(name: str, arg: dict[str, Any]) -> str:
+    """`count`: 1..50: how many times to craft the recipe."""
+    kind = arg["kind"]
+    if arg.get("choices"):
+        shape = " / ".join(f'`"{c}"`' for c in arg["choices"])
+    elif kind == "int":
+        low, high = arg.get("low"), arg.get("high")
+        shape = "id" if low == 0 and high is None else f"{low}..{high}"
+        if low is None and high is None:
+            shape = "whole number"
+    elif kind == "str":
+        shape = f"text, {arg['min_len']}..{arg['max_len']} characters"
+    else:
+        shape = f"list of at most {arg['max_items']} ids"
+    return f"`{name}`: {shape}" + (f": {arg['help']}" if arg.get("help") else "")
+
+
+def api_doc(table: list[dict[str, Any]]) -> str:
+    """The markdown table of action calls, between its markers."""
+    lines = [DOC_BEGIN, "| call | what it does | arguments |", "|---|---|---|"]
+    for action in table:
+        args = "; ".join(arg_text(n, a) for n, a in action["args"].items()) or "none"
+        forms = action.get("forms")
+        if forms:
+            args += " (give " + ", or ".join(" and ".join(f) for f in forms) + ")"
+        lines.append(f"| `{call_text(action)}` | {action['help']} | {args} |")
+    lines.append(DOC_END)
+    return "\n".join(lines)
+
+
+def doc_section(text: str) -> str | None:
+    """The generated section of a page, markers included; None when the page has none."""
+    start, end = text.find(DOC_BEGIN), text.find(DOC_END)
+    if start < 0 or end < start:
+        return None
+    return text[start : end + len(DOC_END)]

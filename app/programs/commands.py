@@ -41,7 +41,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="run all the minutes even after the program ends",
     )
     run.set_defaults(func=run_command)
+    doc = sub.add_parser(
+        "api-doc",
+        help="print the table of action calls that docs/programs.md holds (from the engine's "
+        "action table)",
+    )
+    doc.set_defaults(func=api_doc_command)
     p.set_defaults(func=lambda _args: (p.print_help(), 2)[1])
+
+
+def api_doc_command(_args: argparse.Namespace) -> int:
+    from asiworld.engine import actions
+    from asiworld.programs.api import api_doc
+
+    print(api_doc(actions.describe()))
+    return 0
 
 
 def run_program(

@@ -7,7 +7,8 @@ so a program behaves identically in either: the local host round-trips every mes
 JSON too, which also means a program never holds a reference to engine-owned data.
 
 Messages (dicts):
-  {"op": "submit", "pid", "char", "name", "source", "seed", "budget"} -> {"ok", "error"?}
+  {"op": "submit", "pid", "char", "name", "source", "seed", "budget", "actions"}
+      -> {"ok", "error"?}  (`actions`: the engine's action table, the program API's source)
   {"op": "run", "tick", "new_tick", "runs": [[pid, reply | null, observation | null], ...]}
       -> one SLICE_ROW per run, each sent as soon as it is computed, in the order asked
   {"op": "stop", "pid", "code", "message", "status"} -> {"ok", "report"}
@@ -96,7 +97,7 @@ class ProgramTable:
             return {"ok": False, "error": compiled.to_dict()}
         budget = Budget(**msg["budget"])
         self.programs[msg["pid"]] = ProgramRuntime(
-            msg["pid"], msg["char"], msg["name"], compiled, msg["seed"], budget
+            msg["pid"], msg["char"], msg["name"], compiled, msg["seed"], budget, msg["actions"]
         )
         return {"ok": True}
 

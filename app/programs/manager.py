@@ -37,6 +37,13 @@ FEEDBACK_EVENTS = 50  # recent program events kept per character
 LOG_LINES = 200
 
 
+def action_table() -> list[dict]:
+    """The engine's action table as plain data, read at each submit (never a stale copy)."""
+    from asiworld.engine import actions
+
+    return actions.describe()
+
+
 @dataclass
 class ProgramRecord:
     """What the engine side knows about one program (the host holds the running code)."""
@@ -129,6 +136,7 @@ class ProgramManager:
                     "source": source,
                     "seed": seed,
                     "budget": self.budget.to_dict(),
+                    "actions": action_table(),
                 }
             )
         except HostCrashed as exc:

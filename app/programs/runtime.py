@@ -135,8 +135,10 @@ class ProgramRuntime:
         compiled: CompiledProgram,
         seed: str,
         budget: Budget,
+        actions: list[dict],
     ) -> None:
         self.pid = pid
+        self.actions = actions  # the engine's action table: the program API is made from it
         self.char_id = char_id
         self.name = name
         self.budget = budget
@@ -353,7 +355,7 @@ class ProgramRuntime:
                 "GameError": GameError,
             }
         )
-        names.update(build_api(self))
+        names.update(build_api(self, self.actions))
         return names
 
     def report(self) -> dict:

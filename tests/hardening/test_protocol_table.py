@@ -1,5 +1,7 @@
 """One table: the engine's action table is what the server checks, what the OpenAPI document
-shows, what the program API refuses and what the LLM and MCP tools publish. Changing one bound
+shows, what the program API refuses and what the LLM and MCP tools publish.
+Bad inputs tried: craft count one past the patched maximum, over REST, from a program and through
+the MCP SDK; each is refused with `bad_argument` and a sentence naming the bounds. Changing one bound
 there (craft's `count` maximum, 50 -> 5) shows in all of them at once."""
 
 from __future__ import annotations
@@ -12,8 +14,11 @@ import pytest
 from asiworld.agents.mcp_server import build_server
 from asiworld.agents.tools import openai_tools
 from asiworld.engine import actions
+from asiworld.programs.manager import ProgramManager
 
 from tests.hardening.conftest import agent, bearer
+from tests.programs.fakes import FakeWorld
+from tests.programs.helpers import run_until_done
 
 NEW_MAX = 5
 
@@ -40,6 +45,17 @@ def test_rest_validation_refuses_the_new_bound(craft_count_max_5, http):
     action["count"] = NEW_MAX  # in bounds: whatever the world says, it is not the argument
     reply = http.post(f"/api/agents/{cid}/act", json={"action": action}, headers=bearer(token))
     assert reply.get_json().get("code") != "bad_argument"
+
+
+def test_the_program_api_refuses_the_new_bound_before_the_world_sees_it(craft_count_max_5):
+    world = FakeWorld()
+    manager = ProgramManager(world, in_process=True)
+    source = f"craft('plank', {NEW_MAX})\ncraft('plank', {NEW_MAX + 1})\n"
+    status = run_until_done(manager, world, manager.submit(1, "crafty", source)["id"])
+    error = status["outcome"]["error"]
+    assert error["code"] == "bad_argument" and f"between 1 and {NEW_MAX}" in error["message"]
+    assert error["line"] == 2
+    assert world.submitted == [(1, {"type": "craft", "recipe": "plank", "count": NEW_MAX})]
 
 
 def test_the_openapi_document_shows_the_new_bound(craft_count_max_5, http):

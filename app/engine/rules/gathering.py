@@ -43,8 +43,6 @@ def _check(world: World, char: Character, args: dict) -> None:
     if "target" in args:
         _check_shear(world, char, args)
         return
-    if "x" not in args or "y" not in args:
-        raise Refusal("bad_argument", "gather needs 'x' and 'y' of a source, or a 'target' sheep")
     tile, src = _source(world, char, args)
     needs = src.get("needs", [])
     if needs and not any(char.count(t) for t in needs):
@@ -110,7 +108,7 @@ register(Handler("gather", "gathering",
                            help="y of an adjacent source tile (with x)"),
                   "target": Arg("int", required=False, low=0,
                                 help="id of an adjacent sheep to shear (instead of x and y)")},
-                 _check, _effect, begin=_begin,
+                 _check, _effect, begin=_begin, forms=(("x", "y"), ("target",)),
                  help="gather from an adjacent source tile (x, y), or shear an adjacent sheep"
                       " (target); in a dungeon, open an adjacent chest (x, y) for coins and"
                       " supplies"))

@@ -83,6 +83,6 @@ def _say(world: World, char: Character, op: Op) -> bool:
     return True
 
 
-register(Handler("say", "communication", {"text": Arg("str", max_len=200, help="what to say")},
+register(Handler("say", "communication", {"text": Arg("str", max_len=200, min_len=0, help="what to say")},
                  lambda world, char, args: None, _say, interrupts=False, while_asleep=True,
                  help="say something (up to 200 characters) to those nearby"))
