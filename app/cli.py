@@ -11,6 +11,7 @@ import argparse
 import sys
 
 from asiworld.agents import commands as agent_commands  # agent, mcp
+from asiworld.engine.errors import CodedError
 from asiworld.evaluation import commands as evaluation_commands  # report, score
 from asiworld.headless import commands as headless_commands  # run, bench
 from asiworld.programs import commands as program_commands  # program run
@@ -48,7 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except CodedError as exc:  # a user's mistake a command did not catch: a sentence, exit 2
+        print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@ from __future__ import annotations
 import importlib
 from typing import Any, Protocol, runtime_checkable
 
+from asiworld.engine.errors import CodedError
+
 from .base import Agent
 from .driver import PROGRAM
 
@@ -54,10 +56,8 @@ class StudyAgent(Protocol):
     def decide(self) -> Decision: ...
 
 
-class InterfaceError(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code, self.message = code, message
+class InterfaceError(CodedError):
+    says_code = True
 
 
 def load_agent_class(target: str) -> type:

@@ -23,16 +23,21 @@ import urllib.request
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from asiworld.engine.errors import CodedError
+
 RATE_LIMIT_RETRIES = 5
 
 
-class ApiError(Exception):
+class ApiError(CodedError):
     """The server answered with an error: HTTP status, a stable code and a sentence."""
 
     def __init__(self, status: int, code: str, message: str, body: dict | None = None) -> None:
-        super().__init__(f"{status} {code}: {message}")
-        self.status, self.code, self.message, self.body = status, code, message, body or {}
+        super().__init__(code, message)
+        self.status, self.body = status, body or {}
         self.retry_after = 0.0  # seconds, from a 429's Retry-After
+
+    def __str__(self) -> str:
+        return f"{self.status} {self.code}: {self.message}"
 
 
 class ServerUnreachable(ApiError):

@@ -14,6 +14,7 @@ class CodedError(Exception):
     gives it, None when the server decides by the code."""
 
     http_status: int | None = None
+    says_code = False  # str() is "code: message" (errors printed as they are, e.g. by a CLI)
 
     def __init__(self, code: str, message: str, **extra: Any) -> None:
         super().__init__(message)
@@ -22,7 +23,7 @@ class CodedError(Exception):
         self.extra = extra
 
     def __str__(self) -> str:
-        return self.message
+        return f"{self.code}: {self.message}" if self.says_code else self.message
 
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, **self.extra}

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from asiworld.engine.errors import CodedError
 from asiworld.evaluation import figures, tables
 from asiworld.evaluation.live import LiveAssessment
 
@@ -20,12 +21,8 @@ Event = dict[str, Any]
 FIGURES = {"dungeons": "figures/dungeon_performance.png", "actions": "figures/actions.png"}
 
 
-class ReportError(Exception):
+class ReportError(CodedError):
     """A report could not be built; `code` is stable, the message says why in words."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code, self.message = code, message
 
 
 def evaluate(

@@ -16,13 +16,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from asiworld.engine.errors import CodedError
+
 from .run import Run, RunConfig, write_outputs
 
 
-class RayUnavailable(RuntimeError):
+class RayUnavailable(CodedError, RuntimeError):
     """`--ray` was asked for but the ray package is not installed here."""
 
-    code = "ray_unavailable"
+    def __init__(self, message: str) -> None:
+        super().__init__("ray_unavailable", message)
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,12 @@ from asiworld.programs.sizes import log_line, short_text
 MAX_CODE = 64
 MAX_MESSAGE = 1000
 
-
 class GameError(Exception):
-    """A refused or failed game action; programs may catch it (`except GameError as e`)."""
+    """A refused or failed game action; programs may catch it (`except GameError as e`).
+
+    Not a CodedError like every other error of the project: this module runs in the program
+    host, which must not load the engine (a second and the world's memory per host); a GameError
+    crosses to the engine side as {"code", "message"} only."""
 
     def __init__(self, code: str, message: str) -> None:
         # A program may raise its own: whatever it passes is kept as bounded text.

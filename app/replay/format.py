@@ -21,6 +21,8 @@ import zlib
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from asiworld.engine.errors import CodedError
+
 SCHEMA_VERSION = 1
 FILE_MAGIC = b"ASIREP"
 PREAMBLE = struct.Struct(">6sH")
@@ -45,13 +47,10 @@ WORLD = "W"
 KNOWN_KINDS = frozenset(HEADER + KEYFRAME + FRAMES + INPUTS + EVENTS + HASHES + INDEX + WORLD)
 
 
-class ReplayError(Exception):
+class ReplayError(CodedError):
     """A replay problem with a stable snake_case code and a sentence for people."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+    says_code = True
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ made without one accepts loopback clients only.
 from __future__ import annotations
 
 from asiworld.server import auth
+from asiworld.server.errors import ApiError, error_response
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
@@ -15,8 +16,7 @@ admin = Blueprint("admin", __name__, url_prefix="/admin")
 
 
 def _refusal(code: str, message: str, status: int) -> ResponseReturnValue:
-    body = {"ok": False, "code": code, "message": message}
-    return jsonify({**body, "error": {"code": code, "message": message}}), status
+    return error_response(ApiError(status, code, message))
 
 
 @admin.before_request

@@ -21,6 +21,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from asiworld.server.errors import ApiError, error_body
 from asiworld.server.runner import TickInfo, WorldRunner
 from flask import Blueprint, Flask, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
@@ -38,15 +39,6 @@ MALFORMED_CODES = ("unknown_action", "bad_argument")
 agent_api = Blueprint("agent_api", __name__)
 
 
-class ApiError(Exception):
-    """An answer with a stable code; raised before anything changes."""
-
-    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message, self.extra = status, code, message, extra
-
-    def body(self) -> dict:
-        return {"error": {"code": self.code, "message": self.message, **self.extra}}
 
 
 def token_hash(token: str) -> str:
@@ -247,10 +239,6 @@ def _service() -> AgentService:
     return current_app.extensions["asiworld_agents"]
 
 
-def _error(exc: ApiError) -> ResponseReturnValue:
-    return jsonify(exc.body()), exc.status
-
-
 def _bearer() -> str | None:
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
@@ -315,11 +303,6 @@ def _own_program(service: AgentService, cid: int, pid: int) -> dict:
     return info
 
 
-@agent_api.errorhandler(ApiError)
-def _api_error(exc: ApiError) -> ResponseReturnValue:
-    return _error(exc)
-
-
 # --- routes --------------------------------------------------------------------------------
 
 
@@ -363,7 +346,7 @@ def act(cid: int) -> ResponseReturnValue:
     except (TypeError, ValueError, KeyError) as err:  # the engine should refuse, not raise
         raise ApiError(422, "bad_action", f"the engine could not read this action: {err}") from err
     if not result["ok"] and result["code"] in MALFORMED_CODES:
-        return jsonify({"error": {"code": result["code"], "message": result["message"]}}), 422
+        raise ApiError(422, result["code"], result["message"])
     return jsonify(result)
 
 
@@ -435,7 +418,7 @@ def incident(cid: int) -> ResponseReturnValue:
 
 
 def _socket_fail(code: str, message: str) -> dict:
-    return {"ok": False, "error": {"code": code, "message": message}}
+    return error_body(ApiError(422, code, message))
 
 
 def register_socket_handlers(socketio: Any) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from asiworld.server import assessment, auth
+from asiworld.server.errors import ApiError
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
@@ -48,22 +49,17 @@ def evaluation() -> ResponseReturnValue:
     """The evaluation as JSON (asiworld.evaluation's results): the live world's, or with ?run=NAME a
     finished run's results.json from the runs folder."""
     run = request.args.get("run")
-    if run:
-        try:
-            return jsonify(assessment.run_results(current_app, run))
-        except assessment.RunResultsError as exc:
-            return jsonify({"error": {"code": exc.code, "message": exc.message}}), exc.status
+    if run:  # a RunResultsError is answered by the server's error handler
+        return jsonify(assessment.run_results(current_app, run))
     if not auth.gate(current_app).may_spectate_http(request):
-        body = {"code": "not_spectator", "message": "the live evaluation needs the spectator token"}
-        return jsonify({"error": body}), 403
+        raise ApiError(403, "not_spectator", "the live evaluation needs the spectator token")
     return jsonify(assessment.live_results(current_app))
 
 
 @api.get("/api/world")
 def world() -> ResponseReturnValue:
     if not auth.gate(current_app).may_spectate_http(request):
-        body = {"code": "not_spectator", "message": "the world summary needs the spectator token"}
-        return jsonify({"error": body}), 403
+        raise ApiError(403, "not_spectator", "the world summary needs the spectator token")
     runner = current_app.extensions["asiworld"].runner
     return jsonify(world_summary(runner.keyframe(), runner.stats()))
 

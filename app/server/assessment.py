@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from asiworld.engine.errors import CodedError
 from asiworld.evaluation import LiveAssessment
 from flask import Flask
 
@@ -22,12 +23,12 @@ RUN_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}(/[A-Za-z0-9_][A-Za-z0-
 KEY = "asiworld_assessment"
 
 
-class RunResultsError(Exception):
+class RunResultsError(CodedError):
     """A finished run's results could not be shown; `code` is stable, `status` the HTTP one."""
 
     def __init__(self, code: str, message: str, status: int) -> None:
-        super().__init__(message)
-        self.code, self.message, self.status = code, message, status
+        super().__init__(code, message)
+        self.http_status = status
 
 
 def attach(app: Flask) -> LiveAssessment:

@@ -24,13 +24,14 @@ import threading
 from http.cookies import SimpleCookie
 from typing import Any
 
+from asiworld.server import errors
 from asiworld.server.validation import (
     MAX_CONTENT_LENGTH,
     RateLimiter,
     check_request,
     guard_socketio,
 )
-from flask import Flask, Request, jsonify, request
+from flask import Flask, Request, request
 from flask.typing import ResponseReturnValue
 
 SPECTATOR_COOKIE = "asiworld_spectator"
@@ -143,7 +144,7 @@ def install(app: Flask) -> None:
         if refused is None:
             return None
         status, exc = refused
-        reply = jsonify({"error": {"code": exc.code, "message": exc.message}})
+        reply, status = errors.error_response(exc, status)
         if status == 429:
             return reply, 429, {"Retry-After": "1"}
         return reply, status
@@ -155,19 +156,7 @@ def install(app: Flask) -> None:
             response.set_cookie(SPECTATOR_COOKIE, given, httponly=True, samesite="Strict")
         return response
 
-    for status, code, message in (
-        (404, "not_found", "there is nothing at this address"),
-        (405, "method_not_allowed", "this address does not take that method"),
-        (413, "too_large", "the request body is too large"),
-    ):
-        app.register_error_handler(status, _json_error(status, code, message))
-
-
-def _json_error(status: int, code: str, message: str) -> Any:
-    def handler(_: Exception) -> ResponseReturnValue:
-        return jsonify({"error": {"code": code, "message": message}}), status
-
-    return handler
+    errors.install(app)
 
 
 # --- characters -----------------------------------------------------------------------------

@@ -47,8 +47,12 @@ def spec() -> dict:
     schemas = {
         "Error": {
             "type": "object",
+            "description": "every refusal: the code and sentence flat and under `error`",
             "required": ["error"],
             "properties": {
+                "ok": {"type": "boolean", "enum": [False]},
+                "code": {"type": "string"},
+                "message": {"type": "string"},
                 "error": {
                     "type": "object",
                     "required": ["code", "message"],

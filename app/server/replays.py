@@ -30,6 +30,7 @@ from asiworld.replay.format import ReplayError
 from asiworld.replay.library import ReplayLibrary
 from asiworld.replay.worlds import ReplayWorlds, point_of_view
 from asiworld.resources import shipped
+from asiworld.server.errors import status_of
 from flask import Blueprint, Response, current_app, render_template, request
 from flask.typing import ResponseReturnValue
 
@@ -38,16 +39,6 @@ GZIP_ABOVE = 4096  # bytes; frame chunks and keyframes compress about 8:1
 
 replays = Blueprint("replays", __name__)
 
-STATUS = {
-    "unknown_replay": 404,
-    "not_found": 404,
-    "unknown_chunk": 404,
-    "tick_out_of_range": 404,
-    "no_keyframe": 404,
-    "unknown_character": 404,
-    "bad_argument": 400,
-    "not_admin": 403,
-}
 
 
 def replay_dirs(config: dict) -> list[Path]:
@@ -76,11 +67,6 @@ def _json(body: Any, status: int = 200, built_ms: float | None = None) -> Respon
         encoded_ms = (time.perf_counter() - t0) * 1000
         resp.headers["Server-Timing"] = f"build;dur={built_ms:.1f}, encode;dur={encoded_ms:.1f}"
     return resp
-
-
-def _error(exc: ReplayError) -> Response:
-    body = {"ok": False, "code": exc.code, "message": exc.message}
-    return _json(body, STATUS.get(exc.code, 422))
 
 
 def _int_arg(name: str, value: Any = None) -> int:
@@ -149,7 +135,7 @@ def viewer_page(rid: str) -> ResponseReturnValue:
             folders=[str(f) for f in library.folders],
             error=exc,
         )
-        return page, STATUS.get(exc.code, 422)
+        return page, status_of(exc)
     return render_template("replay.html", rid=rid, replays_url="/replays")
 
 
@@ -165,19 +151,13 @@ def list_json() -> Response:
 @replays.get("/api/replays/<rid>")
 def meta(rid: str) -> Response:
     library, _ = _services()
-    try:
-        return _json(library.meta(rid))
-    except ReplayError as exc:
-        return _error(exc)
+    return _json(library.meta(rid))
 
 
 @replays.get("/api/replays/<rid>/frames/<int:n>")
 def frame_chunk(rid: str, n: int) -> Response:
     library, _ = _services()
-    try:
-        packed, size = library.frame_chunk(rid, n)  # gzipped once, kept
-    except ReplayError as exc:
-        return _error(exc)
+    packed, size = library.frame_chunk(rid, n)  # gzipped once, kept
     if size > GZIP_ABOVE and "gzip" in request.headers.get("Accept-Encoding", ""):
         resp = Response(packed, mimetype="application/json")
         resp.headers["Content-Encoding"] = "gzip"
@@ -188,61 +168,49 @@ def frame_chunk(rid: str, n: int) -> Response:
 @replays.get("/api/replays/<rid>/state")
 def state(rid: str) -> Response:
     library, _ = _services()
-    try:
-        t0 = time.perf_counter()
-        frame = library.frame_at(rid, _int_arg("tick"))
-        return _json(frame, built_ms=(time.perf_counter() - t0) * 1000)
-    except ReplayError as exc:
-        return _error(exc)
+    t0 = time.perf_counter()
+    frame = library.frame_at(rid, _int_arg("tick"))
+    return _json(frame, built_ms=(time.perf_counter() - t0) * 1000)
 
 
 @replays.get("/api/replays/<rid>/overview")
 def overview(rid: str) -> Response:
     library, worlds = _services()
-    try:
-        body = library.overview(rid)
-        library.warm_in_background(rid)  # after the first frame and the timeline: seeks next
-        # A replay recorded without world snapshots: re-simulate it once, in the background.
-        worlds.warm_in_background(library.get(rid), pause=library.seeking)
-        return _json(body)
-    except ReplayError as exc:
-        return _error(exc)
+    body = library.overview(rid)
+    library.warm_in_background(rid)  # after the first frame and the timeline: seeks next
+    # A replay recorded without world snapshots: re-simulate it once, in the background.
+    worlds.warm_in_background(library.get(rid), pause=library.seeking)
+    return _json(body)
 
 
 @replays.get("/api/replays/<rid>/series")
 def series(rid: str) -> Response:
     library, _ = _services()
-    try:
-        return _json(library.series(rid))
-    except ReplayError as exc:
-        return _error(exc)
+    return _json(library.series(rid))
 
 
 @replays.get("/api/replays/<rid>/pov")
 def pov(rid: str) -> Response:
     library, worlds = _services()
-    try:
-        replay = library.get(rid)
-        tick, char = _int_arg("tick"), _int_arg("char")
-        if char not in {c["id"] for c in replay.characters()}:
-            raise ReplayError("unknown_character", f"character {char} is not in this replay")
-        start: dict[str, Any] = {}
-        world = worlds.world_at(replay, tick, report=start)
-        if char not in world.entities:
-            raise ReplayError("unknown_character", f"character {char} has not joined by {tick}")
-        recorded = replay.hashes().get(tick)
-        body = {
-            "ok": True,
-            "tick": tick,
-            "char": char,
-            "observation": point_of_view(world, char),
-            "verified": None if recorded is None else recorded == world.state_hash(),
-            "start": start,
-            "note": _start_note(start) or _content_note(replay),
-        }
-        return _json(body)
-    except ReplayError as exc:
-        return _error(exc)
+    replay = library.get(rid)
+    tick, char = _int_arg("tick"), _int_arg("char")
+    if char not in {c["id"] for c in replay.characters()}:
+        raise ReplayError("unknown_character", f"character {char} is not in this replay")
+    start: dict[str, Any] = {}
+    world = worlds.world_at(replay, tick, report=start)
+    if char not in world.entities:
+        raise ReplayError("unknown_character", f"character {char} has not joined by {tick}")
+    recorded = replay.hashes().get(tick)
+    body = {
+        "ok": True,
+        "tick": tick,
+        "char": char,
+        "observation": point_of_view(world, char),
+        "verified": None if recorded is None else recorded == world.state_hash(),
+        "start": start,
+        "note": _start_note(start) or _content_note(replay),
+    }
+    return _json(body)
 
 
 @replays.post("/api/replays/<rid>/fork")
@@ -254,25 +222,22 @@ def fork(rid: str) -> ResponseReturnValue:
     if refused is not None:
         return refused
     library, worlds = _services()
-    try:
-        body = request.get_json(silent=True)
-        if not isinstance(body, dict):
-            raise ReplayError("bad_argument", "send a JSON object {tick, char, seed}")
-        replay = library.get(rid)
-        tick = _int_arg("tick", body.get("tick"))
-        char = body.get("char")
-        if char is not None:
-            char = _int_arg("char", char)
-        seed = body.get("seed", "same")
-        if seed not in ("same", "new") and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise ReplayError("bad_argument", "seed is 'same', 'new' or a whole number >= 0")
-        if isinstance(seed, int) and seed < 0:
-            raise ReplayError("bad_argument", "seed is 'same', 'new' or a whole number >= 0")
-        world = worlds.world_at(replay, tick)
-        future_seed = reseed(world, seed)
-        seated = install(current_app._get_current_object(), world, char)
-    except ReplayError as exc:
-        return _error(exc)
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise ReplayError("bad_argument", "send a JSON object {tick, char, seed}")
+    replay = library.get(rid)
+    tick = _int_arg("tick", body.get("tick"))
+    char = body.get("char")
+    if char is not None:
+        char = _int_arg("char", char)
+    seed = body.get("seed", "same")
+    if seed not in ("same", "new") and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ReplayError("bad_argument", "seed is 'same', 'new' or a whole number >= 0")
+    if isinstance(seed, int) and seed < 0:
+        raise ReplayError("bad_argument", "seed is 'same', 'new' or a whole number >= 0")
+    world = worlds.world_at(replay, tick)
+    future_seed = reseed(world, seed)
+    seated = install(current_app._get_current_object(), world, char)
     return _json(
         {
             "ok": True,

@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from asiworld.engine.errors import CodedError
 from asiworld.server import auth
+from asiworld.server.errors import error_body
 from asiworld.server.live import LiveRooms, Seat
 from flask import current_app, request
 from flask_socketio import SocketIO, emit
@@ -18,11 +20,8 @@ from flask_socketio import SocketIO, emit
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_\- ]{1,24}$")
 
 
-class BadEvent(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class BadEvent(CodedError):
+    """An event the handler refuses (no seat, no spectator token)."""
 
 
 def _live() -> LiveRooms:
@@ -53,8 +52,7 @@ def _spectator(data: Any) -> None:
 
 
 def _fail(event: str, exc: BadEvent) -> dict:
-    body = {"ok": False, "code": exc.code, "message": exc.message, "event": event}
-    body["error"] = {"code": exc.code, "message": exc.message}
+    body = error_body(exc, event=event)
     emit("error", body)
     return body
 

@@ -26,19 +26,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from asiworld.engine.errors import CodedError
+from asiworld.server import errors
+
 MAX_MESSAGE_BYTES = 16 * 1024  # one Socket.IO event payload or REST body, as JSON
 MAX_PROGRAM_BYTES = 32 * 1024  # program source
 MAX_PROGRAM_BODY = MAX_PROGRAM_BYTES * 2 + 1024  # the JSON body around it (escapes can double)
 MAX_CONTENT_LENGTH = 128 * 1024  # anything longer is cut off by Flask itself (413)
 
 
-class Invalid(ValueError):
+class Invalid(CodedError, ValueError):
     """A message that does not fit its schema; `code` is stable, `message` says why."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 # --- schemas --------------------------------------------------------------------------------
@@ -378,13 +376,7 @@ class RateLimiter:
 
 
 def error_body(event: str, exc: Invalid) -> dict:
-    return {
-        "ok": False,
-        "code": exc.code,
-        "message": exc.message,
-        "event": event,
-        "error": {"code": exc.code, "message": exc.message},
-    }
+    return errors.error_body(exc, event=event)
 
 
 def check_event(namespace: str, event: str, args: tuple) -> None:

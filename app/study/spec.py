@@ -15,6 +15,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from asiworld.engine.errors import CodedError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .lines import locate
@@ -23,12 +24,10 @@ NAME = r"^[A-Za-z0-9_-]{1,24}$"  # a character name that is also a safe file nam
 TARGET = r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$"  # module:Class
 
 
-class StudyError(Exception):
+class StudyError(CodedError):
     """A study file that cannot be run: a stable code and a sentence naming file, line, key."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code, self.message = code, message
+    says_code = True
 
 
 class _Strict(BaseModel):
