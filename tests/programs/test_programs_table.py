@@ -86,3 +86,14 @@ def test_a_good_call_builds_what_the_engine_would_normalise_it_to():
                    {"type": "enter"}, {"type": "wait"}, {"type": "say", "text": ""}]:
         given = {k: v for k, v in action.items() if k != "type"}
         assert checked(table[action["type"]], given) == actions.parse(action)
+
+
+def test_the_program_host_makes_the_api_without_loading_the_engine():
+    """The table comes as data: a host that imported the engine would spend a second and the
+    world's memory on every start."""
+    import subprocess
+    import sys
+
+    code = "import sys, asiworld.programs.host; print(sorted(m for m in sys.modules if 'engine' in m))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
