@@ -13,12 +13,11 @@ import mcp
 import pytest
 from asiworld.agents.mcp_server import build_server
 from asiworld.agents.tools import openai_tools
-from asiworld.engine import actions
+from asiworld.engine import World, actions
 from asiworld.programs.manager import ProgramManager
 
 from tests.hardening.conftest import agent, bearer
-from tests.programs.fakes import FakeWorld
-from tests.programs.helpers import run_until_done
+from tests.programs.helpers import run_until_done, watch_submits
 
 NEW_MAX = 5
 
@@ -48,14 +47,20 @@ def test_rest_validation_refuses_the_new_bound(craft_count_max_5, http):
 
 
 def test_the_program_api_refuses_the_new_bound_before_the_world_sees_it(craft_count_max_5):
-    world = FakeWorld()
+    world = World.create(seed=3, size=48)
+    ada = world.add_character("ada")
+    submits = watch_submits(world)
     manager = ProgramManager(world, in_process=True)
-    source = f"craft('plank', {NEW_MAX})\ncraft('plank', {NEW_MAX + 1})\n"
-    status = run_until_done(manager, world, manager.submit(1, "crafty", source)["id"])
+    source = (
+        f"try:\n    craft('plank', {NEW_MAX})\nexcept GameError:\n    pass\n"  # no station here
+        f"craft('plank', {NEW_MAX + 1})\n"
+    )
+    status = run_until_done(manager, world, manager.submit(ada, "crafty", source)["id"])
     error = status["outcome"]["error"]
     assert error["code"] == "bad_argument" and f"between 1 and {NEW_MAX}" in error["message"]
-    assert error["line"] == 2
-    assert world.submitted == [(1, {"type": "craft", "recipe": "plank", "count": NEW_MAX})]
+    assert error["line"] == 5
+    sent = [action for _, action, _ in submits]
+    assert sent == [{"type": "craft", "recipe": "plank", "count": NEW_MAX}]
 
 
 def test_the_openapi_document_shows_the_new_bound(craft_count_max_5, http):
@@ -99,3 +104,11 @@ def test_without_the_patch_the_table_says_50():
     """The patch above is what moves the bound: the table itself says 50."""
     tools = {t["function"]["name"]: t["function"] for t in openai_tools()}
     assert craft_count(tools["craft"]["parameters"])["maximum"] == 50
+
+
+def test_every_action_and_argument_in_the_table_says_what_it_is():
+    """What the tools publish as descriptions: none may be missing."""
+    for action in actions.describe():
+        assert action["help"], action["type"]
+        for name, arg in action["args"].items():
+            assert arg["help"], f"{action['type']}.{name} has no sentence"

@@ -128,7 +128,7 @@ register(
     Handler(
         "enter",
         "dungeon",
-        {"party": Arg("int_list", required=False)},
+        {"party": Arg("int_list", required=False, help="ids of characters entering with you")},
         _check_enter,
         _enter,
         help="standing on a gate: enter a fresh instance of its tier (party: ids of"
