@@ -22,6 +22,7 @@ from asiworld.programs.sizes import log_line, short_text
 MAX_CODE = 64
 MAX_MESSAGE = 1000
 
+
 class GameError(Exception):
     """A refused or failed game action; programs may catch it (`except GameError as e`).
 
