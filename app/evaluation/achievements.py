@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from asiworld.engine.content import Content, load_content
+from asiworld.evaluation.presence import Presence
 
 Event = dict[str, Any]
 
@@ -39,13 +40,37 @@ class Thresholds:
     streak_days: int
     tomb_tier: int
     sanctum_tier: int
+    day_ticks: int  # one survival day: a day of the world clock (time.day_minutes)
+    ticks_per_minute: int
+    meal_recipes: frozenset[str]  # stove recipes whose output is food: what "cooking" means
 
     @classmethod
     def from_content(cls, content: Content) -> Thresholds:
         t = content.achievements
         return cls(home_area=t.home_area, steady_damage=t.steady_damage,
                    steady_supplies=t.steady_supplies, steady_tiers=tuple(t.steady_tiers),
-                   streak_days=t.streak_days, tomb_tier=t.tomb_tier, sanctum_tier=t.sanctum_tier)
+                   streak_days=t.streak_days, tomb_tier=t.tomb_tier, sanctum_tier=t.sanctum_tier,
+                   day_ticks=content.time.day_minutes * content.time.ticks_per_minute,
+                   ticks_per_minute=content.time.ticks_per_minute,
+                   meal_recipes=meal_recipes(content))
+
+    @property
+    def day_minutes(self) -> int:
+        return self.day_ticks // self.ticks_per_minute
+
+
+STOVE = "stove"
+
+
+def meal_recipes(content: Content) -> frozenset[str]:
+    """The recipes that count as cooking: "meals prepared by stove crafting". A meal is food
+    (an item of category food that stills hunger); a healing potion made at the stove is not."""
+    meals = set()
+    for recipe in content.recipes.values():
+        item = content.items.get(recipe.output, {})
+        if recipe.station == STOVE and item.get("category") == "food" and item.get("hunger", 0) > 0:
+            meals.add(recipe.id)
+    return frozenset(meals)
 
 
 @lru_cache(maxsize=1)
@@ -95,6 +120,7 @@ class AchievementRecord:
     def __init__(self, thresholds: Thresholds | None = None) -> None:
         self.numbers = thresholds or shipped_thresholds()
         self.stages = [StageResult(i + 1, name) for i, name in enumerate(STAGE_NAMES)]
+        self.presence = Presence()
         # Facts that, once true, stay true ("has ever ..."), with the event that proved them.
         self.survival_day: Event | None = None
         self.calm_night: Event | None = None
@@ -118,20 +144,33 @@ class AchievementRecord:
     # -- feeding ---------------------------------------------------------------------------
 
     def feed(self, event: Event) -> None:
+        # A survival day that was completed before this event is assessed at its own tick.
+        self.advance(int(event.get("tick", 0)))
+        self.presence.feed(event)
         handler = getattr(self, "_on_" + str(event.get("kind")), None)
         if handler is None:
             return
         handler(event)
-        self._assess(event)
+        self._assess(int(event.get("tick", 0)))
+
+    def advance(self, now: int) -> None:
+        """The world clock reached `now`: a character up since `now - day` has its survival day
+        (one continuous survival day: a day's length alive without a knockdown, counted from
+        whenever the character is in the world, not from a day's start)."""
+        start = self.presence.up_since
+        if self.survival_day is not None or start is None:
+            return
+        if now - start >= self.numbers.day_ticks:
+            end = start + self.numbers.day_ticks
+            self.survival_day = {"tick": end, "kind": "survival_day", "start": start, "end": end}
+            self._assess(end)
 
     def _on_day_report(self, ev: Event) -> None:
         if not ev.get("full", True):
-            # A day the character joined part-way through is not one continuous survival day;
-            # it neither counts nor breaks a streak (it can only be the first day).
+            # A day the character joined part-way through is not a day of the streak: it neither
+            # counts nor breaks one (it can only be the first day).
             return
         if int(ev.get("downs", 0)) == 0:
-            if self.survival_day is None:
-                self.survival_day = ev
             last = self.streak[-1] if self.streak else None
             # A gap in the day numbers breaks the streak: it must be consecutive days.
             if last is not None and int(ev.get("day", 0)) != int(last.get("day", 0)) + 1:
@@ -148,7 +187,7 @@ class AchievementRecord:
             self.calm_night = ev
 
     def _on_crafted(self, ev: Event) -> None:
-        if ev.get("cooking") and self.cooked is None:
+        if self.cooked is None and ev.get("recipe") in self.numbers.meal_recipes:
             self.cooked = ev
 
     def _on_bed(self, ev: Event) -> None:
@@ -202,8 +241,7 @@ class AchievementRecord:
 
     # -- the stages --------------------------------------------------------------------------
 
-    def _assess(self, ev: Event) -> None:
-        tick = int(ev.get("tick", 0))
+    def _assess(self, tick: int) -> None:
         for result in self.stages:
             if result.met:
                 continue
@@ -282,7 +320,9 @@ class AchievementRecord:
         parts: list[str] = []
         if stage == 1:
             if not self.survival_day:
-                parts.append("a full day without a knockdown")
+                parts.append(
+                    f"one continuous survival day ({n.day_minutes} minutes without a knockdown)"
+                )
             if not self.bed:
                 parts.append("a usable bed")
             if not self._any_self_crafted():

@@ -25,7 +25,7 @@ class CharacterAssessment:
     def __init__(self, cid: int, name: str, label: str, thresholds: Thresholds) -> None:
         self.id, self.name, self.label = cid, name, label
         self.achievements = AchievementRecord(thresholds)
-        self.measures = Measures()
+        self.measures = Measures(day_ticks=thresholds.day_ticks)
 
     def feed(self, ev: Event) -> None:
         self.achievements.feed(ev)
@@ -117,13 +117,15 @@ class LiveAssessment:
     def _results(self, meta: dict[str, Any] | None) -> dict[str, Any]:
         people = list(self.characters.values())
         self._keep_names_unique(people)
+        for c in people:  # the clock moved on since a character's own last event
+            c.achievements.advance(self.tick)
         raws = {c.id: c.raw() for c in people}
         ranking = {s.name: s for s in score_cohort(list(raws.values()))}
         configurations = []
         for c in people:
             scored = ranking[c.name]
             m = c.measures
-            measures = m.to_dict()
+            measures = m.to_dict(self.tick)
             measures["trial"] = c.achievements.trial
             measures["score"] = scored.score
             configurations.append(

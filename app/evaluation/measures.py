@@ -8,6 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from asiworld.evaluation.achievements import shipped_thresholds
+from asiworld.evaluation.presence import Presence
+
 Event = dict[str, Any]
 
 # Action categories of docs/engine-interface.md, in the order the reports show them.
@@ -51,18 +54,20 @@ class Measures:
     crafts: int = 0
     coins: int = 0
     downs: int = 0
-    days: int = 0
     damage_taken: int = 0
     supplies_used: int = 0
     actions: dict[str, int] = field(default_factory=lambda: {c: 0 for c in CATEGORIES})
     expeditions: dict[Any, Expedition] = field(default_factory=dict)
     incidents: list[dict[str, Any]] = field(default_factory=list)
     last_tick: int = 0
+    presence: Presence = field(default_factory=Presence)
+    day_ticks: int = 0  # a day of the world clock; 0: the shipped content's
 
     # -- feeding ---------------------------------------------------------------------------
 
     def feed(self, ev: Event) -> None:
         self.last_tick = max(self.last_tick, int(ev.get("tick", 0)))
+        self.presence.feed(ev)
         handler = getattr(self, "_on_" + str(ev.get("kind")), None)
         if handler is not None:
             handler(ev)
@@ -101,9 +106,6 @@ class Measures:
 
     def _on_down(self, ev: Event) -> None:
         self.downs += 1
-
-    def _on_day_report(self, ev: Event) -> None:
-        self.days += 1
 
     def _on_damaged(self, ev: Event) -> None:
         if "entity" in ev:  # a creature was hurt; `char` then names the character who hit it
@@ -161,11 +163,20 @@ class Measures:
             }
         return table
 
+    def days_survived(self, now: int | None = None) -> float:
+        """Days survived: time in the world alive and not knocked down, in days of the world
+        clock (30 minutes), until `now` (the latest tick seen when not given)."""
+        if not self.day_ticks:
+            self.day_ticks = shipped_thresholds().day_ticks
+        now = self.last_tick if now is None else now
+        return self.presence.up_ticks(now) / self.day_ticks
+
     def incident_list(self, now: int | None = None) -> list[dict[str, Any]]:
         now = self.last_tick if now is None else now
         return [with_duration(i, now) for i in self.incidents]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, now: int | None = None) -> dict[str, Any]:
+        now = self.last_tick if now is None else now
         return {
             "outfit": self.outfit,
             "outfit_tick": self.outfit_tick,
@@ -177,7 +188,8 @@ class Measures:
             "crafts": self.crafts,
             "coins": self.coins,
             "downs": self.downs,
-            "days": self.days,
+            "days": self.days_survived(now),
+            "up_ticks": self.presence.up_ticks(now),
             "damage_taken": self.damage_taken,
             "supplies_used": self.supplies_used,
         }

@@ -6,6 +6,7 @@ values. Rows are configurations matched by name, in the first run's rank order.
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from asiworld.evaluation.achievements import STAGE_NAMES
@@ -47,6 +48,20 @@ def yes_no(flag: bool) -> str:
     return "Y" if flag else "N"
 
 
+def tenth(value: float) -> str:
+    """One decimal, halves rounded up as a paper does (12.25 -> 12.3, 9.95 -> 10.0)."""
+    return str(Decimal(repr(float(value))).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def trial(r: dict[str, Any]) -> str:
+    return f"{r['achievements']['trial']}/8"
+
+
+def progress(r: dict[str, Any]) -> str:
+    """The completed prefix in percent, the paper's style: 1/8 is 12.5%."""
+    return f"{tenth(100 * r['achievements']['trial'] / 8)}%"
+
+
 def minutes(tick: int | None) -> str:
     return MISSING if tick is None else f"{tick / 60:.1f}"
 
@@ -71,7 +86,7 @@ def main_table(runs: list[Results]) -> str:
                 m("bosses"),
                 m("crafts"),
                 m("coins"),
-                m("trial"),
+                _cell(runs, name, trial),
                 m("downs"),
                 _cell(runs, name, lambda r: r["score_shown"]),
             ]
@@ -114,8 +129,8 @@ def curriculum_table(runs: list[Results]) -> str:
             [
                 name,
                 _cell(runs, name, lambda r: ", ".join(map(str, r["achievements"]["coverage"])) or MISSING),
-                _cell(runs, name, lambda r: f"{r['achievements']['trial']}/8"),
-                _cell(runs, name, lambda r: f"{round(100 * r['achievements']['trial'] / 8)}%"),
+                _cell(runs, name, trial),
+                _cell(runs, name, progress),
                 _cell(runs, name, unmet),
                 _cell(runs, name, missing),
             ]
@@ -127,8 +142,9 @@ def activity_table(runs: list[Results]) -> str:
     header = ["Configuration", "Days", "Crafts", "Kills", "Bosses", "Downs", "Damage taken"]
     header += ["Supplies used"]
     keys = ["days", "crafts", "kills", "bosses", "downs", "damage_taken", "supplies_used"]
+    shown = {"days": lambda r: tenth(r["measures"]["days"])}
     rows = [
-        [name] + [_cell(runs, name, lambda r, k=k: r["measures"][k]) for k in keys]
+        [name] + [_cell(runs, name, shown.get(k, lambda r, k=k: r["measures"][k])) for k in keys]
         for name in names_in_order(runs)
     ]
     return _table(header, rows)

@@ -64,7 +64,7 @@ function render(results) {
     rows.map((r, i) => {
       const m = r.measures;
       return [r.rank, nameCell(r, i), yesNo(m.outfit), m.depth, yesNo(m.hero), m.kills, m.bosses,
-        m.crafts, m.coins, m.trial, m.downs, el("strong", {}, r.score_shown)];
+        m.crafts, m.coins, `${m.trial}/8`, m.downs, el("strong", {}, r.score_shown)];
     }),
     new Set([0, 3, 5, 6, 7, 8, 9, 10, 11]));
 
@@ -81,8 +81,8 @@ function render(results) {
   fill("eval-curriculum", ["Configuration", "Stages met", "Trial", "Progress", "First unmet stage", "Missing qualification"],
     rows.map((r, i) => {
       const a = r.achievements;
-      const pct = Math.round((100 * a.trial) / 8);
-      const progress = el("span", {}, el("span", { class: "bar" }, el("span", { style: `width:${pct}%` })), `${pct}%`);
+      const pct = (100 * a.trial) / 8; // k/8 is exact in tenths: 12.5%, as the paper writes it
+      const progress = el("span", {}, el("span", { class: "bar" }, el("span", { style: `width:${pct}%` })), `${pct.toFixed(1)}%`);
       const unmet = a.first_unmet;
       return [nameCell(r, i), a.coverage.join(", ") || "–", `${a.trial}/8`, progress,
         unmet ? `${unmet.stage}. ${unmet.name}` : "none (all passed)",
@@ -92,7 +92,7 @@ function render(results) {
   fill("eval-activity", ["Configuration", "Days", "Crafts", "Kills", "Bosses", "Downs", "Damage taken", "Supplies used"],
     rows.map((r, i) => {
       const m = r.measures;
-      return [nameCell(r, i), m.days, m.crafts, m.kills, m.bosses, m.downs, m.damage_taken, m.supplies_used];
+      return [nameCell(r, i), Number(m.days).toFixed(1), m.crafts, m.kills, m.bosses, m.downs, m.damage_taken, m.supplies_used];
     }),
     new Set([1, 2, 3, 4, 5, 6, 7]));
 

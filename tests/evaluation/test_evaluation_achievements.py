@@ -1,6 +1,6 @@
 """The eight development achievements, each from hand-built event streams, with near misses.
 
-Bad inputs tried: a day with a knockdown, an unusable or lost bed, equipment not self-crafted or
+Bad inputs tried: a knockdown 15 minutes before the bed, a healing potion made at the stove, an unusable or lost bed, equipment not self-crafted or
 taken off, a night with one point of damage, eight floor tiles, an unlocked home, a party clear,
 a clear that dies on the way out, a retreat, Tier 2 clears with 31 damage + one potion and with
 30 damage + two potions, a five-day streak broken by a knockdown, a gap in the days.
@@ -42,14 +42,39 @@ def stage(events, number: int):
 def test_foothold_is_met_when_its_last_piece_arrives_with_the_evidence():
     result = stage(foothold_stream(), 1)
     assert result.met and result.tick == 2000
-    assert [e["kind"] for e in result.evidence] == ["day_report", "bed", "equipped"]
+    assert [e["kind"] for e in result.evidence] == ["survival_day", "bed", "equipped"]
 
 
-def test_foothold_needs_a_day_without_a_knockdown():
-    events = [e for e in foothold_stream() if e["kind"] != "day_report"]
-    events.append(day_report(1800, 1, downs=1))
-    assert not stage(events, 1).met
-    assert "a full day without a knockdown" in assess(events).missing(1)
+def test_foothold_needs_thirty_minutes_without_a_knockdown():
+    events = foothold_stream() + [
+        ev(1000, "down", x=1, y=1, area=0, in_dungeon=False, cause="boar"),
+        ev(1100, "recovered", x=1, y=1, at="bed"),
+    ]
+    record = assess(events)
+    assert not record.stages[0].met  # up again at 1100: only 900 ticks up by the bed at 2000
+    assert "one continuous survival day (30 minutes without a knockdown)" in record.missing(1)
+
+
+def test_a_character_that_joins_at_minute_7_and_survives_30_minutes_has_its_day():
+    join = 7 * 60
+    events = [ev(join, "joined", name="ada", label="forager", x=1, y=1), bed(join + 10),
+              crafted(join + 20, "wooden_sword", "weapon"),
+              equipped(join + 30, "weapon", "wooden_sword")]  # fmt: skip
+    record = assess(events)
+    assert not record.stages[0].met
+    record.advance(join + 30 * 60 - 1)
+    assert not record.stages[0].met
+    record.advance(join + 30 * 60)  # minute 37: no day report needed, no day start waited for
+    result = record.stages[0]
+    assert result.met and result.tick == 37 * 60
+    assert result.evidence[0] == {"tick": 2220, "kind": "survival_day", "start": 420, "end": 2220}
+
+
+def test_the_survival_day_is_measured_on_the_next_event_at_the_tick_it_was_completed():
+    events = foothold_stream() + [ev(5000, "said", text="still here")]
+    events = [e for e in events if e["kind"] != "day_report"]
+    result = stage(events, 1)
+    assert result.met and result.tick == 2000  # day complete at 1900, bed at 2000
 
 
 def test_foothold_needs_self_crafted_equipment():
@@ -108,6 +133,32 @@ def test_self_sufficiency_needs_cooking_not_just_crafting_food():
     events.append(crafted(100, "berries_bowl", "food", cooking=False))
     assert not stage(events, 2).met
     assert assess(events).missing(2) == "a cooked meal"
+
+
+def stove(tick: int, recipe: str, item: str, category: str) -> dict:
+    # What the engine emits for a stove craft (cooking true for every stove recipe).
+    return ev(tick, "crafted", recipe=recipe, item=item, count=1, station="stove",
+              category=category, cooking=True)  # fmt: skip
+
+
+def test_a_healing_potion_made_at_the_stove_is_not_cooking():
+    events = [e for e in self_sufficient() if not e.get("cooking")]
+    events.append(stove(100, "healing_potion", "healing_potion", "potion"))
+    assert not stage(events, 2).met
+    assert assess(events).missing(2) == "a cooked meal"
+
+
+def test_a_meal_prepared_by_stove_crafting_is_cooking():
+    for recipe in ("cooked_meat", "berry_stew"):
+        events = [e for e in self_sufficient() if not e.get("cooking")]
+        events.append(stove(100, recipe, recipe, "food"))
+        assert stage(events, 2).met, recipe
+
+
+def test_meals_come_from_content_food_made_at_the_stove():
+    from asiworld.evaluation.achievements import shipped_thresholds
+
+    assert shipped_thresholds().meal_recipes == {"cooked_meat", "berry_stew"}
 
 
 def test_self_sufficiency_needs_weapon_and_armor_equipped_together():
@@ -294,7 +345,8 @@ def test_nothing_done_means_trial_zero_and_foothold_missing_all_three():
     record = assess([])
     assert record.trial == 0 and record.coverage == []
     assert record.first_unmet()["missing"] == (
-        "a full day without a knockdown; a usable bed; self-crafted equipment equipped"
+        "one continuous survival day (30 minutes without a knockdown); a usable bed; "
+        "self-crafted equipment equipped"
     )
 
 

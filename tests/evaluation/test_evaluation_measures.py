@@ -84,25 +84,33 @@ def test_outfit_and_hero_come_from_the_task_events():
     assert m.outfit and m.outfit_tick == 10 and not m.hero
 
 
-def test_a_day_joined_part_way_counts_as_lived_but_not_as_a_survival_day():
+def test_a_day_joined_part_way_is_not_a_day_of_the_streak():
     record = AchievementRecord()
     partial = dict(day_report(1800, 1), full=False)
     for e in [partial] + [day_report(1800 * d, d) for d in range(2, 6)]:
         record.feed(e)
-    assert record.survival_day["day"] == 2
     assert record.longest_streak == 4 and record.full_streak is None
-    assert measure([partial]).days == 1
 
 
-def test_days_downs_and_damage_are_counted():
+def test_days_survived_are_the_time_up_in_days_of_thirty_minutes_to_a_tenth():
     events = [
-        day_report(1800, 1),
-        day_report(3600, 2, downs=1),
-        ev(3000, "down", x=1, y=1, area=0, in_dungeon=False, cause="shade"),
+        ev(420, "joined", name="ada", label="forager", x=1, y=1),  # minute 7
         ev(2900, "damaged", amount=7, source="shade", source_id=4, health=3, in_dungeon=False),
+        ev(3000, "down", x=1, y=1, area=0, in_dungeon=False, cause="shade"),
+        ev(3180, "recovered", x=1, y=1, at="bed"),  # three minutes down
+        day_report(3600, 2, downs=1),
     ]
     m = measure(events)
-    assert (m.days, m.downs, m.damage_taken) == (2, 1, 7)
+    assert (m.downs, m.damage_taken) == (1, 7)
+    # 300 minutes of world time: up from minute 7 to 300, less 3 minutes down = 290 minutes.
+    assert m.days_survived(18000) == (18000 - 420 - 180) / 1800 == 9.6666666666666667
+    assert m.to_dict(18000)["days"] == m.days_survived(18000)
+
+
+def test_a_character_still_down_at_the_end_is_not_surviving():
+    events = [ev(0, "joined", name="ada", x=1, y=1),
+              ev(900, "down", x=1, y=1, area=0, in_dungeon=True, cause="guard")]  # fmt: skip
+    assert measure(events).days_survived(1800) == 0.5
 
 
 def test_dungeon_performance_shares_clears_and_averages_damage_in_clears():

@@ -78,7 +78,7 @@ def test_markdown_has_every_table(tmp_path):
     assert "| 1 | planner | Y | 3 | Y |" in md
     assert "| 8. Hero | ✓ 238.2 |" in md
     assert (
-        "| builder | – | 0/8 | 0% | 1. Foothold | a usable bed; self-crafted equipment equipped |"
+        "| builder | – | 0/8 | 0.0% | 1. Foothold | a usable bed; self-crafted equipment equipped |"
         in md
     )
     assert "| random | model_error | 10.0 | 14.0 | 240 |" in md
@@ -111,3 +111,19 @@ def test_load_events_reads_jsonl_and_skips_blank_lines(tmp_path):
         '{"tick": 1, "kind": "said", "char": 1, "text": "hi"}\n\n{"tick": 2, "kind": "day", "day": 1, "phase": "dusk"}\n'
     )
     assert [e["tick"] for e in load_events(path)] == [1, 2]
+
+
+def test_progress_trial_and_days_are_shown_in_the_papers_style():
+    from asiworld.evaluation.tables import activity_table, main_table, tenth
+
+    row = {"name": "glm", "rank": 1, "score_shown": "75.0", "achievements": {"trial": 1},
+           "measures": {"outfit": True, "depth": 3, "hero": True, "kills": 31, "bosses": 6,
+                        "crafts": 33, "coins": 126, "downs": 1, "days": 8.36, "damage_taken": 0,
+                        "supplies_used": 0}}  # fmt: skip
+    run = {"configurations": [row]}
+    assert "| 1 | glm | Y | 3 | Y | 31 | 6 | 33 | 126 | 1/8 | 1 | 75.0 |" in main_table([run])
+    assert "| glm | 8.4 | 33 |" in activity_table([run])
+    assert (tenth(12.5), tenth(9.95), tenth(9.949)) == ("12.5", "10.0", "9.9")
+    from asiworld.evaluation.tables import progress
+
+    assert progress(row) == "12.5%"  # 1/8, not a banker's-rounded 12%
