@@ -1,0 +1,315 @@
+"""The endpoint table: every REST route that takes a body or is documented, and every Socket.IO
+event, with its body and its answers. The edge checks (validation.py) and the OpenAPI document
+(openapi.py) are both made from it, so what is checked is what is documented.
+
+A route's `body` is the schema its JSON body must fit (None: it takes none); `answers` are its
+OpenAPI responses. Path parameters come from the path (`{cid}`, `{pid}`: integers); `query` holds
+the documented query arguments. `documented=False` routes (admin controls, replay forks) are
+checked the same way but left out of the agent API's document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from asiworld.server.schemas import (
+    ACTION,
+    CHAR_ID,
+    LABEL,
+    NAME,
+    TOKEN,
+    AnyOf,
+    Bool,
+    ByKey,
+    Int,
+    Num,
+    Spec,
+    Str,
+    json_schema,
+    named,
+    obj,
+)
+
+MAX_MESSAGE_BYTES = 16 * 1024  # one Socket.IO event payload or REST body, as JSON
+MAX_PROGRAM_BYTES = 32 * 1024  # program source
+MAX_PROGRAM_BODY = MAX_PROGRAM_BYTES * 2 + 1024  # the JSON body around it (escapes can double)
+
+
+@dataclass(frozen=True)
+class Route:
+    endpoint: str  # the Flask endpoint, "agent_api.join"
+    method: str
+    path: str  # as OpenAPI writes it: /api/agents/{cid}/act
+    body: Spec | None = None
+    summary: str = ""
+    operation_id: str = ""
+    answers: dict[str, dict] = field(default_factory=dict)
+    query: dict[str, dict] = field(default_factory=dict)
+    public: bool = False  # no bearer token needed
+    documented: bool = True
+    limit: int = MAX_MESSAGE_BYTES  # body bytes
+
+
+@dataclass(frozen=True)
+class Event:
+    namespace: str
+    name: str
+    payload: Spec
+    answer: str = ""
+
+
+# --- answers -------------------------------------------------------------------------------
+
+
+def refusal(description: str) -> dict:
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    }
+
+
+def answer(schema: dict, description: str = "OK") -> dict:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+ANY_OBJECT = {"type": "object", "additionalProperties": True}
+REFUSED = {
+    "401": refusal("missing_token or unknown_token"),
+    "403": refusal("not_your_character: the token belongs to another character"),
+}
+MALFORMED = {
+    "400": refusal("bad_json: the body is not a JSON object"),
+    "422": refusal("a field is missing or malformed; nothing changed"),
+}
+EMPTY = obj(nullable=True)
+SPECTATOR = obj(nullable=True, spectator_token=named("bad_spectator_token", TOKEN))
+
+AGENTS = "/api/agents/{cid}"
+
+_ROUTES = (
+    Route(
+        "agent_api.join",
+        "post",
+        "/api/agents/join",
+        obj(("name",), name=NAME, label=LABEL),
+        "Join the running world: a new character and its token",
+        "join",
+        {
+            "201": answer(
+                {
+                    "type": "object",
+                    "properties": {
+                        "character": {"type": "integer"},
+                        "name": {"type": "string"},
+                        "label": {"type": "string"},
+                        "token": {"type": "string"},
+                    },
+                },
+                "joined",
+            ),
+            **MALFORMED,
+        },
+        public=True,
+    ),
+    Route(
+        "agent_api.observe",
+        "get",
+        f"{AGENTS}/observe",
+        summary="The character's observation (JSON, or text for language models)",
+        operation_id="observe",
+        answers={"200": answer(ANY_OBJECT), **REFUSED},
+        query={"format": {"type": "string", "enum": ["json", "text"], "default": "json"}},
+    ),
+    Route(
+        "agent_api.act",
+        "post",
+        f"{AGENTS}/act",
+        obj(("action",), action=ACTION),
+        "Submit a direct action (stops the character's program unless `say`)",
+        "act",
+        {
+            "200": answer(ref("ActionResult"), "the world's answer: accepted, or refused with a code"),
+            **REFUSED,
+            **MALFORMED,
+        },
+    ),
+    Route(
+        "agent_api.submit_program",
+        "post",
+        f"{AGENTS}/programs",
+        obj(
+            ("name", "source"),
+            name=Str(max_len=64, code="bad_program", help="a short name, 1-64 characters"),
+            source=Str(max_len=MAX_PROGRAM_BYTES, code="bad_program", help="the program text"),
+        ),
+        "Submit a hosted program (replaces the character's current one)",
+        "submitProgram",
+        {
+            "201": answer(
+                {"type": "object", "properties": {"ok": {"type": "boolean"}, "id": {"type": "integer"}}},
+                "started",
+            ),
+            **REFUSED,
+            **MALFORMED,
+        },
+        limit=MAX_PROGRAM_BODY,
+    ),
+    Route(
+        "agent_api.list_programs",
+        "get",
+        f"{AGENTS}/programs",
+        summary="The character's programs and their status",
+        operation_id="listPrograms",
+        answers={
+            "200": answer(
+                {
+                    "type": "object",
+                    "properties": {"programs": {"type": "array", "items": ref("ProgramStatus")}},
+                }
+            ),
+            **REFUSED,
+        },
+    ),
+    Route(
+        "agent_api.program_status",
+        "get",
+        f"{AGENTS}/programs/{{pid}}",
+        summary="A program's status, logs and outcome",
+        operation_id="programStatus",
+        answers={"200": answer(ref("ProgramStatus")), **REFUSED, "404": refusal("unknown_program")},
+    ),
+    Route(
+        "agent_api.cancel_program",
+        "delete",
+        f"{AGENTS}/programs/{{pid}}",
+        summary="Cancel a program (its current operation is left to finish)",
+        operation_id="cancelProgram",
+        answers={
+            "200": answer(ANY_OBJECT, "stopped"),
+            **REFUSED,
+            "404": refusal("unknown_program"),
+            "409": refusal("not_running: the program had already ended"),
+        },
+    ),
+    Route(
+        "agent_api.events",
+        "get",
+        f"{AGENTS}/events",
+        summary="Events concerning the character after sequence number `after`",
+        operation_id="events",
+        answers={
+            "200": answer(
+                {
+                    "type": "object",
+                    "properties": {
+                        "events": {"type": "array", "items": ref("Event")},
+                        "last": {"type": "integer"},
+                    },
+                }
+            ),
+            **REFUSED,
+        },
+        query={
+            "after": {"type": "integer", "default": 0},
+            "limit": {"type": "integer", "default": 200},
+        },
+    ),
+    Route(
+        "agent_api.incident",
+        "post",
+        f"{AGENTS}/incidents",
+        obj(
+            ("cause",),
+            cause=Str(max_len=40, min_len=1, pattern=r"[a-z][a-z0-9_]{0,39}", code="bad_cause"),
+            start=AnyOf((Int(0, code="bad_start"),), nullable=True, code="bad_start"),
+            end=AnyOf((Int(0, code="bad_end"),), nullable=True, code="bad_end"),
+            detail=Str(max_len=500, code="bad_detail"),
+        ),
+        "Record an interruption of the agent (model error, approval wait)",
+        "incident",
+        {"201": answer(ANY_OBJECT, "queued"), **REFUSED, **MALFORMED},
+    ),
+    # Checked like the rest, not part of the agent API's document.
+    Route("admin.pause", "post", "/admin/pause", EMPTY, documented=False),
+    Route("admin.resume", "post", "/admin/resume", EMPTY, documented=False),
+    Route("admin.step", "post", "/admin/step", obj(nullable=True, n=Int(1, 1000)), documented=False),
+    Route(
+        "admin.speed",
+        "post",
+        "/admin/speed",
+        obj(nullable=True, speed=Num(0.001, 1000)),
+        documented=False,
+    ),
+    Route("admin.kick", "post", "/admin/kick", obj(("char",), char=CHAR_ID), documented=False),
+    Route("admin.snapshot", "post", "/admin/snapshot", EMPTY, documented=False),
+    Route(
+        "replays.fork",
+        "post",
+        "/api/replays/{rid}/fork",
+        obj(
+            tick=Int(0),
+            char=AnyOf((CHAR_ID,), nullable=True),
+            seed=AnyOf((Str(max_len=8), Int(0))),
+        ),
+        documented=False,
+    ),
+)
+
+_EVENTS = (
+    Event("/", "connect", SPECTATOR, "the connection, or refused"),
+    Event("/", "spectate", SPECTATOR, "a keyframe, then frames each tick"),
+    Event("/", "resync", SPECTATOR, "a fresh keyframe"),
+    Event(
+        "/",
+        "follow",
+        obj(
+            nullable=True,
+            char=AnyOf((CHAR_ID,), nullable=True),
+            spectator_token=named("bad_spectator_token", TOKEN),
+        ),
+        "the followed character's view",
+    ),
+    Event(
+        "/",
+        "join",
+        ByKey(choices=(("token", obj(("token",), token=TOKEN)),), default=obj(("name",), name=NAME)),
+        "a seat: character and token",
+    ),
+    Event("/", "act", obj(("token", "action"), token=TOKEN, action=ACTION), "the world's answer"),
+    Event("/", "observe", obj(("token",), token=TOKEN, full_memory=Bool()), "an observation"),
+    Event("/agent", "connect", obj(nullable=True, token=TOKEN), "the connection, or refused"),
+    Event(
+        "/agent",
+        "observe",
+        obj(nullable=True, format=Str(max_len=8, code="bad_format")),
+        "an observation",
+    ),
+    Event("/agent", "act", obj(("action",), action=ACTION), "the world's answer"),
+)
+UNCHECKED_EVENTS = frozenset({"disconnect"})  # no client payload
+
+# The table, by Flask endpoint and by (namespace, event): what the edge checks and the OpenAPI
+# document read, at each request (a test may replace an entry).
+ROUTES: dict[str, Route] = {r.endpoint: r for r in _ROUTES}
+EVENTS: dict[tuple[str, str], Event] = {(e.namespace, e.name): e for e in _EVENTS}
+# Views for listings (tests/hardening checks every route and event has a schema).
+REST_SCHEMAS: dict[str, Spec] = {r.endpoint: r.body for r in _ROUTES if r.body is not None}
+SOCKET_SCHEMAS: dict[tuple[str, str], Spec] = {k: e.payload for k, e in EVENTS.items()}
+
+
+def documented() -> list[Route]:
+    return [r for r in ROUTES.values() if r.documented]
+
+
+def describe_events() -> list[dict[str, Any]]:
+    """The Socket.IO events as plain data (namespace, event, payload schema, answer)."""
+    return [
+        {"namespace": e.namespace, "event": e.name, "payload": json_schema(e.payload),
+         "answer": e.answer}
+        for e in EVENTS.values()
+    ]
