@@ -6,4 +6,24 @@ The same code scores a headless run, a live world (`LiveAssessment`) and a repla
 from asiworld.evaluation.live import LiveAssessment
 from asiworld.evaluation.report import compare_runs, evaluate, load_events, write_reports
 
-__all__ = ["LiveAssessment", "compare_runs", "evaluate", "load_events", "write_reports"]
+__all__ = [
+    "LiveAssessment",
+    "compare_runs",
+    "definitions",
+    "evaluate",
+    "load_events",
+    "write_reports",
+]
+
+
+def definitions() -> dict:
+    """The evaluation's own lists, for pages that draw its results: the curriculum's stages, the
+    action categories and the dungeon levels, in the order the reports show them."""
+    from asiworld.evaluation.achievements import STAGE_NAMES
+    from asiworld.evaluation.measures import CATEGORIES, LEVEL_NAMES, LEVELS
+
+    return {
+        "stages": list(STAGE_NAMES),
+        "categories": list(CATEGORIES),
+        "levels": [{"level": level, "name": LEVEL_NAMES[level]} for level in LEVELS],
+    }

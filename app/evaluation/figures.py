@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from asiworld.evaluation.measures import CATEGORIES, LEVELS
+from asiworld.evaluation.measures import CATEGORIES, LEVEL_NAMES, LEVELS
 from PIL import Image, ImageDraw, ImageFont
 
 BACKGROUND = (255, 255, 255)
@@ -31,7 +31,6 @@ PALETTE = (
     (186, 176, 172),
     (96, 99, 106),
 )
-LEVEL_NAMES = {1: "Outer Court", 2: "Inner Temple", 3: "Royal Tomb", 4: "Shadow Sanctum"}
 
 
 def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:

@@ -28,6 +28,7 @@ CATEGORIES = (
     "idle",
 )
 LEVELS = (1, 2, 3, 4)  # difficulty levels: Tiers 1-3 and 4 = the Shadow Sanctum
+LEVEL_NAMES = {1: "Outer Court", 2: "Inner Temple", 3: "Royal Tomb", 4: "Shadow Sanctum"}
 SANCTUM_TIER = 4
 
 

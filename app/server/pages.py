@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from asiworld.evaluation import definitions
 from flask import Blueprint, current_app, render_template, request, url_for
 
 pages = Blueprint("pages", __name__)
@@ -42,6 +43,7 @@ def evaluation() -> str:
             character_url=(_replays_url() or "/replays") + "#character-{id}",
             live=False,
             replays_url=_replays_url(),
+            definitions=definitions(),
         )
     return render_template(
         "evaluation.html",
@@ -49,4 +51,5 @@ def evaluation() -> str:
         character_url="/live?follow={id}",
         live=True,
         replays_url=_replays_url(),
+        definitions=definitions(),
     )

@@ -7,12 +7,13 @@ const CHARACTER_URL = root.dataset.characterUrl;
 const LIVE = root.dataset.live === "1";
 const REFRESH_MS = 5000;
 
-const STAGES = ["Foothold", "Self-sufficiency", "Home", "Outer Court", "Inner Temple",
-  "Steadiness", "Royal Tomb", "Hero"];
-const CATEGORIES = ["movement", "gathering", "crafting", "building", "combat", "consumption",
-  "trade", "rest", "dungeon", "communication", "idle"];
-const LEVELS = ["1", "2", "3", "4"];
-const LEVEL_NAMES = { 1: "Outer Court", 2: "Inner Temple", 3: "Royal Tomb", 4: "Shadow Sanctum" };
+// The stage, category and level lists are the evaluation's own (asiworld.evaluation.definitions),
+// handed over by the page, so a stage added there shows here.
+const DEFINITIONS = JSON.parse(root.dataset.definitions);
+const STAGES = DEFINITIONS.stages;
+const CATEGORIES = DEFINITIONS.categories;
+const LEVELS = DEFINITIONS.levels.map((l) => String(l.level));
+const LEVEL_NAMES = Object.fromEntries(DEFINITIONS.levels.map((l) => [l.level, l.name]));
 // The same palette as the PNG figures (Tableau 10 plus grey).
 const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
   "#ff9da7", "#9c755f", "#bab0ac", "#60636a"];

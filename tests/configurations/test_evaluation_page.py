@@ -80,3 +80,29 @@ def test_the_live_assessment_needs_the_spectator_token_when_one_is_set():
     client = app.test_client()
     assert client.get("/api/evaluation").status_code == 403
     assert client.get("/api/evaluation", headers={"X-Spectator-Token": "s3cret"}).status_code == 200
+
+
+def test_the_page_hands_the_script_the_evaluations_own_lists(app, monkeypatch):
+    """Stages, categories and levels come from achievements.py and measures.py: a stage added
+    there is on the page (the script has no copy)."""
+    import html as markup
+    import json
+    import re
+
+    from asiworld.evaluation import achievements, measures
+
+    STAGE_NAMES_BEFORE = achievements.STAGE_NAMES
+    monkeypatch.setattr(achievements, "STAGE_NAMES", (*achievements.STAGE_NAMES, "Legend"))
+    page = app.test_client().get("/evaluation").get_data(as_text=True)
+    raw = re.search(r"data-definitions='([^']*)'", page).group(1)
+    lists = json.loads(markup.unescape(raw))
+    assert lists["stages"][-1] == "Legend" and lists["stages"][:-1] == list(STAGE_NAMES_BEFORE)
+    assert lists["categories"] == list(measures.CATEGORIES)
+    assert [level["level"] for level in lists["levels"]] == list(measures.LEVELS)
+
+
+def test_the_evaluations_categories_are_the_engines():
+    from asiworld.engine.actions import CATEGORIES as ENGINE
+    from asiworld.evaluation.measures import CATEGORIES
+
+    assert CATEGORIES == ENGINE
