@@ -65,7 +65,7 @@ function render(results) {
     rows.map((r, i) => {
       const m = r.measures;
       return [r.rank, nameCell(r, i), yesNo(m.outfit), m.depth, yesNo(m.hero), m.kills, m.bosses,
-        m.crafts, m.coins, `${m.trial}/8`, m.downs, el("strong", {}, r.score_shown)];
+        m.crafts, m.coins, `${m.trial}/${STAGES.length}`, m.downs, el("strong", {}, r.score_shown)];
     }),
     new Set([0, 3, 5, 6, 7, 8, 9, 10, 11]));
 
@@ -82,10 +82,10 @@ function render(results) {
   fill("eval-curriculum", ["Configuration", "Stages met", "Trial", "Progress", "First unmet stage", "Missing qualification"],
     rows.map((r, i) => {
       const a = r.achievements;
-      const pct = (100 * a.trial) / 8; // k/8 is exact in tenths: 12.5%, as the paper writes it
+      const pct = (100 * a.trial) / STAGES.length; // k/8 is exact in tenths: 12.5%, as the paper writes it
       const progress = el("span", {}, el("span", { class: "bar" }, el("span", { style: `width:${pct}%` })), `${pct.toFixed(1)}%`);
       const unmet = a.first_unmet;
-      return [nameCell(r, i), a.coverage.join(", ") || "–", `${a.trial}/8`, progress,
+      return [nameCell(r, i), a.coverage.join(", ") || "–", `${a.trial}/${STAGES.length}`, progress,
         unmet ? `${unmet.stage}. ${unmet.name}` : "none (all passed)",
         { wrap: true, text: unmet ? unmet.missing : "–" }];
     }));
