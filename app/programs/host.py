@@ -44,6 +44,7 @@ from asiworld.programs.runtime import TERMINAL, ProgramRuntime, ProgramStopped
 HOST_MEMORY_BYTES = 1 << 30  # address space of the host process
 HOST_CPU_SECONDS = 3600  # cumulative; a host past it dies and is restarted
 SLICE_CPU_SECONDS = 0.5  # one slice using more CPU than this is stopped (process host only)
+SLICE_CPU_HARD_SECONDS = 1  # 1-2 s of CPU past the alarm, the kernel kills it: RLIMIT_CPU
 REPLY_TIMEOUT_SECONDS = 10.0  # no reply by then: the host is treated as crashed
 ENGINE_SPIN_SECONDS = 0.001  # the engine polls this long for a reply before sleeping
 HOST_SPIN_SECONDS = 0.002  # the host polls this long for the next request before sleeping
@@ -65,6 +66,10 @@ class SliceRow(NamedTuple):
 
 class HostCrashed(Exception):
     """The host process died or stopped answering; its programs are lost."""
+
+
+class NoAnswerYet(HostCrashed):
+    """The host has not answered by the deadline (a crash unless the caller chooses to wait)."""
 
 
 class ProgramTable:
@@ -210,13 +215,14 @@ class ProcessHost:
         self,
         memory_bytes: int = HOST_MEMORY_BYTES,
         timeout: float = REPLY_TIMEOUT_SECONDS,
+        spin: float = HOST_SPIN_SECONDS,
     ):
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
         self.timeout = timeout
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "asiworld.programs.host", str(memory_bytes)],
+            [sys.executable, "-m", "asiworld.programs.host", str(memory_bytes), str(spin)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
@@ -226,6 +232,8 @@ class ProcessHost:
         self.replies = FrameReader(self.process.stdout.fileno())
         self.spin = SpinWindow(ENGINE_SPIN_SECONDS)
         self.sent = time.perf_counter()
+        self.exit_code: int | None = None  # once closed: the process's return code
+        self.killed = False  # once closed: whether close() had to kill it
 
     def request(self, msg: dict) -> dict:
         """A request other than `run`, and its reply."""
@@ -239,6 +247,26 @@ class ProcessHost:
     def next_slice(self) -> list:
         row = self._read()
         if type(row) is not list:  # the host could not run the slices
+            self.close()
+            raise HostCrashed(f"the program host failed: {row.get('error')}")
+        return row
+
+    def next_slice_by(self, deadline: float) -> list | None:
+        """The next slice, or None if it has not come by `deadline` (time.monotonic())."""
+        try:
+            return self.next_slice_until(deadline)
+        except NoAnswerYet:
+            return None
+
+    def next_slice_until(self, deadline: float) -> list:
+        try:
+            row = self.replies.read(deadline, self.spin.next)
+        except NoAnswerYet:
+            raise
+        except (EOFError, OSError, ValueError, HostCrashed) as exc:
+            self._lost(exc)
+        self.sent = time.perf_counter()
+        if type(row) is not list:
             self.close()
             raise HostCrashed(f"the program host failed: {row.get('error')}")
         return row
@@ -269,9 +297,11 @@ class ProcessHost:
         raise HostCrashed(f"the program host stopped ({type(exc).__name__})") from exc
 
     def close(self) -> None:
+        if self.exit_code is None:
+            self.killed = self.process.poll() is None  # ended here, not by itself or another
         if self.process.poll() is None:
             self.process.kill()
-        self.process.wait(timeout=5)
+        self.exit_code = self.process.wait(timeout=5)
         for stream in (self.process.stdin, self.process.stdout):
             try:
                 stream.close()
@@ -377,7 +407,7 @@ class FrameReader:
             if deadline is not None:
                 ready, _, _ = select.select([self.fd], [], [], max(deadline - time.monotonic(), 0))
                 if not ready:
-                    raise HostCrashed("the program host did not answer in time")
+                    raise NoAnswerYet("the program host did not answer in time")
             chunk = os.read(self.fd, 1 << 16)
             if not chunk:
                 raise EOFError("the program host closed its pipe")
@@ -405,7 +435,23 @@ def limit_resources(memory_bytes: int) -> None:
                 resource.setrlimit(which, (value, hard))
 
 
-def host_main(memory_bytes: int = HOST_MEMORY_BYTES) -> None:
+def _arm_slice() -> None:
+    """Before each slice: the CPU alarm for Python-level work, and a kernel limit a little
+    further on for work in C that never returns to the interpreter (SIGXCPU ends the process)."""
+    import resource
+
+    signal.setitimer(signal.ITIMER_PROF, SLICE_CPU_SECONDS)
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    limit = int(used.ru_utime + used.ru_stime + SLICE_CPU_SECONDS) + SLICE_CPU_HARD_SECONDS
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, HOST_CPU_SECONDS))
+    except (ValueError, OSError):
+        pass  # past the hard limit: the kernel ends the process anyway
+
+
+def host_main(
+    memory_bytes: int = HOST_MEMORY_BYTES, spin_seconds: float = HOST_SPIN_SECONDS
+) -> None:
     """The host process: limit itself, then answer requests on stdin until it closes."""
     import greenlet
 
@@ -422,12 +468,12 @@ def host_main(memory_bytes: int = HOST_MEMORY_BYTES) -> None:
             rt.limit = 0
             raise ProgramStopped(*rt.stop_signal)
 
-    table.arm = lambda: signal.setitimer(signal.ITIMER_PROF, SLICE_CPU_SECONDS)
+    table.arm = _arm_slice
     table.disarm = lambda: signal.setitimer(signal.ITIMER_PROF, 0)
     signal.signal(signal.SIGPROF, on_cpu_alarm)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     limit_resources(memory_bytes)
-    spin = SpinWindow(HOST_SPIN_SECONDS)
+    spin = SpinWindow(spin_seconds)
     replied = time.perf_counter()
     while True:
         try:
@@ -448,4 +494,7 @@ def host_main(memory_bytes: int = HOST_MEMORY_BYTES) -> None:
 
 
 if __name__ == "__main__":
-    host_main(int(sys.argv[1]) if len(sys.argv) > 1 else HOST_MEMORY_BYTES)
+    host_main(
+        int(sys.argv[1]) if len(sys.argv) > 1 else HOST_MEMORY_BYTES,
+        float(sys.argv[2]) if len(sys.argv) > 2 else HOST_SPIN_SECONDS,
+    )

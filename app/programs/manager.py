@@ -23,11 +23,13 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from asiworld.engine import ActionResult, Refusal, World
-from asiworld.programs.host import HostCrashed, LocalHost, ProcessHost, SliceRow
+from asiworld.programs.host import HostCrashed, LocalHost, SliceRow
 from asiworld.programs.limits import DEFAULT_BUDGET, Budget
+from asiworld.programs.pool import HostPool
 
 ACTIVE = ("running", "waiting")
 OP_ENDS = ("op_done", "op_failed", "op_cancelled")
@@ -96,7 +98,10 @@ class ProgramManager:
         budget: Budget = DEFAULT_BUDGET,
         in_process: bool = False,
         host_factory: Callable[[], Any] | None = None,
+        slice_deadline: float | None = None,
     ) -> None:
+        """`slice_deadline`: seconds a live world waits each tick for its programs (see
+        asiworld.programs.pool); None, for headless and lockstep runs, waits for every answer."""
         self.world = world
         self.budget = budget
         self.records: dict[int, ProgramRecord] = {}
@@ -106,7 +111,9 @@ class ProgramManager:
         self.waiting_ops: dict[int, int] = {}  # op id -> program id
         self.feedback: dict[int, deque] = {}  # char id -> recent program events
         self.next_id = 1
-        self._host_factory = host_factory or (LocalHost if in_process else ProcessHost)
+        self._host_factory = host_factory or (
+            LocalHost if in_process else partial(HostPool, slice_deadline=slice_deadline)
+        )
         self._host: Any = None
         self.host_restarts = 0
         self._drops: list[int] = []  # ended programs the host should forget
@@ -247,6 +254,9 @@ class ProgramManager:
             piece = SliceRow(*host.next_slice())
             pending -= 1
             pid = piece.pid
+            if piece.kind == "thinking":  # a live world's deadline passed: it answers later
+                self.runnable.add(pid)
+                continue
             record = self.records[pid]
             self._apply_slice(record, piece)
             if piece.kind == "intent":

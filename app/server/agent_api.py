@@ -59,10 +59,14 @@ class AgentService:
 
     def __init__(self, runner: WorldRunner, socketio: Any, in_process_programs: bool = False):
         from asiworld.programs.manager import ProgramManager
+        from asiworld.programs.pool import LIVE_SLICE_DEADLINE
 
         self.runner = runner
         self.socketio = socketio
-        self.programs = ProgramManager(runner.world, in_process=in_process_programs)
+        # A live world never waits on a program past a deadline (asiworld.programs.pool).
+        self.programs = ProgramManager(
+            runner.world, in_process=in_process_programs, slice_deadline=LIVE_SLICE_DEADLINE
+        )
         self.seats: dict[int, AgentSeat] = {}  # char -> seat
         self.by_token: dict[str, int] = {}  # sha256(token) -> char
         self.sid_char: dict[str, int] = {}  # socket id -> char

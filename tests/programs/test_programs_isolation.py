@@ -4,6 +4,8 @@ with a clear code, the other is still running, and neither host hangs its caller
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from asiworld.engine import World
 from asiworld.programs.manager import ProgramManager
@@ -66,3 +68,77 @@ def test_an_outcome_of_shared_references_is_cut_off_not_walked_whole():
             stack.extend(item)
     assert 1000 <= parts <= 2001
     assert value[0][0][0][0][0][0][0][0][:3] == [1, 1, 1]  # the start of the value is kept
+
+
+# Work in C that no guard sees: comparing two distinct structures of shared references walks
+# 200 ** 9 pairs without returning to the interpreter.
+C_HANG = (
+    "a = [1] * 200\nb = [1] * 200\nfor i in range(8):\n    a = [a] * 200\n    b = [b] * 200\n"
+    "x = a == b\n"
+)
+ISSUE_ATTACKS = {  # name: (source, the codes it may end with)
+    "work in C that never returns": (C_HANG, ("cpu_time_exceeded",)),
+    "an iterator over a huge range": (
+        "x = max(map(len, map(list, [range(1000000)] * 1000000)))\n",
+        ("step_budget_exhausted",),
+    ),
+    "an outcome of shared references": (SHARED + "def main():\n    return a\n", ()),
+    "an exception of shared references": (SHARED + "raise ValueError(a)\n", ("program_error",)),
+    "starred unpacking": ("a = [0] * 1000000\nx = [*a, *a]\n", ("too_large",)),
+    "an f-string of big fields": ("s = 'a' * 1000000\nx = f'{s}{s}'\n", ("too_large",)),
+    "int from a million bytes": ("x = (0).from_bytes(b'\\xff' * 1000000, 'big')\n", ("too_large",)),
+}
+
+
+@pytest.mark.timeout(120)
+def test_work_in_c_ends_only_its_own_program_in_a_lockstep_world():
+    world, manager, other, pid = two_programs(False, C_HANG)
+    try:
+        ended = run_until_done(manager, world, pid, limit=20)
+        run_ticks(manager, world, 3)
+        assert ended["status"] == "failed"
+        assert ended["outcome"]["error"]["code"] == "cpu_time_exceeded"
+        assert manager.status(other)["status"] in ("running", "waiting")
+        assert manager.host_restarts == 0 and manager._host.killed == 1
+    finally:
+        manager.close()
+
+
+@pytest.mark.timeout(120)
+def test_a_live_world_keeps_its_speed_while_every_attack_runs():
+    from asiworld.engine.frames import FrameBuilder
+    from asiworld.programs.pool import LIVE_SLICE_DEADLINE
+    from asiworld.server.runner import WorldRunner
+
+    world = World.create(seed=3, size=48)
+    runner = WorldRunner(world, FrameBuilder(world), speed=10.0)
+    manager = ProgramManager(world, slice_deadline=LIVE_SLICE_DEADLINE)
+    runner.before_tick(manager.before_step)
+    runner.on_tick(lambda info: manager.after_step(info.events))
+    bystander = manager.submit(world.add_character(name="bystander"), "steady", OTHER)["id"]
+    attackers = {
+        name: manager.submit(world.add_character(name=f"attacker{i}"), "attack", source)["id"]
+        for i, (name, (source, _)) in enumerate(ISSUE_ATTACKS.items())
+    }
+    runner.start()
+    try:
+        start_tick, start = runner.call(lambda: world.tick), time.monotonic()
+        time.sleep(10)
+        ticks = runner.call(lambda: world.tick) - start_tick
+        elapsed = time.monotonic() - start
+        statuses = runner.call(lambda: {n: manager.status(p) for n, p in attackers.items()})
+        steady = runner.call(lambda: manager.status(bystander))
+    finally:
+        runner.stop()
+        manager.close()
+    assert ticks >= 0.9 * 10.0 * elapsed, (ticks, elapsed)  # the world did not freeze
+    assert steady["status"] in ("running", "waiting")
+    for name, (_, codes) in ISSUE_ATTACKS.items():
+        status = statuses[name]
+        if codes == ():  # returns a bounded copy of its outcome
+            assert status["status"] == "finished", status
+        elif name == "an iterator over a huge range":  # paused every tick, still charged
+            assert status["status"] in ("running", "failed"), status
+        else:
+            assert status["status"] == "failed", status
+            assert status["outcome"]["error"]["code"] in codes, status

@@ -191,16 +191,18 @@ def test_a_crowd_of_programs_bumping_into_each_other_gives_one_world_in_either_h
     assert outcomes[0] == outcomes[1] == outcomes[2]
 
 
-def test_a_crashed_host_fails_its_programs_and_the_world_keeps_ticking(world, char):
-    manager = ProgramManager(world)  # a real host process
+def test_a_crashed_host_fails_its_program_and_the_world_keeps_ticking(world, char):
+    manager = ProgramManager(world)  # real host processes, one per program
+    other = manager.submit(world.add_character(name="bob"), "steady", "while True:\n    wait(1)\n")
     pid = manager.submit(char, "long", "while True:\n    wait(3)\n")["id"]
     run_ticks(manager, world, 2)
-    manager._host.process.kill()
+    manager._host.hosts[pid].process.kill()
     run_ticks(manager, world, 5)
     status = manager.status(pid)
     assert status["status"] == "failed"
     assert status["outcome"]["error"]["code"] == "host_crashed"
+    assert manager.status(other["id"])["status"] in ("running", "waiting")  # its own process
     again = manager.submit(char, "again", "move('n')\n")["id"]
     assert run_until_done(manager, world, again)["status"] == "finished"
-    assert manager.host_restarts == 1
+    assert manager._host.killed == 1 and manager.host_restarts == 0
     manager.close()

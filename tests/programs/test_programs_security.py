@@ -222,8 +222,8 @@ def test_a_program_cannot_dismantle_another_characters_wall(world, char, manager
 def test_the_process_host_runs_under_resource_limits(world, char):
     manager = ProgramManager(world)
     try:
-        manager.submit(char, "idle", "wait(5)\n")
-        with open(f"/proc/{manager._host.process.pid}/limits") as f:
+        pid = manager.submit(char, "idle", "wait(5)\n")["id"]
+        with open(f"/proc/{manager._host.hosts[pid].process.pid}/limits") as f:
             limits = f.read()
     finally:
         manager.close()

@@ -1,0 +1,202 @@
+"""One host process per program, under a supervisor: a crash or hang ends only its own program.
+
+`HostPool` speaks to the manager exactly as a single host does (`request`, `send_runs`,
+`next_slice`, `close`), but every program lives in its own `ProcessHost`, so a program that runs
+unseen in C (a comparison of two huge shared structures, say), exhausts memory or crashes its
+interpreter takes down one process, and the pool answers for that program alone: it `failed`
+with `cpu_time_exceeded`, `out_of_memory` or `host_crashed`. A warm spare process is kept ready,
+so a submission never waits for an interpreter to start.
+
+How long the world waits for a program (the rule that keeps runs deterministic):
+- Without a deadline (headless and lockstep runs, the default) the engine waits for every
+  slice, in character order, however long the machine takes. A slice can only run long when the
+  program does work its guards do not see, and that is bounded by the host itself: past
+  `SLICE_CPU_SECONDS` of CPU a Python-level slice is stopped (`cpu_time_exceeded`), and past
+  `SLICE_CPU_HARD_SECONDS` the kernel kills the process (`RLIMIT_CPU`, reset before each slice).
+  So whether a program's action lands on a tick never depends on wall-clock timing.
+- With a deadline (a live world on the clock: `slice_deadline`, seconds per tick), the engine
+  waits for the tick's slices until the deadline and no longer. A program that has not answered
+  is *still thinking*: it submits nothing this tick (its character idles), and its answer is
+  read at a later tick when it comes. A live world is paced by the wall clock anyway, and a
+  program within its step budget answers in milliseconds, so only a program doing unguarded
+  work ever misses it; one that thinks past `THINKING_SECONDS` is stopped by force.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections import deque
+from typing import Any
+
+from asiworld.programs.host import HostCrashed, ProcessHost
+
+THINKING_SECONDS = 5.0  # a live program silent this long is killed (cpu_time_exceeded)
+LIVE_SLICE_DEADLINE = 0.05  # seconds a live world waits each tick for its programs' answers
+CPU_KILLED = ("cpu_time_exceeded", "used too much CPU time in one tick (stopped by force)")
+
+
+def quiet_host() -> ProcessHost:
+    """A pooled host never polls for its next request: a dozen of them would spin on two cores."""
+    return ProcessHost(spin=0.0)
+
+
+def _failed_row(pid: int, code: str, message: str) -> list:
+    error = {"code": code, "message": message, "line": None}
+    return [pid, "failed", "failed", None, 0, 0, False, None, {"outcome": {"error": error}}]
+
+
+class HostPool:
+    """Programs' host processes, one each, and the rule for how long the world waits on them."""
+
+    def __init__(self, slice_deadline: float | None = None, factory: Any = quiet_host) -> None:
+        self.slice_deadline = slice_deadline
+        self._factory = factory
+        self.hosts: dict[int, Any] = {}  # program id -> its host
+        self.spare: Any = None
+        self.expected: deque[int] = deque()  # program ids whose slices are read next, in order
+        self.thinking: dict[int, float] = {}  # program id -> when its unanswered run was sent
+        self.deadline: float | None = None  # this tick's, in live worlds
+        self.tick_started = 0.0
+        self.killed = 0  # processes ended by force or found dead
+        self._spawn_spare()
+
+    # -- the host interface ---------------------------------------------------------------
+    def request(self, msg: dict) -> dict:
+        op = msg.get("op")
+        if op == "submit":
+            return self._submit(msg)
+        if op == "stop":
+            return self._stop(msg)
+        if op == "drop":
+            for pid in msg["pids"]:
+                self._end(pid)
+            return {"ok": True}
+        return {"ok": True}
+
+    def send_runs(self, msg: dict) -> None:
+        if msg["new_tick"]:
+            self.expected.clear()
+            if self.slice_deadline is not None:
+                self.tick_started = time.monotonic()
+                self.deadline = self.tick_started + self.slice_deadline
+        for run in msg["runs"]:
+            pid = run[0]
+            self.expected.append(pid)
+            if pid in self.thinking:
+                continue  # still answering an earlier run: that answer is read instead
+            host = self.hosts.get(pid)
+            if host is None:
+                continue
+            try:
+                host.send_runs(
+                    {"op": "run", "tick": msg["tick"], "new_tick": msg["new_tick"], "runs": [run]}
+                )
+            except HostCrashed:
+                pass  # noticed when its slice is read
+            self.thinking[pid] = time.monotonic()
+
+    def next_slice(self) -> list:
+        pid = self.expected.popleft()
+        host = self.hosts.get(pid)
+        if host is None:
+            return _failed_row(pid, "host_crashed", "the program's host is gone")
+        try:
+            if self.deadline is None:
+                row = host.next_slice()
+            else:
+                # One already thinking at an earlier tick is only looked at, never waited on.
+                late = self.thinking.get(pid, self.tick_started) < self.tick_started
+                row = host.next_slice_by(time.monotonic() if late else self.deadline)
+                if row is None:
+                    return self._still_thinking(pid)
+        except HostCrashed as exc:
+            return self._died(pid, str(exc))
+        self.thinking.pop(pid, None)
+        return row
+
+    def close(self) -> None:
+        for pid in list(self.hosts):
+            self._end(pid)
+        if self.spare is not None:
+            self.spare.close()
+            self.spare = None
+
+    # -- supervision ----------------------------------------------------------------------
+    def _still_thinking(self, pid: int) -> list:
+        if time.monotonic() - self.thinking[pid] > THINKING_SECONDS:
+            self._end(pid)
+            self.killed += 1
+            return _failed_row(
+                pid,
+                "cpu_time_exceeded",
+                f"did not answer for {THINKING_SECONDS:g} s (stopped by force)",
+            )
+        return [pid, "thinking", "running", None, 0, 0, True, None, None]
+
+    def _died(self, pid: int, why: str) -> list:
+        host = self.hosts.pop(pid)
+        self.thinking.pop(pid, None)
+        host.close()
+        self.killed += 1
+        if host.killed:  # it stopped answering: the host's reply timeout
+            code, message = "cpu_time_exceeded", "did not answer in time (stopped by force)"
+        elif host.exit_code == -signal.SIGXCPU:  # RLIMIT_CPU: work in C that never returned
+            code, message = CPU_KILLED
+        else:
+            code, message = "host_crashed", f"its host process ended ({why})"
+        if "out_of_memory" in why:
+            code, message = "out_of_memory", "the program ran out of memory"
+        return _failed_row(pid, code, message)
+
+    def _submit(self, msg: dict) -> dict:
+        host = self._take_spare()
+        try:
+            reply = host.request(msg)
+        except HostCrashed as exc:
+            return {
+                "ok": False,
+                "error": {"code": "host_unavailable", "message": str(exc), "line": None},
+            }
+        if reply.get("ok"):
+            self.hosts[msg["pid"]] = host
+            self._spawn_spare()
+        else:
+            self.spare = host  # refused at compile time: the process is still clean
+        return reply
+
+    def _stop(self, msg: dict) -> dict:
+        pid = msg["pid"]
+        host = self.hosts.get(pid)
+        if host is not None and pid not in self.thinking:
+            try:
+                return host.request(msg)
+            except HostCrashed:
+                pass
+        # Busy (still thinking) or dead: it cannot be asked, so it is ended by force.
+        self._end(pid)
+        error = {"code": msg["code"], "message": msg["message"], "line": None}
+        report = {"id": pid, "status": msg.get("status", "stopped"), "line": None}
+        return {
+            "ok": True,
+            "report": report | {"steps_tick": 0, "steps_total": 0, "outcome": {"error": error}},
+        }
+
+    def _end(self, pid: int) -> None:
+        self.thinking.pop(pid, None)
+        host = self.hosts.pop(pid, None)
+        if host is not None:
+            host.close()
+
+    def _take_spare(self) -> Any:
+        host = self.spare
+        self.spare = None
+        if host is None or host.process.poll() is not None:
+            host = self._factory()
+        return host
+
+    def _spawn_spare(self) -> None:
+        try:
+            self.spare = self._factory()
+        except OSError:
+            self.spare = None  # no process to spare now; the next submission starts one
