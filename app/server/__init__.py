@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from asiworld.server.live import LiveRooms
+from asiworld.server.nesting import BoundedJSON
 from asiworld.server.runner import WorldRunner
 from flask import Flask
 from flask_socketio import SocketIO
@@ -67,6 +68,7 @@ def create_app(config: dict | None = None) -> Flask:
         async_mode=app.config["ASYNC_MODE"],
         max_http_buffer_size=64 * 1024,  # client events are small; frames only flow outwards
         ping_interval=10,
+        json=BoundedJSON,  # payloads nested too deeply are refused unparsed (nesting.py)
     )
     runner = build_runner(app.config)
     app.extensions["asiworld"] = Services(runner=runner, live=LiveRooms(socketio, runner))

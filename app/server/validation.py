@@ -37,12 +37,17 @@ from asiworld.server.endpoints import (  # noqa: F401  (the tables, read here an
     SOCKET_SCHEMAS,
     UNCHECKED_EVENTS,
 )
+from asiworld.server.nesting import MAX_DEPTH, TooDeep, too_deep
 from asiworld.server.schemas import ACTION, Invalid, Spec  # noqa: F401
 
 MAX_CONTENT_LENGTH = 128 * 1024  # anything longer is cut off by Flask itself (413)
 
 
 # The tables these checks read (and the OpenAPI document shows) are the endpoint table's.
+def deep_error() -> Invalid:
+    return Invalid("too_deep", f"the message nests deeper than {MAX_DEPTH} levels")
+
+
 def check_size(data: Any, limit: int = MAX_MESSAGE_BYTES) -> None:
     try:
         size = len(json.dumps(data, separators=(",", ":")))
@@ -143,6 +148,8 @@ def error_body(event: str, exc: Invalid) -> dict:
 
 def check_event(namespace: str, event: str, args: tuple) -> None:
     """Raise Invalid unless the event's single payload fits its schema (no payload = null)."""
+    if any(isinstance(arg, TooDeep) for arg in args):
+        raise deep_error()
     declared = EVENTS.get((namespace, event))
     if declared is None:
         raise Invalid("no_schema", f"the event {event!r} is not accepted here")
@@ -203,6 +210,8 @@ def check_request(request: Any, limiter: RateLimiter) -> tuple[int, Invalid] | N
         if raw.strip():
             if spec is None:
                 return 400, Invalid("no_schema", f"{request.path} takes no body")
+            if too_deep(raw):  # before json.loads, which recurses once per level
+                return 400, deep_error()
             try:
                 body = json.loads(raw)
             except (ValueError, UnicodeDecodeError):
