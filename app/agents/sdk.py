@@ -117,8 +117,12 @@ class Client:
 
     # --- the agent API ---------------------------------------------------------------------
 
-    def join(self, name: str, label: str = "external") -> dict:
-        reply = self.request("POST", "/api/agents/join", {"name": name, "label": label})
+    def join(self, name: str, label: str = "external", join_token: str | None = None) -> dict:
+        """A new character; a closed world needs its join token."""
+        body = {"name": name, "label": label}
+        if join_token is not None:
+            body["join_token"] = join_token
+        reply = self.request("POST", "/api/agents/join", body)
         self.token, self.character = reply["token"], reply["character"]
         return reply
 

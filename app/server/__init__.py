@@ -32,6 +32,8 @@ DEFAULTS = {
     "DATA_DIR": None,
     "ASYNC_MODE": "threading",  # "eventlet" is opt-in (see docs/browser.md)
     "ADMIN_TOKEN": None,
+    "JOIN_TOKEN": None,  # set: a join must carry it (a closed world; server/joining.py)
+    "MAX_CHARACTERS": 500,  # joins are refused once the world holds this many characters
     "SECRET_KEY": "asiworld-dev",
 }
 

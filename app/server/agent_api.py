@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from asiworld.server.errors import ApiError, error_body
+from asiworld.server.joining import JoinRefused, character_count, join_gate
 from asiworld.server.runner import TickInfo, WorldRunner
 from flask import Blueprint, Flask, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
@@ -328,7 +329,15 @@ def join() -> ResponseReturnValue:
         "a label is 1 to 32 letters, digits, '.', '-' or '_'",
         default="external",
     )
-    cid, token = _service().join(name, label)
+    service = _service()
+    try:
+        cid, token = join_gate(current_app).admit(
+            body.get("join_token"),
+            lambda: character_count(service.runner),
+            lambda: service.join(name, label),
+        )
+    except JoinRefused as exc:
+        raise ApiError(exc.status, exc.code, exc.message) from None
     return jsonify({"character": cid, "name": name, "label": label, "token": token}), 201
 
 

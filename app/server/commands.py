@@ -67,6 +67,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="token needed to spectate (default: spectating is public)",
     )
     p.add_argument(
+        "--join-token",
+        default=os.environ.get("ASIWORLD_JOIN_TOKEN"),
+        help="token a join must carry (a closed world; default ASIWORLD_JOIN_TOKEN, else open)",
+    )
+    p.add_argument(
+        "--max-characters",
+        default=os.environ.get("ASIWORLD_MAX_CHARACTERS", "500"),
+        help="joins are refused once the world holds this many characters (default 500)",
+    )
+    p.add_argument(
         "--async-mode",
         choices=("threading", "eventlet"),
         default="threading",
@@ -81,6 +91,7 @@ def build_app(settings: dict[str, Any]) -> tuple[Any, Any]:
     Returns (app, store or None). Raises StoreError when the data dir holds a world of another
     seed than the one asked for, ValueError for an unknown built-in configuration."""
     from asiworld.server import create_app
+    from asiworld.server.joining import parse_max_characters
     from asiworld.server.persistence import StoreError, WorldStore
 
     store = None
@@ -111,6 +122,8 @@ def build_app(settings: dict[str, Any]) -> tuple[Any, Any]:
         "ASYNC_MODE": settings.get("async_mode", "threading"),
         "ADMIN_TOKEN": settings.get("admin_token"),
         "SPECTATOR_TOKEN": settings.get("spectator_token"),
+        "JOIN_TOKEN": settings.get("join_token"),
+        "MAX_CHARACTERS": parse_max_characters(settings.get("max_characters") or 500),
     }
     if settings.get("replays"):
         config["REPLAY_DIRS"] = [str(d) for d in settings["replays"]]
@@ -142,6 +155,8 @@ def wsgi_app() -> Any:
         "fsync": env.get("ASIWORLD_FSYNC", "") not in ("", "0", "false"),
         "admin_token": admin_token,
         "spectator_token": env.get("ASIWORLD_SPECTATOR_TOKEN") or None,
+        "join_token": env.get("ASIWORLD_JOIN_TOKEN") or None,
+        "max_characters": env.get("ASIWORLD_MAX_CHARACTERS", "500"),
         "async_mode": env.get("ASIWORLD_ASYNC_MODE", "threading"),
     }
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -156,6 +171,14 @@ def wsgi_app() -> Any:
 def serve(args: argparse.Namespace) -> int:
     if args.speed <= 0:
         print("asiworld serve: --speed must be above 0", file=sys.stderr)
+        return 2
+    from asiworld.server.joining import parse_max_characters
+    from asiworld.server.validation import Invalid
+
+    try:  # before anything starts: a bad cap is the user's mistake, not a crash
+        args.max_characters = parse_max_characters(args.max_characters)
+    except Invalid as exc:
+        print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return 2
     if args.async_mode == "eventlet":
         if importlib.util.find_spec("eventlet") is None:
@@ -187,6 +210,8 @@ def serve(args: argparse.Namespace) -> int:
                 "async_mode": args.async_mode,
                 "admin_token": admin_token,
                 "spectator_token": args.spectator_token,
+                "join_token": args.join_token,
+                "max_characters": args.max_characters,
                 "replays": args.replays,
             }
         )
@@ -263,6 +288,7 @@ def serve_argv(args: argparse.Namespace) -> list[str]:
     argv = ["serve", "--host", args.host, "--port", str(args.port), "--speed", repr(args.speed)]
     argv += ["--agents", args.agents, "--data-dir", str(args.data_dir)]
     argv += ["--snapshot-every", str(args.snapshot_every), "--async-mode", args.async_mode]
+    argv += ["--max-characters", str(args.max_characters)]
     if args.seed is not None:
         argv += ["--seed", str(args.seed)]
     for flag, on in (("--ephemeral", args.ephemeral), ("--fsync", args.fsync)):
@@ -271,6 +297,7 @@ def serve_argv(args: argparse.Namespace) -> list[str]:
     for flag, value in (
         ("--admin-token", args.admin_token),
         ("--spectator-token", args.spectator_token),
+        ("--join-token", args.join_token),
     ):
         if value is not None:
             argv += [flag, value]

@@ -88,6 +88,7 @@ MALFORMED = {
 }
 EMPTY = obj(nullable=True)
 SPECTATOR = obj(nullable=True, spectator_token=named("bad_spectator_token", TOKEN))
+JOIN_TOKEN = named("bad_join_token", TOKEN)  # a closed world's (server/joining.py)
 
 AGENTS = "/api/agents/{cid}"
 
@@ -96,8 +97,8 @@ _ROUTES = (
         "agent_api.join",
         "post",
         "/api/agents/join",
-        obj(("name",), name=NAME, label=LABEL),
-        "Join the running world: a new character and its token",
+        obj(("name",), name=NAME, label=LABEL, join_token=JOIN_TOKEN),
+        "Join the running world: a new character and its token (server/joining.py)",
         "join",
         {
             "201": answer(
@@ -113,6 +114,9 @@ _ROUTES = (
                 "joined",
             ),
             **MALFORMED,
+            "403": refusal("join_closed: the world is closed and needs its join token"),
+            "409": refusal("world_full: the world holds its most characters"),
+            "429": refusal("rate_limited: too many joins from this client address"),
         },
         public=True,
     ),
@@ -277,7 +281,10 @@ _EVENTS = (
     Event(
         "/",
         "join",
-        ByKey(choices=(("token", obj(("token",), token=TOKEN)),), default=obj(("name",), name=NAME)),
+        ByKey(
+            choices=(("token", obj(("token",), token=TOKEN)),),
+            default=obj(("name",), name=NAME, join_token=JOIN_TOKEN),
+        ),
         "a seat: character and token",
     ),
     Event("/", "act", obj(("token", "action"), token=TOKEN, action=ACTION), "the world's answer"),

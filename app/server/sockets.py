@@ -13,6 +13,7 @@ from typing import Any
 from asiworld.engine.errors import CodedError
 from asiworld.server import auth
 from asiworld.server.errors import error_body
+from asiworld.server.joining import JoinRefused, character_count, join_gate
 from asiworld.server.live import LiveRooms, Seat
 from flask import current_app, request
 from flask_socketio import SocketIO, emit
@@ -112,7 +113,14 @@ def register(socketio: SocketIO) -> None:
                         "bad_name",
                         "a name is 1 to 24 letters, digits, spaces, '-' or '_'",
                     )
-                seat = live.seat(request.sid, name.strip())
+                try:
+                    seat = join_gate(current_app).admit(
+                        body.get("join_token"),
+                        lambda: character_count(live.runner),
+                        lambda: live.seat(request.sid, name.strip()),
+                    )
+                except JoinRefused as exc:
+                    raise BadEvent(exc.code, exc.message) from None
         except BadEvent as exc:
             return _fail("join", exc)
         reply = {"ok": True, "token": seat.token, "char": seat.char, "name": seat.name}

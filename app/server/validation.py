@@ -90,6 +90,12 @@ DEFAULT_RATES: dict[str, tuple[float, float]] = {
 }
 
 
+def join_key(address: str | None) -> str:
+    """The join bucket of one client address, shared by REST and Socket.IO joins. Behind a
+    reverse proxy every client has the proxy's address (docs/operations.md)."""
+    return f"join|{address}"
+
+
 def rate_kind(event_or_endpoint: str) -> str:
     name = event_or_endpoint.rsplit(".", 1)[-1]
     if name == "act":
@@ -185,7 +191,12 @@ def guard_socketio(server: Any, limiter: RateLimiter, on_connect: Callable | Non
         sid, payload = (args[0] if args else ""), args[1:]
         try:
             check_event(namespace, event, payload)
-            limiter.check(f"{namespace}{sid}", rate_kind(event))
+            kind = rate_kind(event)
+            if kind == "join":  # per client address: a reconnect is a new sid, not a new client
+                environ = server.get_environ(sid, namespace) or {}
+                limiter.check(join_key(environ.get("REMOTE_ADDR")), kind)
+            else:
+                limiter.check(f"{namespace}{sid}", kind)
         except Invalid as exc:
             body = error_body(event, exc)
             server.emit("error", body, to=sid, namespace=namespace)
@@ -227,10 +238,14 @@ def check_request(request: Any, limiter: RateLimiter) -> tuple[int, Invalid] | N
                 return (400, Invalid("bad_json", exc.message)) if body is None else (422, exc)
     elif raw.strip():
         return 400, Invalid("no_schema", f"{request.method} {request.path} takes no body")
-    token = request.headers.get("Authorization", "") or request.headers.get("X-Admin-Token", "")
-    connection = f"{request.remote_addr}|{token[-16:]}"
+    kind = rate_kind(endpoint)
+    if kind == "join":  # a join needs no header, so a header must not buy a fresh bucket
+        connection = join_key(request.remote_addr)
+    else:
+        token = request.headers.get("Authorization", "") or request.headers.get("X-Admin-Token", "")
+        connection = f"{request.remote_addr}|{token[-16:]}"
     try:
-        limiter.check(connection, rate_kind(endpoint))
+        limiter.check(connection, kind)
     except Invalid as exc:
         return 429, exc
     return None

@@ -69,7 +69,10 @@ socket.on("observation", (obs) => {
 
 $("join-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
-  socket.emit("join", { name: $("name").value }, (reply) => {
+  // A closed world's join token comes with the page's address: /play?join_token=T
+  const joinToken = new URLSearchParams(location.search).get("join_token");
+  const body = joinToken ? { name: $("name").value, join_token: joinToken } : { name: $("name").value };
+  socket.emit("join", body, (reply) => {
     if (!reply || !reply.ok) {
       $("join-error").textContent = reply ? reply.message : "the server did not answer";
       return;
