@@ -176,7 +176,24 @@ def build_api(rt: ProgramHandle, table: list[dict[str, Any]]) -> dict[str, Calla
         log=log,
         print=log,
     )
-    return api
+    return {name: GameFunction(name, fn) for name, fn in api.items()}
+
+
+class GameFunction:
+    """One game function as a program sees it: called like the function it wraps, and shown
+    as `<game function move>`, not with this module's names and a memory address."""
+
+    __slots__ = ("_name", "_function")
+
+    def __init__(self, name: str, function: Callable[..., Any]) -> None:
+        function.__qualname__ = name  # a wrong call's TypeError says `move()`, not build_api's
+        self._name, self._function = name, function
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._function(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<game function {self._name}>"
 
 
 def _say_any_value(say: Callable[..., dict], table: list[dict[str, Any]]) -> Callable[..., dict]:

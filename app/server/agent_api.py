@@ -300,11 +300,11 @@ def _int_arg(name: str, default: int) -> int:
 
 
 def _own_program(service: AgentService, cid: int, pid: int) -> dict:
+    """The program, if it is this character's. Another character's program gets the very
+    answer an unused id gets, so ids tell nothing about other characters' programs."""
     info = service.program(pid)
-    if info is None:
-        raise ApiError(404, "unknown_program", f"there is no program {pid}")
-    if info["char"] != cid:
-        raise ApiError(403, "not_your_program", f"program {pid} belongs to another character")
+    if info is None or info["char"] != cid:
+        raise ApiError(404, "unknown_program", f"this character has no program {pid}")
     return info
 
 

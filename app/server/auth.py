@@ -67,7 +67,8 @@ def admin_allowed(req: Request, config: Any) -> bool:
     expected = config.get("ADMIN_TOKEN")
     if not expected:
         return is_loopback(req.remote_addr)
-    given = req.headers.get("X-Admin-Token") or bearer(req) or req.args.get("token")
+    # Headers only: a token in the query string lands in access logs and browser history.
+    given = req.headers.get("X-Admin-Token") or bearer(req)
     return same(given, expected)
 
 

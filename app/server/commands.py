@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 DEFAULT_DATA_DIR = "data"
+DEFAULT_MAX_CONNECTIONS = 256  # threads for connections (app/server/connections.py)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -77,6 +78,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="joins are refused once the world holds this many characters (default 500)",
     )
     p.add_argument(
+        "--max-connections",
+        default=os.environ.get("ASIWORLD_MAX_CONNECTIONS", str(DEFAULT_MAX_CONNECTIONS)),
+        help="concurrent connections (each a thread; WebSockets included) before new ones get "
+        f"a 503 (default {DEFAULT_MAX_CONNECTIONS})",
+    )
+    p.add_argument(
         "--async-mode",
         choices=("threading", "eventlet"),
         default="threading",
@@ -85,13 +92,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=serve)
 
 
+def count_option(raw: Any, flag: str) -> int:
+    """A whole number of at least 1 from the command line or the environment; raises
+    validation.Invalid (`bad_max_characters` for --max-characters) for anything else."""
+    from asiworld.server.validation import Invalid
+
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        value = 0
+    if value < 1:
+        code = "bad_" + flag.lstrip("-").replace("-", "_")
+        raise Invalid(code, f"{flag} is a whole number of at least 1, not {raw!r}")
+    return value
+
+
 def build_app(settings: dict[str, Any]) -> tuple[Any, Any]:
     """The app for these settings, with its world store attached when there is a data dir.
 
     Returns (app, store or None). Raises StoreError when the data dir holds a world of another
     seed than the one asked for, ValueError for an unknown built-in configuration."""
     from asiworld.server import create_app
-    from asiworld.server.joining import parse_max_characters
     from asiworld.server.persistence import StoreError, WorldStore
 
     store = None
@@ -123,7 +144,7 @@ def build_app(settings: dict[str, Any]) -> tuple[Any, Any]:
         "ADMIN_TOKEN": settings.get("admin_token"),
         "SPECTATOR_TOKEN": settings.get("spectator_token"),
         "JOIN_TOKEN": settings.get("join_token"),
-        "MAX_CHARACTERS": parse_max_characters(settings.get("max_characters") or 500),
+        "MAX_CHARACTERS": count_option(settings.get("max_characters") or 500, "--max-characters"),
     }
     if settings.get("replays"):
         config["REPLAY_DIRS"] = [str(d) for d in settings["replays"]]
@@ -172,11 +193,11 @@ def serve(args: argparse.Namespace) -> int:
     if args.speed <= 0:
         print("asiworld serve: --speed must be above 0", file=sys.stderr)
         return 2
-    from asiworld.server.joining import parse_max_characters
     from asiworld.server.validation import Invalid
 
     try:  # before anything starts: a bad cap is the user's mistake, not a crash
-        args.max_characters = parse_max_characters(args.max_characters)
+        args.max_characters = count_option(args.max_characters, "--max-characters")
+        args.max_connections = count_option(args.max_connections, "--max-connections")
     except Invalid as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return 2
@@ -230,10 +251,19 @@ def serve(args: argparse.Namespace) -> int:
             print(f"  world saved in {store.dir} (tick {runner.world.tick})", flush=True)
         if not args.admin_token:
             print(f"  admin token: {admin_token}", flush=True)
-        run_options = {"log_output": False, "use_reloader": False}
         if args.async_mode == "threading":
-            run_options["allow_unsafe_werkzeug"] = True  # the dev server is the default here
-        socketio.run(app, host=args.host, port=args.port, **run_options)
+            from asiworld.server.connections import serve_bounded
+
+            serve_bounded(app, args.host, args.port, args.max_connections)
+        else:  # eventlet: the green-thread pool is the bound
+            socketio.run(
+                app,
+                host=args.host,
+                port=args.port,
+                log_output=False,
+                use_reloader=False,
+                max_size=args.max_connections,
+            )
     except KeyboardInterrupt:
         pass
     except (ValueError, StoreError) as exc:  # an unknown --agents name; another seed's data dir
@@ -289,6 +319,7 @@ def serve_argv(args: argparse.Namespace) -> list[str]:
     argv += ["--agents", args.agents, "--data-dir", str(args.data_dir)]
     argv += ["--snapshot-every", str(args.snapshot_every), "--async-mode", args.async_mode]
     argv += ["--max-characters", str(args.max_characters)]
+    argv += ["--max-connections", str(args.max_connections)]
     if args.seed is not None:
         argv += ["--seed", str(args.seed)]
     for flag, on in (("--ephemeral", args.ephemeral), ("--fsync", args.fsync)):

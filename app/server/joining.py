@@ -36,19 +36,6 @@ class JoinRefused(Invalid):
         self.status = status
 
 
-def parse_max_characters(raw: Any) -> int:
-    """A cap from a command line or the environment; raises Invalid (bad_max_characters)."""
-    try:
-        value = int(str(raw).strip())
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise Invalid(
-            "bad_max_characters", f"--max-characters is a whole number of at least 1, not {raw!r}"
-        )
-    return value
-
-
 class JoinGate:
     """The join token and the cap of one app."""
 

@@ -139,7 +139,7 @@ def test_another_characters_token_is_refused_on_every_route(http, runner):
         assert getattr(http, method)(url, json=bob and body, headers=wrong).status_code == 401
     # bob's own path cannot reach ada's program either
     reply = http.delete(f"/api/agents/{bob}/programs/{pid}", headers=bob_auth)
-    assert reply.status_code == 403 and reply.get_json()["error"]["code"] == "not_your_program"
+    assert reply.status_code == 404 and reply.get_json()["error"]["code"] == "unknown_program"
     assert runner.world.state_hash() == before
     assert http.get(f"/api/agents/{ada}/programs/{pid}", headers=ada_auth).get_json()["status"] in (
         "running",
