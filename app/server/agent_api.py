@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from asiworld.server.errors import ApiError, error_body
-from asiworld.server.joining import JoinRefused, character_count, join_gate
+from asiworld.server.joining import character_count, join_gate
 from asiworld.server.runner import TickInfo, WorldRunner
 from flask import Blueprint, Flask, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
@@ -330,14 +330,11 @@ def join() -> ResponseReturnValue:
         default="external",
     )
     service = _service()
-    try:
-        cid, token = join_gate(current_app).admit(
-            body.get("join_token"),
-            lambda: character_count(service.runner),
-            lambda: service.join(name, label),
-        )
-    except JoinRefused as exc:
-        raise ApiError(exc.status, exc.code, exc.message) from None
+    cid, token = join_gate(current_app).admit(  # JoinRefused is answered like any CodedError
+        body.get("join_token"),
+        lambda: character_count(service.runner),
+        lambda: service.join(name, label),
+    )
     return jsonify({"character": cid, "name": name, "label": label, "token": token}), 201
 
 

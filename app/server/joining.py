@@ -21,19 +21,19 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from asiworld.engine.errors import CodedError
 from asiworld.server.auth import same
-from asiworld.server.validation import Invalid
 
 DEFAULT_MAX_CHARACTERS = 500
 T = TypeVar("T")
 
 
-class JoinRefused(Invalid):
-    """A join the world says no to; `status` is its HTTP status."""
+class JoinRefused(CodedError):
+    """A join the world says no to, with its HTTP status (server/errors.py answers it)."""
 
     def __init__(self, status: int, code: str, message: str) -> None:
         super().__init__(code, message)
-        self.status = status
+        self.http_status = status
 
 
 class JoinGate:

@@ -52,7 +52,7 @@ def _spectator(data: Any) -> None:
         raise BadEvent("not_spectator", "spectating this world needs the spectator token")
 
 
-def _fail(event: str, exc: BadEvent) -> dict:
+def _fail(event: str, exc: CodedError) -> dict:
     body = error_body(exc, event=event)
     emit("error", body)
     return body
@@ -113,15 +113,12 @@ def register(socketio: SocketIO) -> None:
                         "bad_name",
                         "a name is 1 to 24 letters, digits, spaces, '-' or '_'",
                     )
-                try:
-                    seat = join_gate(current_app).admit(
-                        body.get("join_token"),
-                        lambda: character_count(live.runner),
-                        lambda: live.seat(request.sid, name.strip()),
-                    )
-                except JoinRefused as exc:
-                    raise BadEvent(exc.code, exc.message) from None
-        except BadEvent as exc:
+                seat = join_gate(current_app).admit(
+                    body.get("join_token"),
+                    lambda: character_count(live.runner),
+                    lambda: live.seat(request.sid, name.strip()),
+                )
+        except (BadEvent, JoinRefused) as exc:
             return _fail("join", exc)
         reply = {"ok": True, "token": seat.token, "char": seat.char, "name": seat.name}
         emit("joined", reply)
