@@ -18,12 +18,15 @@ __all__ = [
 
 def definitions() -> dict:
     """The evaluation's own lists, for pages that draw its results: the curriculum's stages, the
-    action categories and the dungeon levels, in the order the reports show them."""
+    action categories and the dungeon levels, in the order the reports show them, and the one
+    palette the figures use (a configuration's colour is the same on the page)."""
     from asiworld.evaluation.achievements import STAGE_NAMES
     from asiworld.evaluation.measures import CATEGORIES, LEVEL_NAMES, LEVELS
+    from asiworld.evaluation.palette import palette
 
     return {
         "stages": list(STAGE_NAMES),
         "categories": list(CATEGORIES),
         "levels": [{"level": level, "name": LEVEL_NAMES[level]} for level in LEVELS],
+        "palette": {k: v for k, v in palette().items() if not k.startswith("_")},
     }

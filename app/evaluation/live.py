@@ -13,7 +13,7 @@ from typing import Any
 
 from asiworld.evaluation.achievements import AchievementRecord, Thresholds, shipped_thresholds
 from asiworld.evaluation.measures import Measures, with_duration
-from asiworld.evaluation.score import RawMeasures, score_cohort
+from asiworld.evaluation.score import RawMeasures, contributions, score_cohort
 
 Event = dict[str, Any]
 SCHEMA = "asiworld-evaluation/1"
@@ -121,6 +121,8 @@ class LiveAssessment:
             c.achievements.advance(self.tick)
         raws = {c.id: c.raw() for c in people}
         ranking = {s.name: s for s in score_cohort(list(raws.values()))}
+        max_bosses = max((r.bosses for r in raws.values()), default=0)
+        max_crafts = max((r.crafts for r in raws.values()), default=0)
         configurations = []
         for c in people:
             scored = ranking[c.name]
@@ -136,6 +138,8 @@ class LiveAssessment:
                     "rank": scored.rank,
                     "score": scored.score,
                     "score_shown": scored.shown,
+                    "contributions": contributions(raws[c.id], max_bosses, max_crafts),
+                    "entered": c.measures.presence.entered,
                     "measures": measures,
                     "achievements": c.achievements.to_dict(),
                     "actions": dict(m.actions),
@@ -149,10 +153,7 @@ class LiveAssessment:
             "meta": dict(meta or {}),
             "tick": self.tick,
             "events": self.events_seen,
-            "cohort": {
-                "max_bosses": max((r.bosses for r in raws.values()), default=0),
-                "max_crafts": max((r.crafts for r in raws.values()), default=0),
-            },
+            "cohort": {"max_bosses": max_bosses, "max_crafts": max_crafts},
             "configurations": configurations,
             "world_incidents": [with_duration(i, self.tick) for i in self.world_incidents],
         }

@@ -2,7 +2,8 @@
 the figures, read events.jsonl back.
 
     results = evaluate(events, characters, meta)   # characters: [{id, name, label}, ...]
-    write_reports(out_dir, results)                # results.json, report.md, figures/*.png
+    write_reports(out_dir, results)                # results.json, report.md (Tables 2-9),
+                                                   # tables/*.csv, figures/F4*, F5* (png, svg, pdf)
     compare_runs(out_dir, [results_e1, results_e2]) # report.md with "E1 / E2" cells
 """
 
@@ -18,7 +19,8 @@ from asiworld.evaluation import figures, tables
 from asiworld.evaluation.live import LiveAssessment
 
 Event = dict[str, Any]
-FIGURES = {"dungeons": "figures/dungeon_performance.png", "actions": "figures/actions.png"}
+# Each figure is written as PNG, SVG and PDF beside each other; report.md shows the PNG.
+FIGURES = {"dungeons": "figures/F4_dungeon_performance.png", "actions": "figures/F5_actions.png"}
 
 
 class ReportError(CodedError):
@@ -61,7 +63,8 @@ def load_events(path: str | Path) -> list[Event]:
 
 
 def write_reports(out_dir: str | Path, results: dict[str, Any]) -> dict[str, Path]:
-    """Write results.json, report.md and the two figures for one run; returns their paths."""
+    """Write results.json, report.md, a CSV per table and the two figures (PNG, SVG, PDF) for
+    one run; returns their paths (the figures' PNGs; `tables` maps a table number to its CSV)."""
     return _write(Path(out_dir), [results], results_json=results)
 
 
@@ -86,11 +89,19 @@ def _write(
 ) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(exist_ok=True)
+    (out / "tables").mkdir(exist_ok=True)
     pooled = tables.pool(runs)
-    paths = {
-        "dungeons": figures.dungeon_figure(out / FIGURES["dungeons"], pooled),
-        "actions": figures.actions_figure(out / FIGURES["actions"], pooled),
+    stem = {key: (out / path).with_suffix("") for key, path in FIGURES.items()}
+    paths: dict[str, Any] = {
+        "dungeons": figures.dungeon_figure(stem["dungeons"], pooled, runs=len(runs)),
+        "actions": figures.actions_figure(stem["actions"], pooled, runs=len(runs)),
     }
+    csvs = {}
+    for spec in tables.TABLES + tables.FIGURE_DATA:
+        target = out / spec.csv_name
+        target.write_text(tables.csv_text(spec.rows(runs)), encoding="utf-8")
+        csvs[spec.number] = target
+    paths["tables"] = csvs
     json_path = out / json_name
     json_path.write_text(json.dumps(results_json, indent=1, sort_keys=False, default=str) + "\n")
     md_path = out / "report.md"

@@ -59,16 +59,22 @@ def _ratio(value: float, maximum: float) -> float:
     return value / maximum if maximum > 0 else 0.0
 
 
+def contributions(row: RawMeasures, max_bosses: int, max_crafts: int) -> dict[str, float]:
+    """Each component's points (weight times its normalised value), in the order of WEIGHTS."""
+    return {
+        "hero": WEIGHTS["hero"] * (1.0 if row.hero else 0.0),
+        "outfit": WEIGHTS["outfit"] * (1.0 if row.outfit else 0.0),
+        "depth": WEIGHTS["depth"] * row.depth / MAX_DEPTH,
+        "bosses": WEIGHTS["bosses"] * _ratio(row.bosses, max_bosses),
+        "crafts": WEIGHTS["crafts"] * _ratio(row.crafts, max_crafts),
+        "trial": WEIGHTS["trial"] * row.trial / MAX_TRIAL,
+    }
+
+
 def composite(row: RawMeasures, max_bosses: int, max_crafts: int) -> float:
-    """One configuration's score given the cohort maxima of Bosses and Crafts."""
-    return (
-        WEIGHTS["hero"] * (1.0 if row.hero else 0.0)
-        + WEIGHTS["outfit"] * (1.0 if row.outfit else 0.0)
-        + WEIGHTS["depth"] * row.depth / MAX_DEPTH
-        + WEIGHTS["bosses"] * _ratio(row.bosses, max_bosses)
-        + WEIGHTS["crafts"] * _ratio(row.crafts, max_crafts)
-        + WEIGHTS["trial"] * row.trial / MAX_TRIAL
-    )
+    """One configuration's score given the cohort maxima of Bosses and Crafts: the sum of its
+    contributions, added left to right as Equation (1) is written."""
+    return sum(contributions(row, max_bosses, max_crafts).values())
 
 
 def score_cohort(rows: Sequence[RawMeasures]) -> list[Scored]:

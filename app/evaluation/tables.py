@@ -1,18 +1,26 @@
-"""The report's tables in Markdown, for one run or several runs compared ("E1 / E2" cells).
+"""The paper's tables T2-T9 (and the data of figures F4, F5), for one run or several runs
+compared ("E1 / E2" cells), in Markdown and as CSV.
 
 Every table takes a list of results dicts (one per run); with one run the cells are plain
-values. Rows are configurations matched by name, in the first run's rank order.
+values. Rows are configurations matched by name, in the first run's rank order. `TABLES` lists
+them in the paper's numbering; each gives its header and rows, so Markdown and CSV agree.
 """
 
 from __future__ import annotations
 
+import csv
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from asiworld.evaluation.achievements import STAGE_NAMES
 from asiworld.evaluation.measures import CATEGORIES, LEVELS
+from asiworld.evaluation.score import WEIGHTS
 
 Results = dict[str, Any]
+Grid = tuple[list[str], list[list[str]]]  # a table's header and rows, for Markdown and CSV
 MISSING = "–"
 
 
@@ -66,7 +74,7 @@ def minutes(tick: int | None) -> str:
     return MISSING if tick is None else f"{tick / 60:.1f}"
 
 
-def main_table(runs: list[Results]) -> str:
+def main_rows(runs: list[Results]) -> Grid:
     header = ["Rank", "Configuration", "Outfit", "Depth", "Hero", "Kills", "Bosses", "Crafts"]
     header += ["Coins", "Trial", "Downs", "Score"]
     rows = []
@@ -91,10 +99,10 @@ def main_table(runs: list[Results]) -> str:
                 _cell(runs, name, lambda r: r["score_shown"]),
             ]
         )
-    return _table(header, rows)
+    return header, rows
 
 
-def achievements_table(runs: list[Results]) -> str:
+def achievements_rows(runs: list[Results]) -> Grid:
     """Stages as rows, configurations as columns; a cell shows the minute the stage was met."""
     names = names_in_order(runs)
     rows = []
@@ -108,37 +116,29 @@ def achievements_table(runs: list[Results]) -> str:
             runs, lambda run, i=i: sum(r["achievements"]["stages"][i]["met"] for r in run["configurations"])
         )  # fmt: skip
         rows.append([f"{i + 1}. {stage_name}"] + [_cell(runs, n, met) for n in names] + [count])
-    return _table(["Stage"] + names + ["Met by"], rows)
+    return ["Stage"] + names + ["Met by"], rows
 
 
-def curriculum_table(runs: list[Results]) -> str:
-    header = ["Configuration", "Stages met", "Trial", "Progress", "First unmet stage"]
-    header += ["Missing qualification"]
+def curriculum_rows(runs: list[Results]) -> Grid:
+    """Table 8's columns: the completed prefix (Stages, Progress) and what limits it."""
+    header = ["Configuration", "Stages", "Progress", "First unmet stage", "Missing qualification"]
     rows = []
     for name in names_in_order(runs):
 
         def unmet(r):
             u = r["achievements"]["first_unmet"]
-            return "none (all passed)" if u is None else f"{u['stage']}. {u['name']}"
+            return "Complete" if u is None else u["name"]
 
         def missing(r):
             u = r["achievements"]["first_unmet"]
             return MISSING if u is None else u["missing"]
 
-        rows.append(
-            [
-                name,
-                _cell(runs, name, lambda r: ", ".join(map(str, r["achievements"]["coverage"])) or MISSING),
-                _cell(runs, name, trial),
-                _cell(runs, name, progress),
-                _cell(runs, name, unmet),
-                _cell(runs, name, missing),
-            ]
-        )  # fmt: skip
-    return _table(header, rows)
+        rows.append([name, _cell(runs, name, trial), _cell(runs, name, progress),
+                     _cell(runs, name, unmet), _cell(runs, name, missing)])  # fmt: skip
+    return header, rows
 
 
-def activity_table(runs: list[Results]) -> str:
+def activity_rows(runs: list[Results]) -> Grid:
     header = ["Configuration", "Days", "Crafts", "Kills", "Bosses", "Downs", "Damage taken"]
     header += ["Supplies used"]
     keys = ["days", "crafts", "kills", "bosses", "downs", "damage_taken", "supplies_used"]
@@ -147,10 +147,10 @@ def activity_table(runs: list[Results]) -> str:
         [name] + [_cell(runs, name, shown.get(k, lambda r, k=k: r["measures"][k])) for k in keys]
         for name in names_in_order(runs)
     ]
-    return _table(header, rows)
+    return header, rows
 
 
-def dungeon_table(runs: list[Results]) -> str:
+def dungeon_rows(runs: list[Results]) -> Grid:
     """Pooled over runs: attempts, clears and mean damage in clears per difficulty level."""
     header = ["Configuration"] + [f"Level {lv}" for lv in LEVELS]
     rows = []
@@ -164,10 +164,10 @@ def dungeon_table(runs: list[Results]) -> str:
             mean = f" ({d['clear_damage'] / d['clears']:.1f})" if d["clears"] else ""
             cells.append(f"{d['clears']}/{d['attempts']}{mean}")
         rows.append(cells)
-    return _table(header, rows)
+    return header, rows
 
 
-def actions_table(runs: list[Results]) -> str:
+def actions_rows(runs: list[Results]) -> Grid:
     header = ["Configuration"] + list(CATEGORIES) + ["total"]
     rows = []
     for name, data in pool(runs).items():
@@ -175,10 +175,10 @@ def actions_table(runs: list[Results]) -> str:
         rows.append(
             [name] + [str(counts.get(c, 0)) for c in CATEGORIES] + [str(sum(counts.values()))]
         )
-    return _table(header, rows)
+    return header, rows
 
 
-def incidents_table(runs: list[Results]) -> str:
+def incidents_rows(runs: list[Results]) -> Grid:
     header = ["Run", "Configuration", "Cause", "Start (min)", "End (min)", "Duration (s)"]
     rows = []
     for ri, run in enumerate(runs):
@@ -191,11 +191,9 @@ def incidents_table(runs: list[Results]) -> str:
                 [tag, name, str(inc.get("cause", "?")), minutes(inc.get("start")), end,
                  str(inc.get("duration", 0))]
             )  # fmt: skip
-    if not rows:
-        return "No incidents."
     if len(runs) == 1:
         header, rows = header[1:], [r[1:] for r in rows]
-    return _table(header, rows)
+    return header, rows
 
 
 def _joined(runs: list[Results], value) -> str:
@@ -238,7 +236,206 @@ def _scalar(value: Any) -> bool:
     return isinstance(value, str | int | float | bool)
 
 
+def setting_rows(runs: list[Results]) -> Grid:
+    """Table 2: the setting of the evaluation, from the run's header (meta) and its events."""
+    names = names_in_order(runs)
+    metas = [run.get("meta", {}) for run in runs]
+
+    def per_run(value) -> str:
+        values = [value(run, meta) for run, meta in zip(runs, metas, strict=True)]
+        return values[0] if len(set(values)) == 1 else " / ".join(values)
+
+    plural = "s" if len(names) != 1 else ""
+    systems = f"{len(names)} agent configuration{plural} ({', '.join(names)}); one run per configuration"
+    if len(runs) > 1:
+        systems += f"; {len(runs)} repeated evaluations (E1–E{len(runs)})"
+    rows = [
+        ["Evaluated systems", systems],
+        ["Environment", per_run(_environment)],
+        ["Entry", per_run(_entry)],
+        ["Evaluation horizon", per_run(_horizon)],
+        ["Clock", per_run(_clock)],
+        ["Primary tasks", "Outfit production and hidden-boss defeat"],
+        ["Primary outcomes", "Success on each task"],
+        ["Development measures",
+         f"{len(STAGE_NAMES)} assessed achievements; independent coverage and completed prefix"],
+    ]  # fmt: skip
+    return ["Component", "Setting"], rows
+
+
+def _environment(run: Results, meta: dict[str, Any]) -> str:
+    text = "Newly initialized shared world"
+    facts = [f"{k} {meta[k]}" for k in ("seed", "size") if meta.get(k) is not None]
+    return text + (f" ({', '.join(facts)})" if facts else "")
+
+
+def _entry(run: Results, meta: dict[str, Any]) -> str:
+    entered = [r["entered"] for r in run["configurations"] if r.get("entered") is not None]
+    if not entered:
+        return MISSING
+    first, last = min(entered), max(entered)
+    text = f"joined between minute {minutes(first)} and {minutes(last)}"
+    if first == last:
+        text = f"all joined at minute {minutes(first)}"
+    if "stagger_ticks" in meta:
+        text += f" (stagger {meta['stagger_ticks']} ticks)"
+    return ("Approximately synchronized entry: " if last - first <= 60 else "Staggered entry: ") + text
+
+
+def _horizon(run: Results, meta: dict[str, Any]) -> str:
+    ticks = meta.get("ticks", run.get("tick", 0))
+    shown = meta.get("minutes", tenth(ticks / 60))
+    return f"{shown} simulation minutes ({ticks} ticks)"
+
+
+def _clock(run: Results, meta: dict[str, Any]) -> str:
+    clock = meta.get("clock") or run.get("clock")
+    if isinstance(clock, dict):
+        clock = clock.get("rule") or ", ".join(f"{k} {v}" for k, v in clock.items() if _scalar(v))
+    text = str(clock) if clock else "Headless lockstep (the world steps as fast as it can)"
+    if "think_ticks" in meta:
+        text += f"; built-in configurations take {meta['think_ticks']} ticks per decision"
+    return text + "; 1 tick = 1 simulated second, a day = 30 minutes (20 day, 10 night)"
+
+
+COMPONENTS = (
+    ("hero", "h_m", "Task outcome: Shadow King defeat"),
+    ("outfit", "o_m", "Task outcome: travel-outfit production"),
+    ("depth", "d_m/3", "Progression: dungeon depth"),
+    ("bosses", "B_m/max_k B_k", "Activity: defeated dungeon bosses"),
+    ("crafts", "C_m/max_k C_k", "Activity: successful crafts"),
+    ("trial", "R_m/8", "Native Trial progress"),
+)
+
+
+def score_rows(runs: list[Results]) -> Grid:
+    """Table 6: the composite's components and weights, and each configuration's points."""
+    names = names_in_order(runs)
+    header = ["j", "Component x_m,j", "Interpretation", "Weight w_j"] + names
+    rows = []
+    for j, (key, symbol, meaning) in enumerate(COMPONENTS, start=1):
+        points = [_cell(runs, n, lambda r, key=key: f"{r['contributions'][key]:.1f}") for n in names]
+        rows.append([str(j), symbol, meaning, f"{WEIGHTS[key]:g}"] + points)
+    total = f"{sum(WEIGHTS.values()):g}"
+    rows.append(["", "Score", "Sum of weighted components", total]
+                + [_cell(runs, n, lambda r: r["score_shown"]) for n in names])  # fmt: skip
+    return header, rows
+
+
+def records_rows(runs: list[Results]) -> Grid:
+    """Table 7: achievement records per configuration: Y when recorded, – when absent."""
+    header = ["Configuration", "Outfit", "Tier 1", "Tier 2", "Tier 3", "Hero", "Homes"]
+
+    def record(flag: bool) -> str:
+        return "Y" if flag else MISSING
+
+    rows = []
+    for name in names_in_order(runs):
+        cells = [name, _cell(runs, name, lambda r: record(r["measures"]["outfit"]))]
+        for tier in (1, 2, 3):
+            cells.append(_cell(runs, name, lambda r, t=tier: record(r["dungeons"][str(t)]["clears"] > 0)))
+        cells.append(_cell(runs, name, lambda r: record(r["measures"]["hero"])))
+        cells.append(_cell(runs, name, lambda r: str(int(r["achievements"]["stages"][2]["met"]))))
+        rows.append(cells)
+    return header, rows
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """One numbered table of the report: its number (as in the paper), file name and text."""
+
+    number: str
+    slug: str
+    title: str
+    caption: str
+    rows: Callable[[list[Results]], Grid]
+
+    @property
+    def csv_name(self) -> str:
+        return f"tables/{self.number}_{self.slug}.csv"
+
+
+TABLES = (
+    TableSpec("T2", "setting", "Main evaluation setting",
+              "From the run's header and its events.", setting_rows),
+    TableSpec("T3", "main", "Main evaluation: task success and activity",
+              "Outfit and Hero: success on the production and exploration tasks (Y/N). Depth: "
+              "deepest tier cleared. Trial: stages passed under the native cumulative rule. Downs: "
+              "knockdowns. Score: Equation (1); ranked by the unrounded score.", main_rows),
+    TableSpec("T4", "achievements", "Development achievements attained by each configuration",
+              "Each stage assessed independently; a cell gives the simulation minute it was first "
+              "met. Meals prepared by stove crafting count toward cooking.", achievements_rows),
+    TableSpec("T5", "incidents", "Service interruptions (incidents)",
+              "Incidents a harness reported, with their start, end and duration.", incidents_rows),
+    TableSpec("T6", "score", "Components and weights of the composite score",
+              "Count-based components are normalized by the cohort maximum; a configuration's "
+              "column gives its points per component (weight times value).", score_rows),
+    TableSpec("T7", "records", "Achievement records",
+              "Y denotes a recorded achievement; – denotes an absent record. Tier k: a clear of "
+              "that tier (boss defeated). Homes: locked homes of at least nine tiles.", records_rows),
+    TableSpec("T8", "curriculum", "Curriculum completion",
+              "Progress is the completed prefix; the first unmet stage identifies its limiting "
+              "prerequisite.", curriculum_rows),
+    TableSpec("T9", "activity", "Activity and survival outcomes",
+              "Days: time alive and not knocked down, in days of 30 minutes, to a tenth.",
+              activity_rows),
+)  # fmt: skip
+FIGURE_DATA = (
+    TableSpec("F4", "data", "Data of Figure 4: dungeon performance by difficulty",
+              "Clears / attempts at each difficulty level (4 = the Shadow Sanctum), with the mean "
+              "damage taken in clears in brackets; pooled over the runs.", dungeon_rows),
+    TableSpec("F5", "data", "Data of Figure 5: executed actions by category",
+              "Counts of accepted actions; pooled over the runs.", actions_rows),
+)  # fmt: skip
+
+
+def main_table(runs: list[Results]) -> str:
+    return _table(*main_rows(runs))
+
+
+def achievements_table(runs: list[Results]) -> str:
+    return _table(*achievements_rows(runs))
+
+
+def curriculum_table(runs: list[Results]) -> str:
+    return _table(*curriculum_rows(runs))
+
+
+def activity_table(runs: list[Results]) -> str:
+    return _table(*activity_rows(runs))
+
+
+def dungeon_table(runs: list[Results]) -> str:
+    return _table(*dungeon_rows(runs))
+
+
+def actions_table(runs: list[Results]) -> str:
+    return _table(*actions_rows(runs))
+
+
+def incidents_table(runs: list[Results]) -> str:
+    header, rows = incidents_rows(runs)
+    return _table(header, rows) if rows else "No incidents."
+
+
+def csv_text(grid: Grid) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(grid[0])
+    writer.writerows(grid[1])
+    return out.getvalue()
+
+
+def _section(spec: TableSpec, runs: list[Results]) -> list[str]:
+    header, rows = spec.rows(runs)
+    body = _table(header, rows) if rows else f"No {spec.title.split(' (')[0].lower()}."
+    label = "Table " + spec.number[1:] if spec.number.startswith("T") else spec.title
+    heading = f"## {label}: {spec.title}" if spec.number.startswith("T") else f"### {spec.title}"
+    return [heading, spec.caption, body, f"CSV: [{spec.csv_name}]({spec.csv_name})"]
+
+
 def markdown(runs: list[Results], figures: dict[str, str]) -> str:
+    """report.md: the header, Tables 2-9, Figures 4 and 5 with their data."""
     title = "ASIWorld evaluation report" if len(runs) == 1 else "ASIWorld evaluation: runs compared"
     parts = [f"# {title}", header_block(runs)]
     if len(runs) > 1:
@@ -247,28 +444,22 @@ def markdown(runs: list[Results], figures: dict[str, str]) -> str:
             + " / ".join(f"E{i + 1}" for i in range(len(runs)))
             + "."
         )
-    parts += [
-        "## Main evaluation",
-        main_table(runs),
-        "Score = 30·Hero + 10·Outfit + 15·Depth/3 + 15·Bosses/max(Bosses) + 25·Crafts/max(Crafts)"
-        " + 5·Trial/8, with cohort maxima per run; ranked by the unrounded score.",
-        "## Achievements per stage",
-        "Each stage assessed independently; a cell gives the simulation minute it was first met.",
-        achievements_table(runs),
-        "## Curriculum completion",
-        "Trial is the completed prefix: a stage counts only after every earlier stage is passed.",
-        curriculum_table(runs),
-        "## Activity and survival",
-        activity_table(runs),
-        "## Dungeon performance by difficulty",
-        "Clears / attempts at each difficulty level (4 = the Shadow Sanctum), with the mean damage"
-        " taken in clears in brackets.",
-        dungeon_table(runs),
-    ]
-    if "dungeons" in figures:
-        parts.append(f"![Dungeon performance by difficulty]({figures['dungeons']})")
-    parts += ["## Executed actions by category", actions_table(runs)]
-    if "actions" in figures:
-        parts.append(f"![Executed actions by category]({figures['actions']})")
-    parts += ["## Incidents", incidents_table(runs)]
+    for spec in TABLES:
+        parts += _section(spec, runs)
+    pooled = f" (pooled over E1–E{len(runs)})" if len(runs) > 1 else ""
+    captions = {
+        "dungeons": ("Figure 4", "Dungeon performance by difficulty level" + pooled,
+                     "(a) Share of attempts that defeat the level's boss, with clears/attempts "
+                     "over each bar; (b) mean damage taken in those clears, with the number of "
+                     "clears. × marks no attempt (a) or no clear (b).", FIGURE_DATA[0]),
+        "actions": ("Figure 5", "Composition of executed game actions by category" + pooled,
+                    "n is the number of executed actions.", FIGURE_DATA[1]),
+    }  # fmt: skip
+    for key, (label, title, caption, data) in captions.items():
+        if key not in figures:
+            continue
+        stem = figures[key].rsplit(".", 1)[0]
+        parts += [f"## {label}: {title}", f"![{label}]({figures[key]})",
+                  f"{label}: {title}. {caption} Also as [SVG]({stem}.svg) and [PDF]({stem}.pdf)."]  # fmt: skip
+        parts += _section(data, runs)
     return "\n\n".join(parts) + "\n"

@@ -104,6 +104,8 @@ class Run:
         meta = {"seed": self.config.seed, "minutes": self.config.minutes,
                 "ticks": self.world.tick, "wall_seconds": round(wall_seconds, 3),
                 "state_hash": self.world.state_hash(), "agents": list(self.config.agents),
+                "stagger_ticks": self.config.stagger_ticks, "think_ticks": self.config.think_ticks,
+                "size": self.config.size or self.content.map.size,
                 "content_hash": self.content.hash}
         try:
             from asiworld.evaluation.report import evaluate

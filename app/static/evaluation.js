@@ -14,9 +14,34 @@ const STAGES = DEFINITIONS.stages;
 const CATEGORIES = DEFINITIONS.categories;
 const LEVELS = DEFINITIONS.levels.map((l) => String(l.level));
 const LEVEL_NAMES = Object.fromEntries(DEFINITIONS.levels.map((l) => [l.level, l.name]));
-// The same palette as the PNG figures (Tableau 10 plus grey).
-const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
-  "#ff9da7", "#9c755f", "#bab0ac", "#60636a"];
+// The one palette (app/static/palette.json, handed over with the definitions): a configuration
+// has the same colour here as in every report figure (asiworld.evaluation.palette repeats this).
+const PALETTE = DEFINITIONS.palette;
+let colourOf = {};
+
+function nameHash(name) {
+  let h = 0;
+  for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) % 4294967296;
+  return h;
+}
+
+function colours(names) {
+  const out = {};
+  const used = new Set();
+  names.forEach((n) => { if (PALETTE.configurations[n]) { out[n] = PALETTE.configurations[n]; used.add(out[n]); } });
+  const cycle = PALETTE.cycle;
+  [...new Set(names)].filter((n) => !PALETTE.configurations[n]).sort().forEach((n) => {
+    const slot = nameHash(n) % cycle.length;
+    let pick = cycle[slot];
+    for (let step = 0; step < cycle.length; step++) {
+      pick = cycle[(slot + step) % cycle.length];
+      if (!used.has(pick)) break;
+    }
+    out[n] = pick;
+    used.add(pick);
+  });
+  return out;
+}
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -45,14 +70,15 @@ function fill(id, header, rows, numeric = new Set()) {
 const minutes = (tick) => (tick === null || tick === undefined ? "–" : (tick / 60).toFixed(1));
 const yesNo = (flag) => el("span", { class: flag ? "yes" : "no" }, flag ? "Y" : "N");
 
-function nameCell(row, index) {
+function nameCell(row) {
   const href = CHARACTER_URL.replace("{id}", encodeURIComponent(row.id));
-  return el("span", {}, el("span", { class: "swatch", style: `background:${PALETTE[index % PALETTE.length]}` }),
+  return el("span", {}, el("span", { class: "swatch", style: `background:${colourOf[row.name]}` }),
     el("a", { href, title: row.label ? `configuration ${row.label}` : "" }, row.name));
 }
 
 function render(results) {
   const rows = results.configurations || [];
+  colourOf = colours(rows.map((r) => r.name));
   const meta = results.meta || {};
   const shown = ["seed", "minutes", "ticks", "wall_seconds", "state_hash"]
     .filter((k) => k in meta).map((k) => `${k} ${meta[k]}`);
@@ -151,7 +177,7 @@ function panel(ctx, box, title, rows, value, top, label) {
       const bx = start + n * barW;
       if (v === null) return;
       const h = top > 0 ? ((py1 - py0) * Math.min(v, top)) / top : 0;
-      ctx.fillStyle = PALETTE[n % PALETTE.length];
+      ctx.fillStyle = colourOf[r.name];
       ctx.fillRect(bx + 1, py1 - Math.max(h, 1), barW - 2, Math.max(h, 1));
     });
     ctx.fillStyle = css("--text");
@@ -194,11 +220,11 @@ function drawActions(canvas, rows) {
     const total = CATEGORIES.reduce((s, c) => s + (r.actions[c] || 0), 0);
     const cx = px0 + slot * n + slot / 2;
     let y = py1;
-    CATEGORIES.forEach((c, ci) => {
+    CATEGORIES.forEach((c) => {
       const count = r.actions[c] || 0;
       if (!total || !count) return;
       const h = ((py1 - py0) * count) / total;
-      ctx.fillStyle = PALETTE[ci];
+      ctx.fillStyle = PALETTE.categories[c];
       ctx.fillRect(cx - barW / 2, y - h, barW, h);
       y -= h;
     });
@@ -211,7 +237,7 @@ function drawActions(canvas, rows) {
   ctx.textAlign = "left";
   [...CATEGORIES].reverse().forEach((c, i) => {
     const ly = py0 + i * 18;
-    ctx.fillStyle = PALETTE[CATEGORIES.length - 1 - i];
+    ctx.fillStyle = PALETTE.categories[c];
     ctx.fillRect(width - legendW, ly, 10, 10);
     ctx.fillStyle = css("--text");
     ctx.fillText(c, width - legendW + 16, ly + 9);

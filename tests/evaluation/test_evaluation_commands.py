@@ -107,7 +107,9 @@ def test_report_compares_runs_with_e1_e2_cells(tmp_path, capsys):
     assert "runs compared" in md and "**E1**: seed 7" in md and "**E2**: seed 8" in md
     planner = next(line for line in md.splitlines() if line.startswith("| 1 / 1 | planner"))
     assert "| Y / N |" in planner  # hero in E1, not yet in E2
-    assert (comparison / "figures" / "actions.png").is_file()
+    for suffix in ("png", "svg", "pdf"):
+        assert (comparison / "figures" / f"F5_actions.{suffix}").is_file()
+    assert "Figure 4: Dungeon performance by difficulty level (pooled over E1–E2)" in md
     assert (
         json.loads((comparison / "comparison.json").read_text())["configurations"][0] == "planner"
     )

@@ -32,16 +32,22 @@ def assert_valid_png(path, min_w=600, min_h=400):
         assert len(img.convert("RGB").getcolors(maxcolors=100000) or []) > 20
 
 
-def test_reports_write_json_markdown_and_two_figures(tmp_path):
+def test_reports_write_json_markdown_tables_and_two_figures_in_three_formats(tmp_path):
     _, paths = build(tmp_path)
+    tables = paths.pop("tables")
     assert {p.name for p in paths.values()} == {
         "results.json",
         "report.md",
-        "dungeon_performance.png",
-        "actions.png",
+        "F4_dungeon_performance.png",
+        "F5_actions.png",
     }
     assert_valid_png(paths["dungeons"])
     assert_valid_png(paths["actions"])
+    for key in ("dungeons", "actions"):
+        assert paths[key].with_suffix(".svg").read_text().lstrip().startswith("<?xml")
+        assert paths[key].with_suffix(".pdf").read_bytes().startswith(b"%PDF")
+    assert sorted(tables) == ["F4", "F5", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9"]
+    assert all(p.is_file() and p.parent.name == "tables" for p in tables.values())
 
 
 def test_results_json_has_meta_and_every_measure_per_configuration(tmp_path):
@@ -63,13 +69,16 @@ def test_markdown_has_every_table(tmp_path):
     build(tmp_path)
     md = (tmp_path / "report.md").read_text()
     for heading in (
-        "## Main evaluation",
-        "## Achievements per stage",
-        "## Curriculum completion",
-        "## Activity and survival",
-        "## Dungeon performance by difficulty",
-        "## Executed actions by category",
-        "## Incidents",
+        "## Table 2: Main evaluation setting",
+        "## Table 3: Main evaluation: task success and activity",
+        "## Table 4: Development achievements attained by each configuration",
+        "## Table 5: Service interruptions (incidents)",
+        "## Table 6: Components and weights of the composite score",
+        "## Table 7: Achievement records",
+        "## Table 8: Curriculum completion",
+        "## Table 9: Activity and survival outcomes",
+        "## Figure 4: Dungeon performance by difficulty level",
+        "## Figure 5: Composition of executed game actions by category",
     ):
         assert heading in md
     assert (
@@ -77,12 +86,9 @@ def test_markdown_has_every_table(tmp_path):
     )
     assert "| 1 | planner | Y | 3 | Y |" in md
     assert "| 8. Hero | ✓ 238.2 |" in md
-    assert (
-        "| builder | – | 0/8 | 0.0% | 1. Foothold | a usable bed; self-crafted equipment equipped |"
-        in md
-    )
+    assert "| builder | 0/8 | 0.0% | Foothold | a usable bed; self-crafted equipment equipped |" in md
     assert "| random | model_error | 10.0 | 14.0 | 240 |" in md
-    assert "![Dungeon performance by difficulty](figures/dungeon_performance.png)" in md
+    assert "![Figure 4](figures/F4_dungeon_performance.png)" in md
     assert "seed 7, minutes 300, ticks 18000, wall_seconds 41.2, state_hash 9f3a" in md
 
 
@@ -93,7 +99,7 @@ def test_an_idle_run_still_draws_its_figures(tmp_path):
     for key in ("dungeons", "actions"):
         with Image.open(paths[key]) as img:
             assert img.size[0] >= 600
-    assert "No incidents." in (tmp_path / "report.md").read_text()
+    assert "No service interruptions." in (tmp_path / "report.md").read_text()
 
 
 def test_many_configurations_with_long_names_fit_the_figures(tmp_path):

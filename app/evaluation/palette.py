@@ -1,0 +1,57 @@
+"""One colour per configuration, the same in every figure and in the browser.
+
+The colours live in app/static/palette.json, which the evaluation page also reads (the server
+passes it to the template). A configuration named there keeps its colour; any other name takes
+a colour of the cycle picked by a hash of its name, so it too is the same wherever it is drawn.
+Two unnamed configurations that hash to one colour are told apart in name order, the rule that
+app/static/evaluation.js repeats.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
+
+from asiworld.resources import PACKAGE_DIR
+
+PALETTE_FILE = PACKAGE_DIR / "static" / "palette.json"
+
+
+@lru_cache(maxsize=1)
+def palette() -> dict[str, Any]:
+    """The palette file as a dict (configurations, cycle, categories)."""
+    return json.loads(PALETTE_FILE.read_text(encoding="utf-8"))
+
+
+def name_hash(name: str) -> int:
+    """A 32-bit hash of a name's UTF-16 code units (what JavaScript's charCodeAt gives)."""
+    units = name.encode("utf-16-le")
+    h = 0
+    for i in range(0, len(units), 2):
+        h = (h * 31 + int.from_bytes(units[i : i + 2], "little")) % 2**32
+    return h
+
+
+def colours(names: Iterable[str]) -> dict[str, str]:
+    """A colour for each configuration name; named ones fixed, others from the cycle."""
+    names = list(names)
+    data = palette()
+    fixed: dict[str, str] = data["configurations"]
+    cycle: list[str] = data["cycle"]
+    out = {n: fixed[n] for n in names if n in fixed}
+    used = set(out.values())
+    for name in sorted(n for n in set(names) if n not in fixed):
+        slot = name_hash(name) % len(cycle)
+        for step in range(len(cycle)):  # the next free colour when two names meet
+            candidate = cycle[(slot + step) % len(cycle)]
+            if candidate not in used:
+                break
+        out[name] = candidate
+        used.add(candidate)
+    return out
+
+
+def category_colours() -> dict[str, str]:
+    return dict(palette()["categories"])

@@ -1,0 +1,43 @@
+"""One colour per configuration across every figure and the browser: one palette file, read by
+the figures (asiworld.evaluation.palette) and handed to the evaluation page, whose JavaScript
+picks the same colour for the same name (checked by running the page's own functions in node).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+from asiworld.evaluation import definitions
+from asiworld.evaluation.palette import PALETTE_FILE, colours, palette
+from asiworld.resources import PACKAGE_DIR
+
+NAMES = ["planner", "rusher", "gpt-6-astra", "claude-opus-5", "glm-5.3", "kimi-k3", "zoë", "a", "b"]
+
+
+def test_named_configurations_keep_their_colour_whoever_else_is_in_the_run():
+    assert colours(["planner"])["planner"] == colours(NAMES)["planner"] == "#4e79a7"
+    assert colours(["gpt-6-astra", "glm-5.3"])["gpt-6-astra"] == colours(NAMES)["gpt-6-astra"]
+
+
+def test_every_configuration_of_a_run_gets_its_own_colour():
+    picked = colours(NAMES)
+    assert len(set(picked.values())) == len(NAMES)
+
+
+def test_the_evaluation_page_is_handed_the_same_palette_file():
+    assert definitions()["palette"]["configurations"] == palette()["configurations"]
+    assert PALETTE_FILE.parent == PACKAGE_DIR / "static"
+
+
+def test_the_page_picks_the_same_colours_as_the_figures():
+    node = shutil.which("node")
+    assert node, "node is needed to run the page's colour functions"
+    js = (PACKAGE_DIR / "static" / "evaluation.js").read_text(encoding="utf-8")
+    start = js.index("function nameHash")
+    end = js.index("\n}\n", js.index("function colours")) + 3
+    script = (f"const PALETTE = {json.dumps(palette())};\n{js[start:end]}\n"
+              f"console.log(JSON.stringify(colours({json.dumps(NAMES)})));")  # fmt: skip
+    out = subprocess.run([node, "-e", script], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == colours(NAMES)
