@@ -24,7 +24,7 @@ def test_two_runs_write_e1_and_e2_with_their_own_reports_and_a_comparison(tmp_pa
         assert (out / name / "report.md").is_file() and (out / name / "events.jsonl").is_file()
     comparison = json.loads((out / "comparison.json").read_text())
     assert len(comparison["runs"]) == 2
-    main_table = (out / "report.md").read_text().split("## Main evaluation")[1]
+    main_table = (out / "report.md").read_text().split("## Table 3: Main evaluation")[1]
     row = next(line for line in main_table.splitlines() if "| rusher |" in line)
     assert row.count(" / ") >= 10  # every cell reads "E1 / E2"
     printed = json.loads(capsys.readouterr().out)
