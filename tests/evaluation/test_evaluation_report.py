@@ -133,3 +133,28 @@ def test_progress_trial_and_days_are_shown_in_the_papers_style():
     from asiworld.evaluation.tables import progress
 
     assert progress(row) == "12.5%"  # 1/8, not a banker's-rounded 12%
+
+
+def test_table_6_gives_each_configurations_points_and_they_add_up_to_its_score():
+    results = evaluate(cohort_stream(), COHORT, META)
+    for row in results["configurations"]:
+        assert abs(sum(row["contributions"].values()) - row["score"]) < 1e-9
+    from asiworld.evaluation.tables import score_rows
+
+    header, rows = score_rows([results])
+    assert header[:4] == ["j", "Component x_m,j", "Interpretation", "Weight w_j"]
+    assert rows[4][:4] == ["5", "C_m/max_k C_k", "Activity: successful crafts", "25"]
+    assert rows[4][header.index("builder")] == "25.0"  # the cohort's most crafts: full weight
+    assert rows[-1][1] == "Score" and rows[-1][header.index("planner")] == "79.2"
+
+
+def test_table_7_reports_e1_slash_e2_achievement_records():
+    from asiworld.evaluation.tables import records_rows
+
+    events = cohort_stream()
+    e1 = evaluate(events, COHORT, META)
+    e2 = evaluate([e for e in events if e["tick"] <= 7000], COHORT, META)
+    header, rows = records_rows([e1, e2])
+    assert header == ["Configuration", "Outfit", "Tier 1", "Tier 2", "Tier 3", "Hero", "Homes"]
+    planner = next(r for r in rows if r[0] == "planner")
+    assert planner == ["planner", "Y / –", "Y / Y", "Y / Y", "Y / –", "Y / –", "1 / 1"]
