@@ -11,23 +11,39 @@ ARGS   ?=
 # configurations) take about half a minute: on by default, ASIWORLD_SLOW=0 leaves them out.
 export ASIWORLD_SLOW ?= 1
 
-.PHONY: install install-browser serve test lint samples bench
+.PHONY: install install-serve install-browser serve test lint samples bench
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-install: $(PY)
-	$(PY) -m pip install --quiet -e '.[test]'
+# Two installs, each remembered by a stamp in .venv (redone when the package's metadata
+# changes): serving needs the package alone; the tests add the test extra (Playwright,
+# schemathesis, ...). The test install includes everything serving needs, so it stamps both and
+# `make serve` after `make test` installs nothing.
+$(VENV)/.installed-serve: $(PY) pyproject.toml setup.py
+	$(PY) -m pip install --quiet -e .
+	@touch $@
 
-# Browser tests drive Debian's Chromium; a browser download is never needed.
+$(VENV)/.installed-test: $(PY) pyproject.toml setup.py
+	$(PY) -m pip install --quiet -e '.[test]'
+	@touch $@ $(VENV)/.installed-serve
+
+install: $(VENV)/.installed-test
+
+install-serve: $(VENV)/.installed-serve
+
+# Browser tests drive Debian's Chromium; a browser download is never needed. apt-get's own
+# progress is shown: the install takes minutes on a fresh machine.
 install-browser:
 	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium with apt-get (a few minutes on a fresh machine)"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	  $$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 
-serve: install
-	$(VENV)/bin/asiworld serve --port $(PORT) $(ARGS)
+# --port comes from PORT unless ARGS names one itself (then ARGS's alone).
+serve: install-serve
+	$(VENV)/bin/asiworld serve $(if $(findstring --port,$(ARGS)),,--port $(PORT)) $(ARGS)
 
 test: install install-browser
 	$(VENV)/bin/ruff check app tests e2e benchmarks
@@ -36,8 +52,8 @@ test: install install-browser
 lint: install
 	$(VENV)/bin/ruff check app tests e2e benchmarks
 
-samples: install
+samples: install-serve
 	$(VENV)/bin/asiworld replay samples
 
-bench: install
+bench: install-serve
 	$(VENV)/bin/asiworld bench engine

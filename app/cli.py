@@ -8,9 +8,11 @@ start-up and in the tests, never a command that quietly disappears.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from asiworld.agents import commands as agent_commands  # agent, mcp
+from asiworld.arguments import Parser
 from asiworld.engine.errors import CodedError
 from asiworld.evaluation import commands as evaluation_commands  # report, score
 from asiworld.headless import commands as headless_commands  # run, bench
@@ -33,7 +35,7 @@ COMMAND_MODULES = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="asiworld",
         description="ASIWorld: a persistent survival sandbox for evaluating long-running agents.",
     )
@@ -45,15 +47,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0), or a bad argument already said on one line (2)
+        return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # inside the try: a closed pipe shows here, not at exit
+        return code
     except CodedError as exc:  # a user's mistake a command did not catch: a sentence, exit 2
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (`asiworld score FILE --json | head -1`): stop quietly. Python
+        # flushes stdout again at exit, so point it at devnull first (the documented way).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

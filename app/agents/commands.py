@@ -8,9 +8,11 @@ import logging
 import os
 import sys
 
+from asiworld import arguments as checked
+
 
 def _seat_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--server", required=True, help="base URL of a running `asiworld serve`")
+    p.add_argument("--server", required=True, type=checked.http_url, help="base URL of a running `asiworld serve`")
     p.add_argument("--name", default=None, help="character name (1-24 letters, digits, - _)")
     p.add_argument("--label", default=None, help="configuration label shown in evaluations")
     p.add_argument("--token", default=None, help="reuse a seat: its token (with --character)")
@@ -27,15 +29,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _seat_arguments(p)
     p.add_argument("--builtin", default=None, help="a built-in configuration, e.g. forager")
-    p.add_argument("--model-url", default=None, help="OpenAI-compatible base URL, e.g. .../v1")
+    p.add_argument("--model-url", default=None, type=checked.http_url, help="OpenAI-compatible base URL, e.g. .../v1")
     p.add_argument("--model", default=None, help="model name at that endpoint")
     p.add_argument(
         "--api-key-env", default="OPENAI_API_KEY", help="environment variable with the API key"
     )
     p.add_argument("--approve-programs", action="store_true", help="ask on stdin per program")
-    p.add_argument("--think", type=float, default=None, help="seconds between turns")
-    p.add_argument("--turns", type=int, default=None, help="stop after N turns (default: never)")
-    p.add_argument("--timeout", type=float, default=60.0, help="model request timeout (s)")
+    p.add_argument("--think", type=checked.seconds, default=None, help="seconds between turns")
+    p.add_argument("--turns", type=checked.positive_int, default=None, help="stop after N turns (default: never)")
+    p.add_argument("--timeout", type=checked.positive_number, default=60.0, help="model request timeout (s)")
+    p.add_argument(
+        "--give-up-after",
+        type=checked.seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="stop with an error (exit 1) once the model has failed every request for this long "
+        "(default 300; 0 gives up at the first outage)",
+    )
     p.set_defaults(func=agent)
 
     m = subparsers.add_parser(
@@ -55,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "character's calls: --fail KIND:A-B with KIND one of 5xx, timeout, non_json, "
         "empty_choices, truncated, unknown_tool. GET /v1/stats counts the calls.",
     )
-    f.add_argument("--port", type=int, default=8765)
+    f.add_argument("--port", type=checked.port, default=8765)
     f.add_argument("--host", default="127.0.0.1")
     f.add_argument("--fail", action="append", default=[], metavar="KIND:A-B",
                    help="inject a fault for calls A..B of each character (repeatable)")
@@ -126,7 +136,7 @@ def _llm(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from asiworld.agents.harness import Harness, HarnessConfig
+    from asiworld.agents.harness import Harness, HarnessConfig, ModelUnreachable
 
     # Local servers (vLLM, llama.cpp, Ollama) accept any key; hosted ones need the real one.
     api_key = os.environ.get(args.api_key_env) or "not-needed"
@@ -139,6 +149,7 @@ def _llm(args: argparse.Namespace) -> int:
         think_seconds=1.0 if args.think is None else args.think,
         request_timeout=args.timeout,
         approve_programs=args.approve_programs,
+        give_up_after=args.give_up_after,
     )
     harness = Harness(client, llm, config)
     print(f"playing character {client.character} with {args.model}; Ctrl-C stops", flush=True)
@@ -146,6 +157,10 @@ def _llm(args: argparse.Namespace) -> int:
         harness.run(args.turns)
     except KeyboardInterrupt:
         pass
+    except ModelUnreachable as exc:
+        print(json.dumps(harness.stats.to_dict()))
+        print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
+        return 1
     print(json.dumps(harness.stats.to_dict()))
     return 0
 

@@ -26,6 +26,7 @@ from typing import Any
 from asiworld.agents.sdk import ApiError, Client
 from asiworld.agents.tools import ToolBox, openai_tools
 from asiworld.agents.transcript import Transcript
+from asiworld.engine.errors import CodedError
 from asiworld.resources import shipped
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,9 @@ class HarnessConfig:
     temperature: float | None = None  # None: the endpoint's default
     programs: bool = True  # offer submit_program / program_status / cancel_program
     approve_programs: bool = False
+    # Seconds the model may stay unreachable (every try failing transiently) before `run` stops
+    # with ModelUnreachable; None: never stop (a study records the incidents and goes on).
+    give_up_after: float | None = None
 
 
 @dataclass
@@ -77,6 +81,10 @@ class HarnessStats:
 
 TRANSIENT_STATUS = {408, 409, 429, 500, 502, 503, 504}
 PROGRAM_TOOLS = {"submit_program", "program_status", "cancel_program"}
+
+
+class ModelUnreachable(CodedError):
+    """The model has failed every request for longer than `give_up_after` seconds."""
 
 
 class MalformedReply(Exception):
@@ -167,6 +175,7 @@ class Harness:
         sleep: Callable[[float], None] = time.sleep,
         transcript: Transcript | None = None,
         charge: Callable[[int | None], int] | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.client = client
         self.llm = llm  # an openai.OpenAI (or anything with .chat.completions.create)
@@ -186,6 +195,9 @@ class Harness:
         self.transcript = transcript
         self.charge = charge
         self.calls_made = transcript.last_call if transcript is not None else 0
+        self.clock = clock
+        self.down_since: float | None = None  # when the current outage began (clock seconds)
+        self.down_cause = ""
 
     # --- one turn ---------------------------------------------------------------------------
 
@@ -235,11 +247,28 @@ class Harness:
         self._write(pending, results)
         return reply is not None
 
+    def outage_seconds(self) -> float:
+        """How long every model request has been failing transiently (0 when it answers)."""
+        return 0.0 if self.down_since is None else self.clock() - self.down_since
+
+    def _given_up(self) -> bool:
+        limit = self.config.give_up_after
+        return limit is not None and self.down_since is not None and self.outage_seconds() >= limit
+
     def run(self, turns: int | None = None) -> HarnessStats:
+        """Play `turns` turns (None: until stopped). Raises ModelUnreachable once the model has
+        been failing for longer than `give_up_after` (when set)."""
         done = 0
         while turns is None or done < turns:
             self.turn()
             done += 1
+            if self._given_up():
+                raise ModelUnreachable(
+                    "model_unreachable",
+                    f"the model has not answered for {self.outage_seconds():.0f} s "
+                    f"({self.down_cause}); giving up (--give-up-after "
+                    f"{self.config.give_up_after:g})",
+                )
             if turns is None or done < turns:
                 self.pause()
         return self.stats
@@ -285,19 +314,24 @@ class Harness:
                 if started is None:
                     started = call.tick_sent
                 cause, detail = kind, _said(err)
+                if self.down_since is None:
+                    self.down_since = self.clock()
+                self.down_cause = f"{kind}: {detail}"
                 log.warning("model call failed (%s), attempt %d", detail, attempt + 1)
+                if self._given_up():
+                    break
                 if attempt < cfg.max_retries:
                     self.sleep(min(cfg.backoff_max, cfg.backoff_base * 2**attempt))
                 continue
             call.latency_ms = round((time.perf_counter() - begun) * 1000, 3)
             self.stats.latencies_ms.append(call.latency_ms)
             self._spend(pending, call.completion_tokens)
+            self.down_since = None
             if started is not None:
                 self._incident(cause, started, detail, pending)
             return reply
-        self._incident(
-            cause, started, detail + f" (gave up after {cfg.max_retries + 1} tries)", pending
-        )
+        tries = len([c for c in pending.calls if c.error])
+        self._incident(cause, started, detail + f" (gave up after {tries} tries)", pending)
         return None
 
     def _count(self, call: Call, reply: Any) -> None:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from asiworld import arguments as checked
 from asiworld.evaluation.report import (
     ReportError,
     compare_runs,
@@ -47,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Columns: name,outfit,depth,hero,kills,bosses,crafts,coins,trial,downs; "
         "booleans Y/N, 1/0 or true/false.",
     )
-    score.add_argument("file", metavar="FILE.csv")
+    score.add_argument("file", type=checked.existing_file, metavar="FILE.csv")
     score.add_argument("--json", action="store_true", help="print JSON instead of a table")
     score.set_defaults(func=run_score)
 

@@ -5,25 +5,26 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
+
+from asiworld import arguments as checked
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     run = sub.add_parser("run", help="a headless run with built-in configurations")
-    run.add_argument("--seed", type=int, default=7)
-    run.add_argument("--minutes", type=int, default=300, help="simulation minutes (default 300)")
+    run.add_argument("--seed", type=checked.count, default=7)
+    run.add_argument("--minutes", type=checked.positive_int, default=300, help="simulation minutes (default 300)")
     run.add_argument(
         "--agents",
         default="forager",
         help="comma-separated configurations; repeat a name for several characters",
     )
-    run.add_argument("--out", type=Path, default=None, help="folder for results.json and more")
-    run.add_argument("--stagger", type=int, default=2, help="ticks between two characters' entry")
-    run.add_argument("--think-ticks", type=int, default=3, help="model latency, in ticks")
-    run.add_argument("--size", type=int, default=None, help="map width and height")
+    run.add_argument("--out", type=checked.writable_dir, default=None, help="folder for results.json and more")
+    run.add_argument("--stagger", type=checked.count, default=2, help="ticks between two characters' entry")
+    run.add_argument("--think-ticks", type=checked.count, default=3, help="model latency, in ticks")
+    run.add_argument("--size", type=checked.positive_int, default=None, help="map width and height")
     run.add_argument(
         "--runs",
-        type=int,
+        type=checked.positive_int,
         default=None,
         help="repeated evaluations E1..EN (seeds SEED, SEED+1, ... unless --seeds)",
     )
@@ -32,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     run.add_argument(
         "--workers",
-        type=int,
+        type=checked.positive_int,
         default=1,
         help="run repeated evaluations on this many local processes",
     )
@@ -46,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     bench = sub.add_parser("bench", help="benchmarks (engine)")
     bench.add_argument("what", choices=["engine"])
-    bench.add_argument("--ticks", type=int, default=1800)
+    bench.add_argument("--ticks", type=checked.positive_int, default=1800)
     bench.set_defaults(func=cmd_bench)
 
 

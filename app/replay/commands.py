@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from asiworld import arguments as checked
+
 from .format import ReplayError
 from .reader import Replay
 
@@ -20,28 +22,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     replay.set_defaults(func=lambda args: (replay.print_help(), 2)[1])
 
     info = sub.add_parser("info", help="header, duration, counts and size of a replay")
-    info.add_argument("file")
+    info.add_argument("file", type=checked.existing_file)
     info.add_argument("--json", action="store_true", help="print one JSON object")
     info.add_argument("--check", action="store_true", help="also read every chunk (CRC check)")
     info.set_defaults(func=cmd_info)
 
     verify = sub.add_parser("verify", help="re-simulate from the input log and compare hashes")
-    verify.add_argument("file")
+    verify.add_argument("file", type=checked.existing_file)
     verify.add_argument("--until", type=int, default=None, help="stop after this tick")
     verify.set_defaults(func=cmd_verify)
 
     export = sub.add_parser("export", help="draw a tick as PNG, or a tick range as GIF")
-    export.add_argument("file")
-    export.add_argument("--at", type=int, help="the tick for --png")
-    export.add_argument("--png", help="output PNG path")
-    export.add_argument("--gif", help="output GIF path")
+    export.add_argument("file", type=checked.existing_file)
+    export.add_argument("--at", type=checked.count, help="the tick for --png")
+    export.add_argument("--png", type=checked.writable_file, help="output PNG path")
+    export.add_argument("--gif", type=checked.writable_file, help="output GIF path")
     export.add_argument("--from", dest="start", type=int, help="first tick of the GIF")
     export.add_argument("--to", dest="end", type=int, help="last tick of the GIF")
-    export.add_argument("--fps", type=float, default=10.0, help="GIF frames per second")
-    export.add_argument("--every", type=int, default=1, help="ticks between GIF frames")
+    export.add_argument("--fps", type=checked.positive_number, default=10.0, help="GIF frames per second")
+    export.add_argument("--every", type=checked.positive_int, default=1, help="ticks between GIF frames")
     export.add_argument("--area", default=None, help="area to draw (default: the surface)")
     export.add_argument("--focus", type=int, help="character id: draw its area and ring it")
-    export.add_argument("--scale", type=int, default=None, help="pixels per tile")
+    export.add_argument("--scale", type=checked.positive_int, default=None, help="pixels per tile")
     export.set_defaults(func=cmd_export)
 
 
@@ -145,6 +147,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     try:
         with Replay.open(args.file) as replay:
+            damaged = replay.integrity()  # a flipped byte is refused before any re-simulation
+            if damaged:
+                return _fail(damaged[0])
             try:
                 for note in provenance_notes(replay.header):
                     print(f"note: {note}")

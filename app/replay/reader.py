@@ -289,6 +289,41 @@ class Replay:
 
         return check_blob(self.chunk_payload(ref))
 
+    def integrity(self) -> list[ReplayError]:
+        """Walk the whole file chunk by chunk, checking every CRC and that nothing else is there:
+        after the index chunk comes exactly the footer pointing at it. A file cut off inside a
+        chunk (no index) passes: it reads up to its last complete chunk. The problems found."""
+        f, size = self._file, self.size_bytes
+        offset = fmt.PREAMBLE.size  # the preamble was checked at open
+        with self._lock:
+            while offset < size:
+                try:
+                    found = fmt.read_chunk_at(f, offset, size)
+                except ReplayError as exc:
+                    return [exc]  # past a broken chunk nothing can be found
+                if found is None:
+                    if self.complete:  # its index says it was closed cleanly: not cut off
+                        return [ReplayError(
+                            "corrupt_chunk",
+                            f"the chunk at byte {offset} runs past the end of the file",
+                        )]
+                    return []
+                ref, _payload = found
+                offset += ref.size
+                if ref.kind == fmt.INDEX:
+                    f.seek(offset)
+                    tail = f.read()
+                    if len(tail) == fmt.FOOTER.size:
+                        magic, at = fmt.FOOTER.unpack(tail)
+                        if magic == fmt.FOOTER_MAGIC and at == ref.offset:
+                            return []
+                    return [ReplayError(
+                        "bad_footer",
+                        f"the {len(tail)} bytes after the index (byte {offset}) are not the "
+                        "footer pointing at it",
+                    )]
+        return []
+
     def check(self) -> list[ReplayError]:
         """Read every chunk; the problems found (empty when every CRC matches)."""
         problems = []

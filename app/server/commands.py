@@ -13,7 +13,10 @@ import logging
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Any
+
+from asiworld import arguments as checked
 
 DEFAULT_DATA_DIR = "data"
 DEFAULT_MAX_CONNECTIONS = 256  # threads for connections (app/server/connections.py)
@@ -27,11 +30,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "The world is saved in --data-dir and resumed from it on the next start.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--port", type=checked.port, default=8000)
     p.add_argument(
-        "--seed", type=int, default=None, help="world seed (default 7, or the saved one)"
+        "--seed", type=checked.count, default=None, help="world seed (default 7, or the saved one)"
     )
-    p.add_argument("--speed", type=float, default=10.0, help="ticks per real second")
+    p.add_argument("--speed", type=checked.positive_number, default=10.0, help="ticks per real second")
     p.add_argument(
         "--agents",
         default="",
@@ -39,19 +42,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--data-dir",
+        type=checked.writable_dir,
         default=os.environ.get("ASIWORLD_DATA_DIR", DEFAULT_DATA_DIR),
         help="directory of the saved world (default ./data; resumed when it holds one)",
     )
     p.add_argument("--ephemeral", action="store_true", help="keep nothing on disk (no --data-dir)")
     p.add_argument(
+        "--new",
+        action="store_true",
+        help="start a fresh world even when --data-dir holds one; the saved world is moved "
+        "aside to DATA_DIR/previous-YYYYMMDD-HHMMSS, never deleted",
+    )
+    p.add_argument(
         "--replays",
+        type=checked.existing_dir,
         action="append",
         default=None,
         metavar="DIR",
         help="a folder of replays for /replays (repeatable; default: the sample replays)",
     )
     p.add_argument(
-        "--snapshot-every", type=int, default=600, help="ticks between snapshots (default 600)"
+        "--snapshot-every", type=checked.positive_int, default=600, help="ticks between snapshots (default 600)"
     )
     p.add_argument(
         "--fsync",
@@ -189,10 +200,51 @@ def wsgi_app() -> Any:
     return app
 
 
+def _port_problem(host: str, port: int) -> str | None:
+    """Why the server could not listen on host:port, checked before anything is printed."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        return f"cannot listen on {host}: {exc.strerror or exc}"
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server sets it
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            return f"cannot listen on {host}:{port}: {exc.strerror or exc} (try another --port)"
+    return None
+
+
+def move_world_aside(data_dir: str | os.PathLike) -> Path | None:
+    """For --new: the saved world's files go to DATA_DIR/previous-<time>/; returns that folder
+    (None when there was no world)."""
+    import time
+
+    from asiworld.server.persistence import DB_NAME
+
+    folder = Path(data_dir)
+    files = sorted(folder.glob(DB_NAME + "*"))  # the database and its -wal / -shm
+    if not files:
+        return None
+    aside = folder / time.strftime("previous-%Y%m%d-%H%M%S")
+    n = 1
+    while aside.exists():
+        n += 1
+        aside = folder / time.strftime(f"previous-%Y%m%d-%H%M%S-{n}")
+    aside.mkdir()
+    for file in files:
+        file.rename(aside / file.name)
+    return aside
+
+
 def serve(args: argparse.Namespace) -> int:
-    if args.speed <= 0:
-        print("asiworld serve: --speed must be above 0", file=sys.stderr)
+    def fail(code: str, message: str) -> int:
+        print(f"error: {code}: {message}", file=sys.stderr)
         return 2
+
     from asiworld.server.validation import Invalid
 
     try:  # before anything starts: a bad cap is the user's mistake, not a crash
@@ -201,6 +253,22 @@ def serve(args: argparse.Namespace) -> int:
     except Invalid as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return 2
+    if args.new and args.ephemeral:
+        return fail("bad_argument", "--new and --ephemeral: an ephemeral world is always new")
+    problem = _port_problem(args.host, args.port)
+    if problem:
+        return fail("port_unavailable", problem)
+    data_dir = None if args.ephemeral else args.data_dir
+    if data_dir is not None and not args.new:
+        from asiworld.server.persistence import DB_NAME
+
+        if args.agents.strip() and (Path(data_dir) / DB_NAME).exists():
+            return fail(
+                "world_exists",
+                f"{data_dir} holds a saved world, which resumes with its own characters, so "
+                "--agents would be ignored: add --new to start a fresh world with these agents "
+                "(the saved one is moved aside, not deleted), or use another --data-dir",
+            )
     if args.async_mode == "eventlet":
         if importlib.util.find_spec("eventlet") is None:
             print(
@@ -219,13 +287,17 @@ def serve(args: argparse.Namespace) -> int:
     agents = [name.strip() for name in args.agents.split(",") if name.strip()]
     admin_token = args.admin_token or auth.new_token()
     runner = store = None
+    if args.new and data_dir is not None:
+        aside = move_world_aside(data_dir)
+        if aside is not None:
+            print(f"  the saved world was moved to {aside}", flush=True)
     try:  # Ctrl-C may come at any moment, even before the server listens
         app, store = build_app(
             {
                 "seed": args.seed,
                 "speed": args.speed,
                 "agents": agents,
-                "data_dir": None if args.ephemeral else args.data_dir,
+                "data_dir": data_dir,
                 "snapshot_every": args.snapshot_every,
                 "fsync": args.fsync,
                 "async_mode": args.async_mode,
@@ -322,7 +394,7 @@ def serve_argv(args: argparse.Namespace) -> list[str]:
     argv += ["--max-connections", str(args.max_connections)]
     if args.seed is not None:
         argv += ["--seed", str(args.seed)]
-    for flag, on in (("--ephemeral", args.ephemeral), ("--fsync", args.fsync)):
+    for flag, on in (("--ephemeral", args.ephemeral), ("--fsync", args.fsync), ("--new", args.new)):
         if on:
             argv.append(flag)
     for flag, value in (

@@ -116,3 +116,50 @@ def test_on_a_lockstep_clock_each_call_is_charged_and_incidents_wait_for_the_ans
     lines = read_transcript(tmp_path / "transcripts" / "ada.jsonl")
     assert [ln["tick_sent"] for ln in lines] == [pending.tick_sent, pending.tick_sent + 5]
     assert lines[-1]["tick_answered"] == pending.tick_answered
+
+
+def test_a_model_down_for_longer_than_give_up_after_stops_the_run(served, runner, tmp_path):
+    """Issue 19: `agent --model-url http://127.0.0.1:1/v1` retried each turn and ran forever."""
+    from asiworld.agents.harness import ModelUnreachable
+
+    now = [0.0]
+    sleeps: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        now[0] += seconds
+
+    client = Client(served)
+    client.join("ada", label="fake")
+    llm = openai.OpenAI(base_url="http://127.0.0.1:1/v1", api_key="test", max_retries=0)
+    cfg = HarnessConfig(model="m", request_timeout=0.4, backoff_base=1.0, max_retries=6,
+                        give_up_after=10)
+    harness = Harness(client, llm, cfg, pause=lambda: runner.step(1), sleep=sleep,
+                      clock=lambda: now[0])
+    with pytest.raises(ModelUnreachable) as err:
+        harness.run()  # no turn limit: only the outage ends it
+    assert err.value.code == "model_unreachable" and "10" in err.value.message
+    assert sleeps == [1.0, 2.0, 4.0, 8.0]  # stopped at 15 s of outage, not after the 6th retry
+    assert [i["cause"] for i in harness.stats.incidents] == ["model_unreachable"]
+
+
+def test_without_give_up_after_an_outage_is_an_incident_and_play_goes_on(served, runner, tmp_path):
+    now = [0.0]
+    client = Client(served)
+    client.join("ada", label="fake")
+    llm = openai.OpenAI(base_url="http://127.0.0.1:1/v1", api_key="test", max_retries=0)
+    cfg = HarnessConfig(model="m", request_timeout=0.4, backoff_base=100.0, max_retries=1)
+    harness = Harness(client, llm, cfg, pause=lambda: runner.step(1),
+                      sleep=lambda s: now.__setitem__(0, now[0] + s), clock=lambda: now[0])
+    harness.run(3)  # 300 s of outage, no limit: three turns, three incidents
+    assert [i["cause"] for i in harness.stats.incidents] == ["model_unreachable"] * 3
+
+
+def test_the_agent_command_gives_up_on_a_model_that_is_down(served, capsys):
+    from asiworld.cli import main
+
+    code = main(["agent", "--server", served, "--model-url", "http://127.0.0.1:1/v1",
+                 "--model", "m", "--give-up-after", "0", "--think", "0"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "error: model_unreachable: the model has not answered" in err and "Traceback" not in err

@@ -211,3 +211,4 @@ def test_verify_notes_when_the_replay_came_from_other_content(tmp_path, capsys):
         record_engine_run(rec, seed=5, ticks=30)
     assert main(["replay", "verify", str(path)]) == 0
     assert "note: the replay was recorded with content 0000000000000000" in capsys.readouterr().out
+

@@ -14,6 +14,7 @@ import zlib
 
 import pytest
 from asiworld import engine
+from asiworld.cli import main
 from asiworld.engine import snapshot as snap
 from asiworld.engine.frames import FrameBuilder
 from asiworld.replay import Recorder, Replay, ReplayError
@@ -333,3 +334,52 @@ def test_the_point_of_view_route_notes_a_snapshot_it_could_not_use(runs, tmp_pat
     assert "tick 120" in body["note"] and "corrupt_chunk" in body["note"]
     fork = client.post("/api/replays/flipped/fork", json={"tick": 150}).get_json()
     assert fork["ok"] and fork["tick"] == 150
+
+
+def _flip_points(sample) -> dict[str, int]:
+    """Byte offsets inside each part of a replay file: one in the middle of a chunk's payload."""
+    with Replay.open(sample) as replay:
+        size = replay.size_bytes
+        refs = list(replay.index)
+        assert replay.complete
+    with open(sample, "rb") as f:
+        f.seek(size - fmt.FOOTER.size)
+        _, index_at = fmt.FOOTER.unpack(f.read())
+
+    def middle(kind: str) -> int:
+        ref = next(r for r in refs if r.kind == kind)
+        return ref.offset + fmt.CHUNK_HEAD.size + (ref.size - fmt.CHUNK_HEAD.size) // 2
+
+    header_at = fmt.PREAMBLE.size
+    return {
+        "preamble": 2,
+        "header": header_at + fmt.CHUNK_HEAD.size + 5,
+        "frames": middle(fmt.FRAMES),
+        "world": middle(fmt.WORLD),
+        "inputs": middle(fmt.INPUTS),
+        "hashes": middle(fmt.HASHES),
+        "index": index_at + fmt.CHUNK_HEAD.size + 3,
+        "the end": size - 1,
+    }
+
+
+def test_an_untouched_recording_passes_the_integrity_walk(runs):
+    with Replay.open(runs[0]) as replay:
+        assert replay.integrity() == []
+
+
+@pytest.mark.parametrize(
+    "part", ["preamble", "header", "frames", "world", "inputs", "hashes", "index", "the end"]
+)
+def test_verify_refuses_a_copy_with_one_flipped_byte(runs, tmp_path, capsys, part):
+    """Issue 19: verify said "ok" on such a copy; now every chunk's CRC is checked first."""
+    data = bytearray(runs[0].read_bytes())
+    at = _flip_points(runs[0])[part]
+    data[at] ^= 0x01
+    copy = tmp_path / "flipped.asirep"
+    copy.write_bytes(bytes(data))
+    assert main(["replay", "verify", str(copy)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.split(": ")[0] == "error", err
+    assert err.split(": ")[1] in {"corrupt_chunk", "bad_footer", "not_a_replay"}, err
+    assert "ok" not in capsys.readouterr().out

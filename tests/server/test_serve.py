@@ -74,3 +74,59 @@ def test_serve_refuses_a_speed_of_zero():
     from asiworld.cli import main
 
     assert main(["serve", "--speed", "0"]) == 2
+
+
+def _serve_until_listening(port: int, *argv: str, cwd) -> tuple[int, str, str]:
+    """Start `asiworld serve`, wait until it answers, Ctrl-C it; (exit code, stdout, stderr)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "asiworld.cli", "serve", "--port", str(port), *argv],
+        cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.1)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return proc.returncode, out, err
+
+
+@pytest.mark.timeout(120)
+def test_agents_on_a_saved_world_are_refused_and_new_starts_fresh_with_them(tmp_path):
+    """Issue 19: `make serve ARGS="--agents ..."` resumed an old world and dropped the agents."""
+    from asiworld.server.persistence import WorldStore
+
+    data = tmp_path / "data"
+    port = _free_port()
+    code, _out, err = _serve_until_listening(port, "--data-dir", str(data), cwd=tmp_path)
+    assert code == 0, err
+    saved = (data / "world.sqlite3").read_bytes()
+
+    code, out, err = _serve_until_listening(
+        port, "--data-dir", str(data), "--agents", "planner,forager", cwd=tmp_path
+    )
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err.startswith("error: world_exists: ") and "--new" in err
+    assert (data / "world.sqlite3").read_bytes() == saved  # refused: nothing changed
+
+    code, out, err = _serve_until_listening(
+        port, "--data-dir", str(data), "--agents", "planner,forager", "--new", cwd=tmp_path
+    )
+    assert code == 0, err
+    aside = [p for p in data.iterdir() if p.name.startswith("previous-")]
+    assert len(aside) == 1 and f"moved to {aside[0]}" in out
+    assert (aside[0] / "world.sqlite3").exists()  # the old world is kept, not deleted
+    store = WorldStore(data)
+    try:
+        labels = sorted(c.label for c in store.load_world().characters())
+    finally:
+        store.close()
+    assert labels == ["forager", "planner"]

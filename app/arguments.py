@@ -1,0 +1,177 @@
+"""Checked command-line values: every number and path a command takes is checked by argparse
+before the command starts, so a bad one is one line `error: code: sentence` (exit 2) and nothing
+has begun (no banner, no token, no half-written folder).
+
+Each checker raises `BadValue`; `Parser.error` prints it with its own code, and any other argparse
+complaint (a missing or unknown argument) as `bad_argument`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+from typing import NoReturn
+from urllib.parse import urlparse
+
+
+class BadValue(argparse.ArgumentTypeError):
+    """A value a checker refuses: a stable code and a sentence."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+
+
+_CODED = re.compile(r"^argument (?P<arg>[^:]+): (?P<code>[a-z_]+): (?P<sentence>.*)$", re.S)
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose complaints are `error: code: sentence` on one line, exit 2.
+
+    Sub-command parsers inherit the class (argparse makes them with the parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        coded = _CODED.match(message)
+        if coded:
+            arg = coded["arg"]  # an option is named; a positional's sentence names its value
+            where = f"{arg.split('/')[0]}: " if arg.startswith("-") else ""
+            line = f"error: {coded['code']}: {where}{coded['sentence']}"
+        else:
+            line = f"error: bad_argument: {message} (see {self.prog} --help)"
+        print(line.replace("\n", " "), file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise BadValue("bad_number", f"{text!r} is not a whole number") from None
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise BadValue("bad_number", f"{text!r} is not a number") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise BadValue("bad_number", f"{text!r} is not a finite number")
+    return value
+
+
+def port(text: str) -> int:
+    """A TCP port, 1..65535."""
+    value = _integer(text)
+    if not 1 <= value <= 65535:
+        raise BadValue("bad_port", f"{value} is not a port: use 1..65535")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value = _integer(text)
+    if value < 1:
+        raise BadValue("bad_number", f"{value} must be 1 or more")
+    return value
+
+
+def count(text: str) -> int:
+    """A whole number of zero or more (ticks, turns)."""
+    value = _integer(text)
+    if value < 0:
+        raise BadValue("bad_number", f"{value} must be 0 or more")
+    return value
+
+
+def positive_number(text: str) -> float:
+    value = _number(text)
+    if value <= 0:
+        raise BadValue("bad_number", f"{text} must be more than 0")
+    return value
+
+
+def seconds(text: str) -> float:
+    """A duration of zero or more seconds."""
+    value = _number(text)
+    if value < 0:
+        raise BadValue("bad_number", f"{text} must be 0 or more seconds")
+    return value
+
+
+def existing_file(text: str) -> Path:
+    path = Path(text)
+    if path.is_dir():
+        raise BadValue("not_a_file", f"{text} is a folder; name a file in it")
+    if not path.exists():
+        raise BadValue("file_not_found", f"there is no file {text}")
+    if not os.access(path, os.R_OK):
+        raise BadValue("unreadable", f"{text} cannot be read (permissions)")
+    return path
+
+
+def existing_dir(text: str) -> Path:
+    path = Path(text)
+    if not path.exists():
+        raise BadValue("folder_not_found", f"there is no folder {text}")
+    if not path.is_dir():
+        raise BadValue("not_a_folder", f"{text} is a file, not a folder")
+    return path
+
+
+def _can_write_in(folder: Path) -> bool:
+    """Tried, not guessed from permission bits (root passes those everywhere; /proc refuses
+    anyway): an unnamed temporary file, gone when closed."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def _nearest_existing(path: Path) -> Path:
+    path = path.absolute()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def writable_dir(text: str) -> Path:
+    """A folder that exists and can be written, or that can be made (its nearest existing
+    parent is a writable folder)."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise BadValue("not_a_folder", f"{text} is a file, not a folder: name a folder")
+    base = _nearest_existing(path)
+    if not base.is_dir():
+        raise BadValue("not_a_folder", f"{base} is a file, so {text} cannot be made")
+    if not _can_write_in(base):
+        what = "written" if base == path.absolute() else f"made ({base} is not writable)"
+        raise BadValue("not_writable", f"{text} cannot be {what}")
+    return path
+
+
+def writable_file(text: str) -> Path:
+    """A file path to write: not a folder, and its folder exists and is writable."""
+    path = Path(text)
+    if path.is_dir():
+        raise BadValue("not_a_file", f"{text} is a folder; name a file to write")
+    parent = path.absolute().parent
+    if not parent.is_dir():
+        raise BadValue("folder_not_found", f"there is no folder {parent} to write {path.name} in")
+    if not _can_write_in(parent) or (path.exists() and not os.access(path, os.W_OK)):
+        raise BadValue("not_writable", f"{text} cannot be written (permissions)")
+    return path
+
+
+def http_url(text: str) -> str:
+    """An http(s) URL with a host, e.g. http://127.0.0.1:8000."""
+    parsed = urlparse(text)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise BadValue("bad_url", f"{text!r} is not a URL: write it as http://HOST:PORT")
+    try:
+        parsed.port  # noqa: B018 - reading it checks the port
+    except ValueError:
+        raise BadValue("bad_url", f"{text!r} has a bad port: use 1..65535") from None
+    return text
