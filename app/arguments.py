@@ -36,9 +36,8 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         coded = _CODED.match(message)
         if coded:
-            arg = coded["arg"]  # an option is named; a positional's sentence names its value
-            where = f"{arg.split('/')[0]}: " if arg.startswith("-") else ""
-            line = f"error: {coded['code']}: {where}{coded['sentence']}"
+            # "--runs must be at least 1 (got 0)": the sentence reads after the option's name
+            line = f"error: {coded['code']}: {coded['arg'].split('/')[0]} {coded['sentence']}"
         else:
             line = f"error: bad_argument: {message} (see {self.prog} --help)"
         print(line.replace("\n", " "), file=sys.stderr)
@@ -49,16 +48,16 @@ def _integer(text: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise BadValue("bad_number", f"{text!r} is not a whole number") from None
+        raise BadValue("bad_argument", f"must be a whole number (got {text!r})") from None
 
 
 def _number(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise BadValue("bad_number", f"{text!r} is not a number") from None
+        raise BadValue("bad_argument", f"must be a number (got {text!r})") from None
     if value != value or value in (float("inf"), float("-inf")):
-        raise BadValue("bad_number", f"{text!r} is not a finite number")
+        raise BadValue("bad_argument", f"must be a finite number (got {text!r})")
     return value
 
 
@@ -66,14 +65,14 @@ def port(text: str) -> int:
     """A TCP port, 1..65535."""
     value = _integer(text)
     if not 1 <= value <= 65535:
-        raise BadValue("bad_port", f"{value} is not a port: use 1..65535")
+        raise BadValue("bad_port", f"must be a port, 1..65535 (got {value})")
     return value
 
 
 def positive_int(text: str) -> int:
     value = _integer(text)
     if value < 1:
-        raise BadValue("bad_number", f"{value} must be 1 or more")
+        raise BadValue("bad_argument", f"must be at least 1 (got {value})")
     return value
 
 
@@ -81,14 +80,14 @@ def count(text: str) -> int:
     """A whole number of zero or more (ticks, turns)."""
     value = _integer(text)
     if value < 0:
-        raise BadValue("bad_number", f"{value} must be 0 or more")
+        raise BadValue("bad_argument", f"must be 0 or more (got {value})")
     return value
 
 
 def positive_number(text: str) -> float:
     value = _number(text)
     if value <= 0:
-        raise BadValue("bad_number", f"{text} must be more than 0")
+        raise BadValue("bad_argument", f"must be more than 0 (got {text})")
     return value
 
 
@@ -96,27 +95,27 @@ def seconds(text: str) -> float:
     """A duration of zero or more seconds."""
     value = _number(text)
     if value < 0:
-        raise BadValue("bad_number", f"{text} must be 0 or more seconds")
+        raise BadValue("bad_argument", f"must be 0 or more seconds (got {text})")
     return value
 
 
 def existing_file(text: str) -> Path:
     path = Path(text)
     if path.is_dir():
-        raise BadValue("not_a_file", f"{text} is a folder; name a file in it")
+        raise BadValue("not_a_file", f"names a folder, not a file: {text}")
     if not path.exists():
-        raise BadValue("file_not_found", f"there is no file {text}")
+        raise BadValue("file_not_found", f"names no file: there is no {text}")
     if not os.access(path, os.R_OK):
-        raise BadValue("unreadable", f"{text} cannot be read (permissions)")
+        raise BadValue("unreadable", f"cannot be read: {text} (permissions)")
     return path
 
 
 def existing_dir(text: str) -> Path:
     path = Path(text)
     if not path.exists():
-        raise BadValue("folder_not_found", f"there is no folder {text}")
+        raise BadValue("folder_not_found", f"names no folder: there is no {text}")
     if not path.is_dir():
-        raise BadValue("not_a_folder", f"{text} is a file, not a folder")
+        raise BadValue("not_a_folder", f"names a file, not a folder: {text}")
     return path
 
 
@@ -142,13 +141,13 @@ def writable_dir(text: str) -> Path:
     parent is a writable folder)."""
     path = Path(text)
     if path.exists() and not path.is_dir():
-        raise BadValue("not_a_folder", f"{text} is a file, not a folder: name a folder")
+        raise BadValue("not_a_folder", f"names a file, not a folder: {text}")
     base = _nearest_existing(path)
     if not base.is_dir():
-        raise BadValue("not_a_folder", f"{base} is a file, so {text} cannot be made")
+        raise BadValue("not_a_folder", f"cannot be made: {base} is a file")
     if not _can_write_in(base):
-        what = "written" if base == path.absolute() else f"made ({base} is not writable)"
-        raise BadValue("not_writable", f"{text} cannot be {what}")
+        why = "" if base == path.absolute() else f" ({base} is not writable)"
+        raise BadValue("not_writable", f"cannot be written: {text}{why}")
     return path
 
 
@@ -156,12 +155,12 @@ def writable_file(text: str) -> Path:
     """A file path to write: not a folder, and its folder exists and is writable."""
     path = Path(text)
     if path.is_dir():
-        raise BadValue("not_a_file", f"{text} is a folder; name a file to write")
+        raise BadValue("not_a_file", f"names a folder, not a file to write: {text}")
     parent = path.absolute().parent
     if not parent.is_dir():
-        raise BadValue("folder_not_found", f"there is no folder {parent} to write {path.name} in")
+        raise BadValue("folder_not_found", f"cannot be written: there is no folder {parent}")
     if not _can_write_in(parent) or (path.exists() and not os.access(path, os.W_OK)):
-        raise BadValue("not_writable", f"{text} cannot be written (permissions)")
+        raise BadValue("not_writable", f"cannot be written: {text} (permissions)")
     return path
 
 
@@ -169,9 +168,9 @@ def http_url(text: str) -> str:
     """An http(s) URL with a host, e.g. http://127.0.0.1:8000."""
     parsed = urlparse(text)
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
-        raise BadValue("bad_url", f"{text!r} is not a URL: write it as http://HOST:PORT")
+        raise BadValue("bad_url", f"must be a URL like http://HOST:PORT (got {text!r})")
     try:
         parsed.port  # noqa: B018 - reading it checks the port
     except ValueError:
-        raise BadValue("bad_url", f"{text!r} has a bad port: use 1..65535") from None
+        raise BadValue("bad_url", f"must have a port 1..65535 (got {text!r})") from None
     return text

@@ -53,12 +53,12 @@ def _saved_world(tmp_path: Path) -> Path:
 BAD_INPUTS = [
     # (argv, code); "{tmp}" is the test's folder, "{file}" a file in it
     (["serve", "--port", "99999"], "bad_port"),
-    (["serve", "--port", "http"], "bad_number"),
+    (["serve", "--port", "http"], "bad_argument"),
     (["serve", "--replays", "/nonexistent-asiworld"], "folder_not_found"),
     (["serve", "--data-dir", UNWRITABLE], "not_writable"),
-    (["serve", "--speed", "0"], "bad_number"),
-    (["run", "--think-ticks", "-1"], "bad_number"),
-    (["run", "--minutes", "0"], "bad_number"),
+    (["serve", "--speed", "0"], "bad_argument"),
+    (["run", "--think-ticks", "-1"], "bad_argument"),
+    (["run", "--minutes", "0"], "bad_argument"),
     (["run", "--out", "{file}"], "not_a_folder"),
     (["run", "--out", UNWRITABLE], "not_writable"),
     (["score", "{tmp}"], "not_a_file"),
@@ -69,7 +69,7 @@ BAD_INPUTS = [
     (["replay", "export", str(SAMPLE), "--at", "5", "--png", "{tmp}"], "not_a_file"),
     (["agent", "--server", "notaurl", "--builtin", "forager"], "bad_url"),
     (["agent", "--server", "http://127.0.0.1:1", "--model-url", "nope"], "bad_url"),
-    (["bench", "engine", "--ticks", "-5"], "bad_number"),
+    (["bench", "engine", "--ticks", "-5"], "bad_argument"),
     (["serve", "--no-such-flag"], "bad_argument"),
 ]
 

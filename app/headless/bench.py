@@ -49,10 +49,14 @@ def bench_observation(samples: int = 2000, seed: int = 7) -> dict[str, Any]:
 
 
 def main(ticks: int = 1800, counts: tuple[int, ...] = (1, 9, 100)) -> list[dict[str, Any]]:
-    rows = [bench_engine(n, ticks) for n in counts]
-    for row in rows:
+    rows = []
+    for n in counts:  # each line as soon as it is measured: the whole takes minutes
+        print(f"{n:>4} characters: running {ticks} ticks ...", end="\r", flush=True)
+        row = bench_engine(n, ticks)
+        rows.append(row)
         print(f"{row['characters']:>4} characters: {row['ticks_per_second']:>9,.0f} ticks/s"
-              f"  ({row['ms_per_tick']} ms/tick over {row['ticks']} ticks)")
+              f"  ({row['ms_per_tick']} ms/tick over {row['ticks']} ticks)", flush=True)
+    print("observation: measuring ...", end="\r", flush=True)
     obs = bench_observation()
     print(f"observation: median {obs['observation_median_ms']} ms, p95 {obs['observation_p95_ms']} ms;"
           f" text form {obs['text_observation_ms']} ms")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from asiworld import arguments as checked
 
@@ -42,6 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="ADDRESS",
         help="fan repeated evaluations out on a Ray cluster (needs ray installed)",
+    )
+    run.add_argument(
+        "--json", action="store_true", help="print the run's summary as JSON instead of a table"
     )
     run.set_defaults(func=cmd_run)
 
@@ -98,9 +102,43 @@ def cmd_run(args: argparse.Namespace) -> int:
         return _fail("unknown_configuration", str(exc))
     if args.out is not None:
         write_outputs(args.out, run, results)
-        print(f"wrote {args.out}/results.json", file=sys.stderr)
-    print(json.dumps(_summary(results), indent=2))
+    if args.json:
+        print(json.dumps(_summary(results), indent=2))
+    else:
+        print(summary_table(results, args.out))
     return 0
+
+
+def summary_table(results: dict, out: Path | None) -> str:
+    """A few lines for a person: the run, each configuration's main measures, and where the
+    files are (the whole of it is results.json, or --json)."""
+    lines = [
+        f"seed {results.get('seed')}, {results.get('minutes')} minutes ({results.get('ticks')} "
+        f"ticks) in {results.get('wall_seconds')} s; state hash {results.get('state_hash')}",
+    ]
+    head = ("configuration", "score", "outfit", "depth", "hero", "kills", "crafts", "downs")
+    rows = []
+    for conf in results.get("configurations", []):
+        m = conf.get("measures", {})
+        score = conf.get("score", m.get("score", ""))
+        rows.append([str(conf.get("name", "")), f"{score:.1f}" if isinstance(score, float)
+                     else str(score)] + [_shown(m.get(k, "")) for k in head[2:]])
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(head)]
+    lines.append("  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)))
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    if out is not None:
+        lines.append(f"files in {out}/: results.json, report.md, events.jsonl, replay.asirep, "
+                     "figures")
+    return "\n".join(lines)
+
+
+def _shown(value: object) -> str:
+    if value is True:
+        return "Y"
+    if value is False:
+        return "N"
+    return str(value)
 
 
 def _seeds(args: argparse.Namespace) -> list[int] | int:

@@ -69,6 +69,11 @@ def describe(replay: Replay) -> dict[str, Any]:
     ticks = (last - first) if first is not None else 0
     minutes = ticks / TICKS_PER_MINUTE
     joined = replay.characters()
+    # Older recorders (the headless one among them) wrote each configuration with an empty
+    # list: the characters that joined under its label are the ones it played.
+    played: dict[str, list[int]] = {}
+    for char in joined:
+        played.setdefault(char["label"], []).append(char["id"])
     return {
         "file": str(replay.path),
         "schema": replay.schema,
@@ -79,7 +84,8 @@ def describe(replay: Replay) -> dict[str, Any]:
         "created_at": header.created_at,
         "horizon": header.horizon,
         "configurations": [
-            {"name": c.name, "characters": c.characters} for c in header.configurations
+            {"name": c.name, "characters": c.characters or played.get(c.name, [])}
+            for c in header.configurations
         ],
         "characters": [{k: c[k] for k in ("id", "name", "label")} for c in joined],
         "first_tick": first,

@@ -11,7 +11,7 @@ from asiworld.cli import main
 def test_a_headless_run_writes_results_with_the_runs_facts_and_each_characters_measures(tmp_path, capsys):
     out = tmp_path / "run"
     code = main(["run", "--seed", "3", "--minutes", "3", "--agents", "forager,forager,random",
-                 "--size", "64", "--out", str(out)])
+                 "--size", "64", "--out", str(out), "--json"])
     assert code == 0
     results = json.loads((out / "results.json").read_text())
     for key in ("seed", "minutes", "ticks", "wall_seconds", "state_hash"):
@@ -31,7 +31,7 @@ def test_two_runs_with_one_seed_end_in_the_same_state(tmp_path, capsys):
     hashes = []
     for _ in range(2):
         assert main(["run", "--seed", "9", "--minutes", "2", "--agents", "forager,random",
-                     "--size", "64"]) == 0
+                     "--size", "64", "--json"]) == 0
         hashes.append(json.loads(capsys.readouterr().out)["state_hash"])
     assert hashes[0] == hashes[1]
 
@@ -54,3 +54,17 @@ def test_the_engine_bench_prints_ticks_per_second(capsys):
     row = bench_engine(2, 30)
     assert row["ticks_per_second"] > 0
     assert bench_observation(samples=20)["observation_median_ms"] > 0
+
+
+def test_a_run_with_out_prints_a_short_table_and_where_the_files_are(tmp_path, capsys):
+    """Issue 19: it printed about 13 KB of JSON to the terminal."""
+    out = tmp_path / "run"
+    assert main(["run", "--seed", "3", "--minutes", "2", "--agents", "forager,random",
+                 "--size", "64", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    results = json.loads((out / "results.json").read_text())
+    assert results["state_hash"] in printed and f"files in {out}/" in printed
+    lines = printed.strip().splitlines()
+    assert lines[1].split()[:3] == ["configuration", "score", "outfit"]
+    assert sorted(line.split()[0] for line in lines[2:4]) == ["forager", "random"]
+    assert len(printed) < 1000

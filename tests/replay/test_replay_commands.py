@@ -212,3 +212,16 @@ def test_verify_notes_when_the_replay_came_from_other_content(tmp_path, capsys):
     assert main(["replay", "verify", str(path)]) == 0
     assert "note: the replay was recorded with content 0000000000000000" in capsys.readouterr().out
 
+
+
+def test_info_lists_each_configurations_characters_even_when_the_header_has_none(capsys):
+    """Issue 19: the headless recorder writes every configuration with `characters []`."""
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parents[2] / "replays" / "three-configurations-30min.asirep"
+    assert main(["replay", "info", str(sample), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    by_label = {c["label"]: c["id"] for c in data["characters"]}
+    assert data["configurations"] and all(c["characters"] for c in data["configurations"])
+    for conf in data["configurations"]:
+        assert conf["characters"] == [by_label[conf["name"]]]

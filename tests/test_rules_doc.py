@@ -1,0 +1,42 @@
+"""docs/rules.md is the rules as the content files have them: its tables are what
+`asiworld.rules_doc` writes from app/engine/content/*.toml, and its prose quotes no number of its
+own (a number outside the tables would be one the content does not check)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+from asiworld import rules_doc
+
+REPO = Path(__file__).resolve().parents[1]
+PAGE = REPO / "docs" / "rules.md"
+
+
+def test_the_rules_page_tables_are_the_contents_numbers():
+    page = PAGE.read_text(encoding="utf-8")
+    assert rules_doc.render(page) == page, "run: python -m asiworld.rules_doc docs/rules.md"
+    names = [m["name"] for m in rules_doc.BLOCK.finditer(page)]
+    assert sorted(names) == sorted(rules_doc.TABLES)  # every table is on the page, once
+
+
+def test_the_rules_prose_has_no_numbers_of_its_own():
+    prose = rules_doc.prose(PAGE.read_text(encoding="utf-8"))
+    assert re.findall(r"\d", prose) == []
+
+
+def test_a_changed_content_number_shows_in_the_page(monkeypatch):
+    real = rules_doc.content()
+    real["world"]["character"]["max_health"] = 12345
+    monkeypatch.setattr(rules_doc, "content", lambda: real)
+    assert "| `character.max_health` | 12345 |" in rules_doc.render(PAGE.read_text())
+
+
+def test_nothing_in_the_repository_points_outside_it():
+    found = subprocess.run(
+        ["git", "grep", "-n", "-E", r"shared/design|\.\./shared", "--", ".",
+         ":!tests/test_rules_doc.py"],
+        cwd=REPO, capture_output=True, text=True,
+    )
+    assert found.stdout == "", found.stdout
