@@ -255,14 +255,19 @@ def test_ctrl_c_stops_a_busy_world_cleanly_and_saves_it(tmp_path):
             *("serve", "--async-mode", "eventlet", "--ephemeral", "--fsync", "--seed", "3"),
             *("--speed", "2.5", "--agents", "forager,planner", "--admin-token", "a b"),
             *("--spectator-token", "s", "--replays", "one", "--replays", "two", "--port", "9"),
-            *("--host", "0.0.0.0", "--snapshot-every", "7", "--data-dir", "/tmp/world"),
+            *("--host", "0.0.0.0", "--snapshot-every", "7", "--data-dir", "world", "--new"),
         ],
     ],
 )
-def test_the_restarted_interpreter_gets_the_same_serve_options(argv):
+def test_the_restarted_interpreter_gets_the_same_serve_options(argv, tmp_path, monkeypatch):
     # eventlet mode runs `serve` again in a fresh interpreter from serve_argv(): every option
-    # must come back the same, defaults and repeated ones included.
+    # must come back the same, defaults and repeated ones included. The folders are checked at
+    # parse time, so they exist (in a temporary folder).
     import argparse
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
 
     from asiworld.server import commands
 
