@@ -35,8 +35,8 @@ def test_a_changed_content_number_shows_in_the_page(monkeypatch):
 
 def test_nothing_in_the_repository_points_outside_it():
     found = subprocess.run(
-        ["git", "grep", "-n", "-E", r"shared/design|\.\./shared", "--", ".",
-         ":!tests/test_rules_doc.py"],
+        # the pattern is built so that this file does not match it
+        ["git", "grep", "-n", "-E", "shared" + "/design|[.][.]/" + "shared"],
         cwd=REPO, capture_output=True, text=True,
     )
     assert found.stdout == "", found.stdout
