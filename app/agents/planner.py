@@ -31,6 +31,7 @@ from .skills import (
 Pos = tuple[int, int]
 WALKABLE_INSIDE = set(":EoO;")  # dungeon floor, entrance, portals, sanctum floor
 FOODS = ("berry_stew", "cooked_meat", "berries")
+MEALS = ("berry_stew", "cooked_meat")  # what cooking means: food made at the stove
 # Ingots each unfinished piece of the plan still needs.
 INGOTS = {
     "anvil": 3,
@@ -142,6 +143,8 @@ class Planner(Agent):
         self.streak = 0  # full days in a row without a knockdown, from the day reports
         self.streak_met = False
         self.down_today = False
+        # A meal made at the stove: Self-sufficiency asks for one, and a potion is not a meal.
+        self.cooked_meal = False
         self.entering: int | None = None  # the tier of the last `enter`
 
     # ------------------------------------------------------------------ feedback
@@ -185,6 +188,8 @@ class Planner(Agent):
                 self.dungeon.cleared = True
             elif kind == "offered":
                 self.sigils_offered = True
+            elif kind == "crafted" and e.get("recipe") in MEALS and e.get("char") == obs["self"]["id"]:
+                self.cooked_meal = True
         if len(self.avoid) > 300:
             self.avoid.clear()
 
@@ -342,6 +347,8 @@ class Planner(Agent):
             if items.get("stone", 0) < 4:
                 return self._fetch(obs, "#")
             return self._place(obs, "stove", near_site="workbench")
+        if not self.cooked_meal and items.get("raw_meat"):
+            return self._make(obs, items, "stove", "cooked_meat", {"wood": 1})
         # The outfit as soon as the design is affordable.
         if not outfit_done:
             if items.get("travel_outfit_design"):
