@@ -255,6 +255,11 @@ class Harness:
         limit = self.config.give_up_after
         return limit is not None and self.down_since is not None and self.outage_seconds() >= limit
 
+    def abandon(self, pending: Pending) -> None:
+        """A turn the clock will never apply (the study reached its horizon): its calls are
+        written to the transcript, its tool calls never run."""
+        self._write(pending, [])
+
     def run(self, turns: int | None = None) -> HarnessStats:
         """Play `turns` turns (None: until stopped). Raises ModelUnreachable once the model has
         been failing for longer than `give_up_after` (when set)."""

@@ -196,6 +196,28 @@ def incidents_rows(runs: list[Results]) -> Grid:
     return header, rows
 
 
+def costs_table(runs: list[Results]) -> str:
+    """The model seats' costs (a study's Table 5): calls, tokens, latency, failures, incidents.
+    Configurations without a model show their kind only."""
+    header = ["Run", "Configuration", "Kind", "Calls", "Prompt tokens", "Completion tokens",
+              "Latency p50 (ms)", "Latency p95 (ms)", "Failures", "Incidents"]
+    rows = []
+    for ri, run in enumerate(runs):
+        for row in run.get("costs", []):
+            if not row.get("calls") and row.get("kind") != "openai":
+                cells = ["—"] * 7
+            else:
+                cells = [str(row.get(k, 0)) for k in ("calls", "prompt_tokens",
+                                                      "completion_tokens")]
+                cells += ["—" if row.get(k) is None else f"{row[k]:.1f}"
+                          for k in ("latency_p50_ms", "latency_p95_ms")]
+                cells += [str(row.get("failures", 0)), str(row.get("incidents", 0))]
+            rows.append([f"E{ri + 1}", row["name"], row.get("kind", "?"), *cells])
+    if len(runs) == 1:
+        header, rows = header[1:], [r[1:] for r in rows]
+    return _table(header, rows)
+
+
 def _joined(runs: list[Results], value) -> str:
     return " / ".join(str(value(run)) for run in runs)
 
@@ -462,4 +484,9 @@ def markdown(runs: list[Results], figures: dict[str, str]) -> str:
         parts += [f"## {label}: {title}", f"![{label}]({figures[key]})",
                   f"{label}: {title}. {caption} Also as [SVG]({stem}.svg) and [PDF]({stem}.pdf)."]  # fmt: skip
         parts += _section(data, runs)
+    if any(run.get("costs") for run in runs):
+        parts += ["## Model costs", "Per configuration: model requests (failed ones included),"
+                  " tokens as the endpoint counted them, request latency, failed requests and"
+                  " incidents (interruptions, each possibly several failed requests).",
+                  costs_table(runs)]
     return "\n\n".join(parts) + "\n"

@@ -14,6 +14,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     new = verbs.add_parser("new", help="write a commented example study file")
     new.add_argument("file", nargs="?", type=Path, default=Path("study.toml"))
     new.add_argument("--force", action="store_true", help="overwrite an existing file")
+    new.add_argument("--demo", action="store_true",
+                     help="the nine-configuration demo (six seats through asiworld fake-model)")
     new.set_defaults(func=cmd_new)
 
     check = verbs.add_parser("check", help="check a study file without running it")
@@ -34,12 +36,13 @@ def fail(code: str, message: str) -> int:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
+    from .demo import demo_text
     from .spec import example_text
 
     if args.file.exists() and not args.force:
         return fail("file_exists", f"{args.file} exists; give another name or --force")
     try:
-        args.file.write_text(example_text(), encoding="utf-8")
+        args.file.write_text(demo_text() if args.demo else example_text(), encoding="utf-8")
     except OSError as exc:
         return fail("cannot_write", f"cannot write {args.file}: {exc.strerror or exc}")
     print(f"wrote {args.file}; run it with: asiworld study run {args.file} --out DIR",

@@ -185,3 +185,11 @@ def test_study_new_writes_the_example_and_keeps_an_existing_file(tmp_path, capsy
     path.write_text("mine")
     assert main(["study", "new", str(path)]) == 2
     assert "file_exists" in capsys.readouterr().err and path.read_text() == "mine"
+
+
+def test_study_new_demo_writes_the_nine_configuration_study(tmp_path):
+    path = tmp_path / "demo.toml"
+    assert main(["study", "new", "--demo", str(path)]) == 0
+    study = load_study(path)[0]
+    kinds = [c.kind for c in study.configurations]
+    assert kinds.count("openai") == 6 and kinds.count("builtin") == 3
