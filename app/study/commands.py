@@ -45,7 +45,7 @@ def cmd_new(args: argparse.Namespace) -> int:
         args.file.write_text(demo_text() if args.demo else example_text(), encoding="utf-8")
     except OSError as exc:
         return fail("cannot_write", f"cannot write {args.file}: {exc.strerror or exc}")
-    print(f"wrote {args.file}; run it with: asiworld study run {args.file} --out DIR",
+    print(f"wrote {args.file}; check it with: asiworld study check {args.file}",
           file=sys.stderr)
     return 0
 
