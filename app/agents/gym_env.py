@@ -200,35 +200,35 @@ def reward_of(events: list[dict], char: int) -> float:
 
 
 class HeadlessWorld:
-    """A world, its programs and its characters, stepped by an environment."""
+    """A world, its programs and its characters on a pipeline (asiworld.pipeline), stepped by an
+    environment: the policy's action is submitted between two steps, like any driver's."""
 
     def __init__(self, seed: int, size: int, names: list[str], label: str) -> None:
         from asiworld.engine import World
+        from asiworld.pipeline import Pipeline
         from asiworld.programs.manager import ProgramManager
 
         self.world = World.create(seed=seed, content=_content(), size=size)
         self.chars = [self.world.add_character(name=n, label=label) for n in names]
         self.programs = ProgramManager(self.world, in_process=True)
+        self.pipeline = Pipeline(self.world, programs=self.programs)
 
     def act(self, char: int, action: dict | None) -> dict | None:
         if action is None:
             return None
         try:
-            return self.programs.submit_direct(char, action).to_dict()
+            return self.pipeline.submit(char, action)
         except (TypeError, ValueError, KeyError) as err:
             return {"ok": False, "code": "bad_action", "message": str(err), "op": None}
 
     def advance(self, ticks: int) -> list[dict]:
         events: list[dict] = []
         for _ in range(ticks):
-            self.programs.before_step()
-            step = self.world.step()
-            self.programs.after_step(step)
-            events.extend(step)
+            events.extend(self.pipeline.step().events)
         return events
 
     def close(self) -> None:
-        self.programs.close()
+        self.pipeline.close()
 
 
 class AsiWorldEnv(gym.Env):

@@ -50,8 +50,8 @@ class CharacterAssessment:
 class LiveAssessment:
     """Consumes events incrementally; `results()` can be called at any time.
 
-    Thread-safe: a server's runner thread may `feed` every tick's events (an on_tick hook:
-    `runner.on_tick(lambda info: live.feed(info.events))`) while request threads call `results`.
+    Thread-safe: a server's runner thread may `feed` every tick's events (the pipeline's
+    "assessment" observer, app/server/assessment.py) while request threads call `results`.
     """
 
     def __init__(

@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from asiworld.engine import World, load_content
+from asiworld.pipeline import Pipeline
 
 from .run import Run, RunConfig
 
@@ -16,14 +17,9 @@ from .run import Run, RunConfig
 def bench_engine(characters: int, ticks: int, seed: int = 7, agent: str = "forager") -> dict[str, Any]:
     run = Run(RunConfig(seed=seed, minutes=0, agents=[agent] * characters, stagger_ticks=0,
                         think_ticks=3))
-    run._join_due()
-    step_seconds = 0.0
-    world = run.world
     for _ in range(ticks):
-        run.driver.before_step()
-        t0 = time.perf_counter()
-        world.step()
-        step_seconds += time.perf_counter() - t0
+        run.pipeline.step()
+    step_seconds = run.pipeline.engine_seconds
     return {"characters": characters, "ticks": ticks,
             "ticks_per_second": round(ticks / step_seconds, 1),
             "ms_per_tick": round(1000 * step_seconds / ticks, 3)}
@@ -32,8 +28,7 @@ def bench_engine(characters: int, ticks: int, seed: int = 7, agent: str = "forag
 def bench_observation(samples: int = 2000, seed: int = 7) -> dict[str, Any]:
     world = World.create(seed=seed, content=load_content())
     cid = world.add_character("probe")
-    for _ in range(5):
-        world.step()
+    Pipeline(world).run_until(5)
     times = []
     for _ in range(samples):
         t0 = time.perf_counter()

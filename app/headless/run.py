@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from asiworld.agents.builtin import make_agent
-from asiworld.agents.driver import AgentDriver
+from asiworld.agents.driver import BuiltinAgents
 from asiworld.engine import World, load_content
+from asiworld.pipeline import Pipeline, Tick
 from asiworld.programs.manager import ProgramManager
 
 TickHook = Callable[[World, list[dict[str, Any]]], None]
@@ -33,48 +33,40 @@ class RunConfig:
 
 
 class Run:
+    """A headless run on the pipeline (asiworld.pipeline): the built-in configurations join with
+    the stagger, the loop below is the clock, and `hooks` see every tick after the recorder."""
+
     def __init__(self, config: RunConfig, hooks: list[TickHook] | None = None):
         self.config = config
         self.content = load_content()
         self.world = World.create(seed=config.seed, content=self.content, size=config.size)
         # Configurations may hand over programs; the host process starts only when one does.
         self.programs = ProgramManager(self.world)
-        self.programs.sink = self._program_event
-        self._program_events: list[dict[str, Any]] = []
-        self.driver = AgentDriver(self.world, programs=self.programs)
+        self.pipeline = Pipeline(self.world, programs=self.programs)
+        self.agents = self.pipeline.add_driver(BuiltinAgents(think_ticks=config.think_ticks))
+        for index, name in enumerate(config.agents):
+            same = config.agents[:index].count(name)
+            self.agents.schedule(index * config.stagger_ticks, name, index,
+                                 name if same == 0 else f"{name}-{same + 1}")
         self.hooks: list[TickHook] = list(hooks or [])
         self.events: list[dict[str, Any]] = []
-        self.characters: list[dict[str, Any]] = []
-        self._joins = [(i * config.stagger_ticks, name, i) for i, name in enumerate(config.agents)]
+        self.title = ""  # the replay's title (sample replays name theirs)
+        self.pipeline.watch(self._collect)
 
-    def _join_due(self) -> None:
-        while self._joins and self._joins[0][0] <= self.world.tick:
-            _, name, index = self._joins.pop(0)
-            agent = make_agent(name, seed=self.config.seed * 1000 + index,
-                               think_ticks=self.config.think_ticks)
-            same = sum(1 for c in self.characters if c["label"] == name)
-            char_name = name if same == 0 else f"{name}-{same + 1}"
-            cid = self.world.add_character(char_name, label=name)
-            self.driver.add(cid, agent)
-            self.characters.append({"id": cid, "name": char_name, "label": name})
+    @property
+    def characters(self) -> list[dict[str, Any]]:
+        """The configurations that joined so far, as the evaluation lists them."""
+        world = self.pipeline.world
+        return [{"id": s.char, "name": world.entities[s.char].name, "label": s.config}
+                for s in self.agents.seats]
 
-    def _program_event(self, event: dict[str, Any]) -> None:
-        # Program starts and ends join the tick's events, as on a live server.
-        self._program_events.append({"tick": self.world.tick, **event})
+    def _collect(self, tick: Tick) -> None:
+        self.events.extend(tick.events)
+        for hook in self.hooks:
+            hook(tick.world, tick.events)
 
     def step(self) -> list[dict[str, Any]]:
-        self._join_due()
-        self.driver.before_step()
-        self.programs.before_step()
-        events = self.world.step()
-        self.programs.after_step(events)
-        if self._program_events:
-            events = events + self._program_events
-            self._program_events = []
-        self.events.extend(events)
-        for hook in self.hooks:
-            hook(self.world, events)
-        return events
+        return self.pipeline.step().events
 
     def run(self) -> dict[str, Any]:
         ticks = self.config.minutes * self.content.time.ticks_per_minute
@@ -84,15 +76,16 @@ class Run:
         if self.config.out is not None and self.config.record:  # OUT/replay.asirep
             from asiworld.replay.headless import record_run
 
-            recording = record_run(self, self.config.out)
-            self.hooks.append(recording.tick_hook)
+            recording = record_run(self.world, self.config.agents, ticks, self.config.out,
+                                   title=self.title)
+            self.pipeline.add_observer("recorder", recording.on_tick)
         try:
             while self.world.tick < ticks:
                 self.step()
                 if bar and self.world.tick % 60 == 0:
                     bar.show(self.world.tick)
         finally:
-            self.programs.close()
+            self.pipeline.close()
             if recording is not None:
                 recording.close()
         if bar:

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+ACTIVE = ("running", "waiting")
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -70,25 +72,26 @@ def run_program(
 ) -> dict[str, Any]:
     """Run `source` for a fresh character in a fresh world; return a JSON-ready report."""
     from asiworld.engine import World
+    from asiworld.pipeline import Pipeline
     from asiworld.programs.kit import start_in_tier as enter_tier
     from asiworld.programs.manager import ProgramManager
 
     world = World.create(seed=seed)
     char = world.add_character(name="author", label="program")
     if start_in_tier is not None:
-        enter_tier(world, char, start_in_tier)
+        enter_tier(Pipeline(world), char, start_in_tier)  # before the program host exists
     manager = ProgramManager(world, in_process=in_process)
+    pipeline = Pipeline(world, programs=manager)
     try:
         submitted = manager.submit(char, name, source)
         if not submitted["ok"]:
             return {"ok": False, "error": submitted, "ticks": 0}
         pid = submitted["id"]
         ticks = int(minutes * 60)
-        for _ in range(ticks):
-            manager.before_step()
-            manager.after_step(world.step())
-            if not keep_ticking and manager.status(pid)["status"] not in ("running", "waiting"):
-                break
+        def ended() -> bool:
+            return not keep_ticking and manager.status(pid)["status"] not in ACTIVE
+
+        pipeline.run_until(world.tick + ticks, stop=ended)
         own = world.observe(char, consume=False)["self"]
         status = manager.status(pid)
         return {
@@ -104,7 +107,7 @@ def run_program(
             "state_hash": world.state_hash(),
         }
     finally:
-        manager.close()
+        pipeline.close()
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -15,14 +15,15 @@ NEEDS = {1: [], 2: ["outer_sigil"], 3: ["outer_sigil", "inner_sigil"]}  # sigils
 GEAR = {"weapon": "iron_sword", "armor": "iron_armor"}
 
 
-def start_in_tier(world: Any, char_id: int, tier: int) -> None:
-    """Gear the character (iron sword and armor, the sigils the tier needs, a lit torch for the
+def start_in_tier(pipeline: Any, char_id: int, tier: int) -> None:
+    """In `pipeline`'s world (asiworld.pipeline): gear the character (iron sword and armor, the sigils the tier needs, a lit torch for the
     dark Tier 3), put it on the tier's gate and enter. Raises ValueError for a tier that does not
     exist and RuntimeError when the engine refuses the entry."""
     if tier not in TIERS:
         raise ValueError(f"there is no tier {tier!r}; tiers are 1, 2 and 3")
     from asiworld.engine.model import SURFACE
 
+    world = pipeline.world
     char = world.entities[char_id]
     for sigil in NEEDS[tier]:
         char.inventory.append([sigil, 1])
@@ -32,9 +33,9 @@ def start_in_tier(world: Any, char_id: int, tier: int) -> None:
     if tier == 3:
         char.inventory.append(["torch", 1])
         _submit(world, char_id, {"type": "equip", "item": "torch"})
-        world.step()
+        pipeline.step()
     _submit(world, char_id, {"type": "enter"})
-    world.step()
+    pipeline.step()
 
 
 def _submit(world: Any, char_id: int, action: dict) -> None:

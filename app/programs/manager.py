@@ -513,6 +513,20 @@ class ProgramManager:
                 }
                 self._feedback(record, "program_interrupted", outcome=record.outcome)
 
+    def rebind(self, world: Any) -> None:
+        """Host programs for `world` from now on (a fork replaced the live world): the old
+        world's programs are forgotten with their host process (their character ids name other
+        characters now); program ids keep counting, so an id is never reused."""
+        self.close()
+        self.world = world
+        self.records.clear()
+        self.active.clear()
+        self.runnable.clear()
+        self.replies.clear()
+        self.waiting_ops.clear()
+        self.feedback.clear()
+        self._drops.clear()
+
     def close(self) -> None:
         if self._host is not None:
             self._host.close()

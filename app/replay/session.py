@@ -1,9 +1,8 @@
-"""Recording a running world: the glue a headless run or the server's WorldRunner uses.
+"""Recording a running world: the pipeline's "recorder" observer (a headless run's replay).
 
     recording = RunRecording.start(path, world, frame_builder, configurations=[...])
-    for _ in range(horizon):
-        events = world.step()
-        recording.after_step(events)          # or runner.on_tick(recording.on_tick)
+    pipeline.add_observer("recorder", recording.on_tick)   # asiworld.pipeline
+    pipeline.run_until(horizon)
     recording.close()
 
 The input log is taken from ``world.input_log`` (the engine's own, in application order), from
@@ -19,6 +18,7 @@ from typing import Any
 from asiworld.engine import World
 from asiworld.engine.frames import FrameBuilder
 from asiworld.engine.model import SURFACE
+from asiworld.pipeline import Tick
 
 from .header import Configuration, ReplayHeader
 from .recorder import Recorder
@@ -92,12 +92,9 @@ class RunRecording:
         self.recorder.record(frame, self._new_inputs(), events, hash=digest, snapshot=blob)
         return frame
 
-    def tick_hook(self, world: World, events: list[dict]) -> None:
-        """A headless ``Run`` hook ``(world, events)`` (runs after each step)."""
-        self.after_step(events)
-
-    def on_tick(self, info: Any) -> None:  # a TickInfo (the replay layer imports no server)
-        """A WorldRunner ``on_tick`` hook (runs on the runner thread, after the step)."""
+    def on_tick(self, info: Tick) -> None:
+        """The pipeline's "recorder" observer: records the tick (builds the frame when the
+        pipeline has no frame builder)."""
         self.after_step(info.events, info.frame)
 
     def close(self) -> None:

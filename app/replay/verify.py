@@ -1,9 +1,8 @@
 """Re-simulating a replay from its input log and comparing state hashes.
 
 A recorded hash for tick t is the world's ``state_hash()`` right after the step that reached t,
-before any input logged at tick t is applied (see Recorder). Re-simulation follows the
-engine's contract: a fresh ``World.create(seed, content, size)``; for each tick T the log's joins
-become ``add_character`` calls and its actions go, in log order, to ``step(inputs)``.
+before any input logged at tick t is applied (see Recorder). Re-simulation is the engine's own
+(``asiworld.engine.resim``) from a fresh ``World.create(seed, content, size)``.
 """
 
 from __future__ import annotations
@@ -86,7 +85,7 @@ def provenance_notes(header: ReplayHeader) -> list[str]:
 def verify_replay(replay: Replay, until: int | None = None) -> Verdict:
     """Re-simulate `replay` with the engine and compare its hashes (up to `until`)."""
     from asiworld.engine import load_content
-    from asiworld.engine.resim import replay_inputs
+    from asiworld.engine.resim import ResimMismatch, replay_inputs
 
     hashes = replay.hashes()
     if until is not None:
@@ -103,6 +102,6 @@ def verify_replay(replay: Replay, until: int | None = None) -> Verdict:
         )
     except _Mismatch as mismatch:
         return mismatch.verdict
-    except ValueError as exc:  # the engine refuses a log it cannot follow (e.g. a join mismatch)
+    except ResimMismatch as exc:  # the engine refuses a log it cannot follow (a join mismatch)
         return Verdict(False, check.checked, -1, code="log_mismatch", message=str(exc))
     return Verdict(True, check.checked, world.tick)

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from asiworld.engine.resim import ResimMismatch, inputs_by_tick, resimulate
+
 from .format import ReplayError
 from .reader import Replay
 
@@ -88,12 +90,17 @@ class ReplayWorlds:
                 world = World.restore(blob, self._content)
             if report is not None:
                 report.update({"from": origin, "from_tick": world.tick, "skipped": skipped})
-            while world.tick < tick:
-                while pause is not None and pause():  # the warm-up lets a seek go first
-                    time.sleep(0.002)
-                _step(world, by_tick.get(world.tick, ()))
+
+            def on_tick(world: Any, _events: list) -> None:
                 if world.tick % keep_every == 0:
                     self._keep(replay.path, world)
+                while pause is not None and pause():  # the warm-up lets a seek go first
+                    time.sleep(0.002)
+
+            try:
+                resimulate(world, by_tick, tick, on_tick)
+            except ResimMismatch as exc:
+                raise ReplayError("resim_mismatch", str(exc)) from None
             _complete_log(world, rows)
             return world
 
@@ -185,10 +192,7 @@ class ReplayWorlds:
         """The input log as rows (tick, char, action) and as (char, action) per tick."""
         if replay.path not in self._inputs:
             rows = [(int(t), char, action) for t, char, action in replay.inputs()]
-            by_tick: dict[int, list] = {}
-            for t, char, action in rows:
-                by_tick.setdefault(t, []).append((char, action))
-            self._inputs[replay.path] = (rows, by_tick)
+            self._inputs[replay.path] = (rows, inputs_by_tick(rows))
         return self._inputs[replay.path]
 
     def _nearest(self, path: Path, tick: int) -> int | None:
@@ -221,22 +225,6 @@ def _complete_log(world: Any, rows: list) -> None:
     if base > 0:
         world.input_log = list(rows[:base]) + world.input_log
         world.input_log_base = 0
-
-
-def _step(world: Any, inputs: Any) -> None:
-    """One tick exactly as asiworld.engine.resim.replay_inputs does it: joins first, then the step."""
-    actions = []
-    for char, action in inputs:
-        if char is None and action.get("type") == "join":
-            made = world.add_character(action["name"], action.get("label", ""))
-            if "id" in action and made != action["id"]:
-                raise ReplayError(
-                    "resim_mismatch",
-                    f"join at tick {world.tick} made character {made}, the log says {action['id']}",
-                )
-        else:
-            actions.append((char, action))
-    world.step(actions)
 
 
 def point_of_view(world: Any, char: int) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from asiworld.agents.driver import BuiltinAgents
 from asiworld.server.live import LiveRooms
 from asiworld.server.nesting import BoundedJSON
 from asiworld.server.runner import WorldRunner
@@ -40,8 +41,9 @@ DEFAULTS = {
 
 @dataclass
 class Services:
-    runner: WorldRunner
+    runner: WorldRunner  # the clock and the thread; runner.pipeline is the tick
     live: LiveRooms
+    builtin: BuiltinAgents  # the built-in agents' driver (forks and resumes re-seat it)
 
 
 def services(app: Flask) -> Services:
@@ -72,8 +74,10 @@ def create_app(config: dict | None = None) -> Flask:
         ping_interval=10,
         json=BoundedJSON,  # payloads nested too deeply are refused unparsed (nesting.py)
     )
-    runner = build_runner(app.config)
-    app.extensions["asiworld"] = Services(runner=runner, live=LiveRooms(socketio, runner))
+    runner, builtin = build_runner(app.config)
+    app.extensions["asiworld"] = Services(
+        runner=runner, live=LiveRooms(socketio, runner), builtin=builtin
+    )
 
     from asiworld.server import assessment, auth
 

@@ -6,7 +6,8 @@ every later call carries `Authorization: Bearer TOKEN`, and a token acts for its
 only. Only a sha256 of each token is kept.
 
 Every world read or change runs on the WorldRunner's thread (`runner.call`), and the agents'
-programs are stepped by runner hooks, so the engine never sees two threads. Events concerning a
+programs are stepped by the pipeline's tick (the program host every agent shares), so the engine
+never sees two threads. Events concerning a
 joined character are kept in a short numbered buffer (polled with `?after=SEQ`) and pushed to the
 character's Socket.IO room.
 """
@@ -21,9 +22,11 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from asiworld.pipeline import Pipeline, Tick
+from asiworld.programs.manager import ProgramManager
 from asiworld.server.errors import ApiError, error_body
 from asiworld.server.joining import character_count, join_gate
-from asiworld.server.runner import TickInfo, WorldRunner
+from asiworld.server.runner import WorldRunner
 from flask import Blueprint, Flask, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 from flask_socketio import ConnectionRefusedError, join_room
@@ -58,28 +61,29 @@ class AgentSeat:
 class AgentService:
     """Seats, tokens, the event buffers and the programs of agents joined through the API."""
 
-    def __init__(self, runner: WorldRunner, socketio: Any, in_process_programs: bool = False):
-        from asiworld.programs.manager import ProgramManager
-        from asiworld.programs.pool import LIVE_SLICE_DEADLINE
-
+    def __init__(self, runner: WorldRunner, socketio: Any) -> None:
         self.runner = runner
         self.socketio = socketio
-        # A live world never waits on a program past a deadline (asiworld.programs.pool).
-        self.programs = ProgramManager(
-            runner.world, in_process=in_process_programs, slice_deadline=LIVE_SLICE_DEADLINE
-        )
         self.seats: dict[int, AgentSeat] = {}  # char -> seat
         self.by_token: dict[str, int] = {}  # sha256(token) -> char
         self.sid_char: dict[str, int] = {}  # socket id -> char
         self.seq = 0
         self._open_programs: set[int] = set()  # program ids whose end is not yet reported
         self._lock = threading.Lock()  # guards the event buffers and the token table
-        runner.before_tick(self.programs.before_step)
-        self.programs.sink = runner.add_event  # program starts and ends enter the event stream
-        # Built-in agents (the planner) hand over programs through the same host.
-        for driver in runner.agent_drivers:
-            driver.programs = self.programs
-        runner.on_tick(self.on_tick)
+        runner.pipeline.add_observer("agents", self.on_tick, on_replace=self.world_replaced)
+
+    @property
+    def programs(self) -> ProgramManager:
+        """The pipeline's program host, shared with the built-in agents."""
+        return self.runner.pipeline.programs
+
+    def world_replaced(self, pipeline: Pipeline) -> None:
+        """A fork: the old world's agent seats and tokens are dropped (their character ids now
+        name other characters); its programs ended with it."""
+        with self._lock:
+            self.seats.clear()
+            self.by_token.clear()
+            self._open_programs.clear()
 
     # --- identity --------------------------------------------------------------------------
 
@@ -174,10 +178,9 @@ class AgentService:
 
     # --- events ----------------------------------------------------------------------------
 
-    def on_tick(self, info: TickInfo) -> None:
-        """Runner thread, after each step: programs read their operations' ends, then every
-        event concerning a joined character enters its buffer and its Socket.IO room."""
-        self.programs.after_step(info.events)
+    def on_tick(self, info: Tick) -> None:
+        """The pipeline's "agents" observer (runner thread): every event concerning a joined
+        character enters its buffer and its Socket.IO room."""
         seats = self.seats
         # program ends too may concern a seat revoked meanwhile (auth.kick): skip those
         mine = [e for e in info.events + self._program_ends(info.tick) if e.get("char") in seats]
@@ -482,8 +485,6 @@ def init_agent_api(app: Flask) -> None:
     # per app, so the namespace is registered once per server.
     if NAMESPACE not in getattr(socketio.server, "handlers", {}):
         register_socket_handlers(socketio)
-    service = AgentService(
-        services(app).runner, socketio, bool(app.config.get("PROGRAMS_IN_PROCESS", False))
-    )
+    service = AgentService(services(app).runner, socketio)
     app.extensions["asiworld_agents"] = service
     app.register_blueprint(agent_api)

@@ -1,5 +1,5 @@
-"""The evaluation the server shows on /evaluation: a LiveAssessment fed by the runner's every
-tick (the same numbers `asiworld run` writes), and the results.json of finished runs kept in a
+"""The evaluation the server shows on /evaluation: a LiveAssessment fed every tick as the
+pipeline's "assessment" observer (the same numbers `asiworld run` writes), and the results.json of finished runs kept in a
 runs folder (config RUNS_DIR, default DATA_DIR/runs).
 
     attach(app)                 # once per app: the assessment follows the live world
@@ -39,7 +39,7 @@ def attach(app: Flask) -> LiveAssessment:
     # characters that joined before the first tick (built-in agents)
     characters = [{"id": c.id, "name": c.name, "label": c.label} for c in runner.world.characters()]
     live = LiveAssessment(characters)
-    runner.on_tick(lambda info: live.feed(info.events))
+    runner.pipeline.add_observer("assessment", lambda info: live.feed(info.events))
     app.extensions[KEY] = live
     return live
 

@@ -166,7 +166,7 @@ def build_app(settings: dict[str, Any]) -> tuple[Any, Any]:
     app = create_app(config)
     if store is not None:
         app.extensions["asiworld_store"] = store
-        store.attach(app, agents, seed=seed)
+        store.attach(app)
     return app, store
 
 

@@ -1,6 +1,6 @@
 """Live delivery: frames to spectators, scoped observations to players and followers.
 
-Runs as a WorldRunner `on_tick` hook on the runner thread, so it must never block. Each client's
+Runs as the pipeline's "live" observer on the runner thread, so it must never block. Each client's
 Socket.IO send queue is checked every tick: a spectator whose backlog passes HIGH_WATER leaves
 the frame room (nothing more is queued for it) and, once it has drained below LOW_WATER, gets a
 fresh keyframe and rejoins. A player or follower whose backlog is high simply skips that
@@ -14,7 +14,8 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from asiworld.server.runner import TickInfo, WorldRunner
+from asiworld.pipeline import Tick
+from asiworld.server.runner import WorldRunner
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ class LiveRooms:
         self.seats: dict[str, Seat] = {}  # token -> seat
         self.seat_of_sid: dict[str, Seat] = {}
         self.dropped_to_keyframe = 0  # how often a slow spectator was resynchronised
-        runner.on_tick(self.on_tick)
+        runner.pipeline.add_observer("live", self.on_tick, on_replace=self.world_replaced)
 
     # --- membership (called on the runner thread via runner.call) ---------------------------
 
@@ -112,9 +113,24 @@ class LiveRooms:
 
         self.runner.call(drop)
 
+    def world_replaced(self, pipeline: Any) -> None:
+        """A fork: browser seats of the old world are dropped (their character ids now name
+        other characters) and every spectator gets a keyframe of the new world, then its deltas."""
+        self.seats.clear()
+        self.seat_of_sid.clear()
+        for sid in list(self.spectators):
+            self.add_spectator(sid)
+
+    def seat_on(self, char: int, name: str) -> Seat:
+        """A browser seat on an existing character (a fork's take-over); its token is returned
+        for the player's page to claim."""
+        seat = Seat(token=secrets.token_urlsafe(16), char=char, name=name)
+        self.runner.call(lambda: self.seats.__setitem__(seat.token, seat))
+        return seat
+
     # --- every tick (runner thread) ---------------------------------------------------------
 
-    def on_tick(self, info: TickInfo) -> None:
+    def on_tick(self, info: Tick) -> None:
         if self.spectators:
             self.server.emit("frame", info.frame, to=SPECTATORS, namespace=NAMESPACE)
             self._pace_spectators()

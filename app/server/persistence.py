@@ -2,20 +2,20 @@
 
 What is saved, and when (all on the runner thread):
 
-* **Accepted inputs, before they are acknowledged or applied.** The runner calls `flush()` after
-  every command and before every step (`WorldRunner.make_durable`). It saves whatever the world
-  accepted since the last flush — joins (the engine's input log) and queued actions — and commits.
+* **Accepted inputs, before they are acknowledged or applied.** `flush()` runs after every
+  command of the runner and before every step of the pipeline (`Pipeline.durable`). It saves
+  whatever the world accepted since the last flush — joins (the engine's input log) and queued actions — and commits.
   Only then does the command's result (the acknowledgement) leave the runner, or the tick run.
-* **The applied log of each tick.** After a step, `after_tick()` replaces that tick's journal rows
-  with the engine's own input-log rows (same actions, in the order the engine applied them) and
-  records the tick as done.
+* **The applied log of each tick.** After a step, `after_tick()` (the pipeline's last observer,
+  "store") replaces that tick's journal rows with the engine's own input-log rows (same actions,
+  in the order the engine applied them) and records the tick as done.
 * **Snapshots** every `snapshot_every` ticks: `World.snapshot()` (the engine's plain-data schema,
   app/engine/snapshot.py) plus the server's state (programs, built-in agents). Only the two newest
   are kept, with the inputs after the older one.
 
-Resuming loads the newest snapshot and re-applies the saved inputs tick by tick, exactly like
-`app/engine/resim.py` (joins through `add_character`, checking the ids), up to the last tick
-that was saved. Character tokens are stored as sha256 hashes only.
+Resuming loads the newest snapshot and re-applies the saved inputs with the engine's own
+re-simulation (`asiworld.engine.resim.resimulate`), up to the last tick that was saved.
+Character tokens are stored as sha256 hashes only.
 
 With `fsync=False` (the default, `PRAGMA synchronous=NORMAL`) a commit survives the server
 process being killed at any moment; a power cut or kernel crash may lose the last commits. With
@@ -36,7 +36,9 @@ from typing import Any
 
 from asiworld.engine import Content, World, load_content
 from asiworld.engine.frames import FrameBuilder
-from asiworld.server.runner import TickInfo, WorldRunner
+from asiworld.engine.resim import ResimMismatch, resimulate
+from asiworld.pipeline import Tick
+from asiworld.server.runner import WorldRunner
 
 log = logging.getLogger(__name__)
 
@@ -213,11 +215,11 @@ class WorldStore:
 
     # --- attaching to a live server ---------------------------------------------------------
 
-    def attach(self, app: Any, agents: Iterable[str] = (), seed: int = 0) -> None:
+    def attach(self, app: Any) -> None:
         """Start saving a server made by create_app(config with WORLD_FACTORY=world_factory).
 
-        A new world gets its first snapshot now; a resumed one gets its built-in agents, agent
-        seats and program records back."""
+        A new world gets its first snapshot now (with its built-in agents' seats); a resumed one
+        gets its built-in agents, agent seats and program records back."""
         from asiworld.server import services
 
         self.app = app
@@ -227,22 +229,18 @@ class WorldStore:
             if self.exists():
                 self._resume_server_state(app)
             else:
-                self._start(world, list(agents), seed, app.config.get("WORLD_SIZE"))
+                self.builtin = services(app).builtin.records()
+                self._start(world, app.config.get("WORLD_SIZE"))
             self._log_applied = self._log_journaled = world.input_log_end
             self._pending_journaled = len(world.pending)
             self._token_hashes = {
                 row[0] for row in self.db.execute("SELECT hash FROM tokens").fetchall()
             }
             self._save_tokens()
-        runner.make_durable(self.flush)
-        runner.on_tick(self.after_tick)
+        runner.pipeline.durable.append(self.flush)
+        runner.pipeline.add_observer("store", self.after_tick)
 
-    def _start(self, world: World, agents: list[str], seed: int, size: Any) -> None:
-        joins = [row for row in world.input_log if row[1] is None]
-        self.builtin = [
-            {"char": row[2]["id"], "config": name, "seed": seed + index}
-            for index, (name, row) in enumerate(zip(agents, joins, strict=False), start=1)
-        ]
+    def _start(self, world: World, size: Any) -> None:
         self.db.execute("BEGIN IMMEDIATE")
         self._set_meta("format", FORMAT)
         self._set_meta("seed", world.seed)
@@ -254,7 +252,9 @@ class WorldStore:
         self.db.execute("COMMIT")
 
     def _resume_server_state(self, app: Any) -> None:
-        self.builtin = self.meta("builtin", [])
+        from asiworld.server import services
+
+        saved = self.meta("builtin", [])
         world = self.runner.world
         with self._lock:
             self.db.execute("BEGIN IMMEDIATE")
@@ -266,8 +266,14 @@ class WorldStore:
             ).fetchone()
         server = json.loads(row[0]) if row else {}
         self._last_snapshot = self.newest_snapshot_tick() or 0
+        builtin = services(app).builtin
+        pipeline = self.runner.pipeline
+        for seat in saved:  # new agents, same configuration and seed (an agent's memory is
+            if seat["char"] in world.entities:  # not saved: it starts over from what it sees)
+                builtin.seat(pipeline, seat["char"], seat["config"], seat["seed"],
+                             seat.get("think_ticks"))
+        self.builtin = builtin.records()
         service = app.extensions.get("asiworld_agents")
-        resume_builtin_agents(self.runner, self.builtin, service.programs if service else None)
         if service is not None:
             if server.get("programs"):
                 self.runner.call(lambda: service.programs.restore_state(server["programs"]))
@@ -295,7 +301,7 @@ class WorldStore:
         self._pending_journaled = len(pending)
         self._token_hashes.update(t[0] for t in tokens)
 
-    def after_tick(self, info: TickInfo) -> None:
+    def after_tick(self, info: Tick) -> None:
         """The tick is applied: its rows become the engine's own log rows; maybe a snapshot."""
         world = self.runner.world
         applied = world.inputs_since(self._log_applied)
@@ -449,45 +455,15 @@ class WorldStore:
 
 
 def replay_onto(world: World, rows: list[tuple[int, int | None, dict]], until_tick: int) -> None:
-    """Bring a restored world forward like engine/resim.py: each tick's joins, then its inputs
-    through world.step(inputs); a join must make the character id the log says."""
-    by_tick: dict[int, list[tuple[int | None, dict]]] = {}
-    for tick, char, action in rows:
-        by_tick.setdefault(int(tick), []).append((char, action))
-    stale = [t for t in by_tick if t < world.tick]
+    """Bring a restored world forward with the engine's re-simulation; saved inputs from before
+    the snapshot, or a join that makes another character id, are a damaged store."""
+    stale = [int(row[0]) for row in rows if int(row[0]) < world.tick]
     if stale:
         raise StoreError(f"saved inputs at tick {min(stale)} come before the snapshot")
-    while world.tick < until_tick:
-        inputs = []
-        for char, action in by_tick.get(world.tick, ()):
-            if char is None and action.get("type") == "join":
-                made = world.add_character(action["name"], action.get("label", ""))
-                if "id" in action and made != action["id"]:
-                    raise StoreError(
-                        f"join at tick {world.tick} made character {made}, the log says "
-                        f"{action['id']}"
-                    )
-            else:
-                inputs.append((char, action))
-        world.step(inputs)
-
-
-def resume_builtin_agents(runner: WorldRunner, builtin: list[dict], programs: Any = None) -> None:
-    """Give the saved built-in characters new agents of the same configuration and seed (an
-    agent's private memory is not saved: it starts over from what its character observes).
-    `programs` is the server's ProgramManager, for agents that hand over programs."""
-    if not builtin:
-        return
-    from asiworld.agents.builtin import make_agent
-    from asiworld.agents.driver import AgentDriver
-
-    driver = AgentDriver(runner.world, programs=programs)
-    for seat in builtin:
-        if seat["char"] in runner.world.entities:
-            driver.add(seat["char"], make_agent(seat["config"], seed=seat["seed"]))
-    if driver.seats:
-        runner.before_tick(driver.before_step)
-        runner.agent_drivers.append(driver)
+    try:
+        resimulate(world, rows, until_tick)
+    except ResimMismatch as exc:
+        raise StoreError(str(exc)) from None
 
 
 def restore_agent_seats(service: Any, rows: list[dict]) -> None:

@@ -215,8 +215,9 @@ def pov(rid: str) -> Response:
 
 @replays.post("/api/replays/<rid>/fork")
 def fork(rid: str) -> ResponseReturnValue:
-    from asiworld.replay.fork import install, reseed
+    from asiworld.replay.fork import reseed
     from asiworld.server.admin import check_admin
+    from asiworld.server.fork import install
 
     refused = check_admin()  # the admin token when one is configured, else loopback only
     if refused is not None:

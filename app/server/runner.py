@@ -1,9 +1,10 @@
-"""WorldRunner: the one thread that owns the World and advances it in real time.
+"""WorldRunner: the live server's clock and the one thread that owns the world.
 
-Everything that touches the world (joins, actions, observations, keyframes, admin steps) is
-handed to the runner as a command and executed on its thread between ticks, so the engine never
-sees two threads. The runner never waits for clients: publishing is an `on_tick` hook that must
-not block (see `app/server/live.py`).
+The tick itself is the pipeline's (asiworld.pipeline.Pipeline.step: drivers, program host,
+durability, the engine, observers in their fixed order); the runner only decides *when* it runs
+(`speed` ticks per real second, paused, stepped by an admin) and runs everything that touches the
+world (joins, actions, observations, keyframes, forks) as a command on its thread between ticks,
+so the engine never sees two threads. Observers must not block (see `app/server/live.py`).
 """
 
 from __future__ import annotations
@@ -15,29 +16,18 @@ import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from typing import Any
 
 from asiworld.engine import World
 from asiworld.engine.errors import ActionResult
 from asiworld.engine.frames import FrameBuilder
+from asiworld.pipeline import Pipeline, Tick
 
 log = logging.getLogger(__name__)
 
 # When the machine falls this far behind the schedule, forget the missed ticks instead of
 # bursting to catch up (a burst would freeze the clients and then fast-forward them).
 MAX_LAG_SECONDS = 1.0
-
-
-@dataclass
-class TickInfo:
-    """What happened in one tick, handed to every on_tick hook."""
-
-    tick: int
-    events: list[dict]
-    frame: dict
-    inputs: list[tuple[int, int | None, dict]] = field(default_factory=list)  # input_log rows
-
 
 class RunnerStopped(RuntimeError):
     pass
@@ -46,54 +36,29 @@ class RunnerStopped(RuntimeError):
 class WorldRunner:
     def __init__(
         self,
-        world: World,
-        frame_builder: FrameBuilder,
+        pipeline: Pipeline,
         speed: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.world = world
-        self.frames = frame_builder
+        self.pipeline = pipeline
         self.speed = float(speed)
         self.paused = False
         self._clock = clock
-        self._hooks: list[Callable[[TickInfo], None]] = []
-        self._before: list[Callable[[], None]] = []
-        self._durable: list[Callable[[], None]] = []
         self._commands: queue.Queue[tuple[Callable[[], Any], Future]] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
-        self._log_seen = world.input_log_end
         self._keyframe: dict | None = None
         self._tick_times: deque[float] = deque(maxlen=64)
         self._next_due = 0.0
-        self._extra_events: queue.SimpleQueue[dict] = queue.SimpleQueue()
-        # The built-in agents' drivers, so the agent service can lend them its program host.
-        self.agent_drivers: list[Any] = []
 
-    # --- hooks ------------------------------------------------------------------------------
+    @property
+    def world(self) -> World:
+        """The pipeline's world (a fork replaces it: never keep it across commands)."""
+        return self.pipeline.world
 
-    def on_tick(self, callback: Callable[[TickInfo], None]) -> Callable[[TickInfo], None]:
-        """Register a hook called on the runner thread after every tick. Usable as a decorator."""
-        self._hooks.append(callback)
-        return callback
-
-    def before_tick(self, callback: Callable[[], None]) -> Callable[[], None]:
-        """Register a hook called on the runner thread just before each world.step(): built-in
-        agents decide and submit here (asiworld.agents.driver.AgentDriver.before_step)."""
-        self._before.append(callback)
-        return callback
-
-    def make_durable(self, callback: Callable[[], None]) -> Callable[[], None]:
-        """Register a hook that makes accepted inputs durable (app/server/persistence.py). It runs
-        on the runner thread after every command, before its result (an acknowledgement) leaves
-        the runner, and after the before-tick hooks, before the world steps. If it raises, the
-        command fails and the world pauses instead of applying what was not saved."""
-        self._durable.append(callback)
-        return callback
-
-    def _make_durable(self) -> None:
-        for hook in self._durable:
-            hook()
+    @property
+    def frames(self) -> FrameBuilder:
+        return self.pipeline.frames
 
     # --- commands (any thread) -------------------------------------------------------------
 
@@ -111,7 +76,7 @@ class WorldRunner:
             return fn()  # a hook on the runner thread: the caller's own durability point follows
         if not self.running:
             result = fn()
-            self._make_durable()
+            self.pipeline.make_durable()
             return result
         future: Future = Future()
         self._commands.put((fn, future))
@@ -123,9 +88,14 @@ class WorldRunner:
         return self.call(lambda: self.world.submit(char, action))
 
     def add_event(self, event: dict) -> None:
-        """Queue an event from outside the engine (an agent harness's incident); it joins the
-        next tick's events, stamped with that tick, so every on_tick hook sees it."""
-        self._extra_events.put(dict(event))
+        """Queue an event from outside the engine (an agent harness's incident), from any
+        thread: it joins the next tick's events (Pipeline.add_event)."""
+        self.pipeline.add_event(event)
+
+    def replace_world(self, world: World, frames: FrameBuilder | None = None) -> None:
+        """A fork or resume: the pipeline plays `world` from now on (runner thread only)."""
+        self.pipeline.replace_world(world, frames)
+        self._keyframe = None
 
     def add_character(self, name: str, label: str = "human") -> int:
         def add() -> int:
@@ -192,34 +162,16 @@ class WorldRunner:
 
     # --- the tick (runner thread only) ------------------------------------------------------
 
-    def advance(self) -> TickInfo:
-        """One tick: before-hooks (agents) submit, the world steps, a frame is built, hooks run."""
-        for hook in list(self._before):
-            try:
-                hook()
-            except Exception:  # a broken agent must not stop the world
-                log.exception("before_tick hook %r failed", hook)
+    def advance(self) -> Tick:
+        """One tick of the pipeline; if this tick's inputs cannot be saved the world pauses."""
         try:
-            self._make_durable()  # nothing is applied that is not saved
+            tick = self.pipeline.step()
         except Exception:
             self.paused = True
-            log.exception("could not save this tick's inputs: the world is paused")
+            log.exception("the tick failed (its inputs could not be saved?): the world is paused")
             raise
-        events = self.world.step()
-        while not self._extra_events.empty():
-            events.append({**self._extra_events.get_nowait(), "tick": self.world.tick})
-        frame = self.frames.frame(events)
-        # The engine's input log is the record of what was applied (joins, humans, agents).
-        inputs = self.world.inputs_since(self._log_seen)
-        self._log_seen = self.world.input_log_end
-        info = TickInfo(tick=self.world.tick, events=events, frame=frame, inputs=inputs)
         self._tick_times.append(self._clock())
-        for hook in list(self._hooks):
-            try:
-                hook(info)
-            except Exception:  # a broken observer must not stop the world
-                log.exception("on_tick hook %r failed", hook)
-        return info
+        return tick
 
     # --- thread lifecycle -------------------------------------------------------------------
 
@@ -281,7 +233,7 @@ class WorldRunner:
             if future.set_running_or_notify_cancel():
                 try:
                     result = fn()
-                    self._make_durable()  # acknowledged only once saved
+                    self.pipeline.make_durable()  # acknowledged only once saved
                     future.set_result(result)
                 except BaseException as exc:  # handed back to the caller's thread
                     future.set_exception(exc)

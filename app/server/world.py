@@ -1,14 +1,14 @@
-"""Build the live world and its built-in characters from the server configuration."""
+"""Build the live world's pipeline and its built-in characters from the server configuration."""
 
 from __future__ import annotations
 
-import logging
-
+from asiworld.agents.driver import BuiltinAgents
 from asiworld.engine import World, load_content
 from asiworld.engine.frames import FrameBuilder
+from asiworld.pipeline import Pipeline
+from asiworld.programs.manager import ProgramManager
+from asiworld.programs.pool import LIVE_SLICE_DEADLINE
 from asiworld.server.runner import WorldRunner
-
-log = logging.getLogger(__name__)
 
 
 def engine_world(config: dict) -> tuple[World, FrameBuilder]:
@@ -19,34 +19,25 @@ def engine_world(config: dict) -> tuple[World, FrameBuilder]:
     return world, FrameBuilder(world)
 
 
-def add_builtin_agents(runner: WorldRunner, names: list[str], seed: int = 0) -> None:
-    """Populate the world with one character per configuration name, driven by the agents
-    package's AgentDriver before every tick (the same driver headless runs use).
-
-    Without the agents package the characters still join, so the world is populated, but stand
-    idle; the log says so.
-    """
-    try:
-        from asiworld.agents.builtin import make_agent
-        from asiworld.agents.driver import AgentDriver
-    except ImportError:
-        make_agent = AgentDriver = None
-    driver = AgentDriver(runner.world) if AgentDriver is not None else None
-    for index, name in enumerate(names, start=1):
-        agent = make_agent(name, seed=seed + index) if make_agent is not None else None
-        cid = runner.add_character(name=f"{name}-{index}", label=name)
-        if driver is None:
-            log.warning("asiworld.agents is not available: %s-%d stands idle", name, index)
-            continue
-        driver.add(cid, agent)
-    if driver is not None and driver.seats:
-        runner.before_tick(driver.before_step)
-        runner.agent_drivers.append(driver)  # the agent service lends it the program host
-
-
-def build_runner(config: dict) -> WorldRunner:
+def build_pipeline(config: dict) -> tuple[Pipeline, BuiltinAgents]:
+    """The live world's pipeline: its world and frame builder (WORLD_FACTORY, else the engine),
+    the program host every agent shares (built-in and outside ones), and the built-in agents'
+    driver with one character per AGENTS name (`planner-1`, `forager-2`, ...)."""
     factory = config.get("WORLD_FACTORY") or engine_world
     world, frame_builder = factory(config)
-    runner = WorldRunner(world, frame_builder, speed=config["SPEED"])
-    add_builtin_agents(runner, list(config.get("AGENTS") or []), seed=config["SEED"])
-    return runner
+    # A live world never waits on a program past a deadline (asiworld.programs.pool).
+    programs = ProgramManager(
+        world,
+        in_process=bool(config.get("PROGRAMS_IN_PROCESS", False)),
+        slice_deadline=LIVE_SLICE_DEADLINE,
+    )
+    pipeline = Pipeline(world, programs=programs, frames=frame_builder)
+    builtin = pipeline.add_driver(BuiltinAgents())
+    for index, name in enumerate(config.get("AGENTS") or []):
+        builtin.join(pipeline, name, index, name=f"{name}-{index + 1}")
+    return pipeline, builtin
+
+
+def build_runner(config: dict) -> tuple[WorldRunner, BuiltinAgents]:
+    pipeline, builtin = build_pipeline(config)
+    return WorldRunner(pipeline, speed=config["SPEED"]), builtin

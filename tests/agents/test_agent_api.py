@@ -207,7 +207,7 @@ def test_join_refuses_bad_names_and_labels_without_adding_anyone(http, runner, b
 def test_incidents_enter_the_worlds_event_stream(http, runner):
     cid, auth = join(http)
     seen = []
-    runner.on_tick(lambda info: seen.extend(e for e in info.events if e["kind"] == "incident"))
+    runner.pipeline.watch(lambda info: seen.extend(e for e in info.events if e["kind"] == "incident"))
     reply = http.post(
         f"/api/agents/{cid}/incidents",
         json={"cause": "model_error", "start": 0, "end": 0, "detail": "HTTP 500"},
@@ -261,7 +261,7 @@ def test_the_openapi_spec_validates_and_lists_every_route(http):
 
 def test_a_programs_start_and_end_enter_the_worlds_event_stream(http, runner):
     seen: list[dict] = []
-    runner.on_tick(lambda info: seen.extend(info.events))
+    runner.pipeline.watch(lambda info: seen.extend(info.events))
     cid, auth = join(http)
     reply = http.post(
         f"/api/agents/{cid}/programs", json={"name": "step", "source": WOODCUTTER}, headers=auth

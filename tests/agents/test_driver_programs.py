@@ -1,4 +1,4 @@
-"""The agent driver hands an agent's program to the world's ProgramManager, and a direct action
+"""The agent driver hands an agent's program to the pipeline's ProgramManager, and a direct action
 afterwards stops it (the programs' direct-action rule), exactly as for an outside agent.
 
 Bad inputs tried: a program that does not compile, a program handed over in a world that hosts
@@ -9,6 +9,7 @@ from __future__ import annotations
 from asiworld.agents.base import Agent
 from asiworld.agents.driver import AgentDriver
 from asiworld.engine import World, load_content
+from asiworld.pipeline import Pipeline
 from asiworld.programs.manager import ProgramManager
 
 CONTENT = load_content()
@@ -35,19 +36,13 @@ def world_with(agent, programs=True):
     world = World.create(seed=7, content=CONTENT, size=64)
     char = world.add_character("ada")
     manager = ProgramManager(world, in_process=True) if programs else None
-    driver = AgentDriver(world, programs=manager)
-    driver.add(char, agent)
-    return world, char, manager, driver
+    pipeline = Pipeline(world, programs=manager)
+    pipeline.add_driver(AgentDriver()).add(char, agent)
+    return world, char, manager, pipeline
 
 
-def tick(world, manager, driver, n=1):
-    for _ in range(n):
-        driver.before_step()
-        if manager is not None:
-            manager.before_step()
-        events = world.step()
-        if manager is not None:
-            manager.after_step(events)
+def tick(world, manager, pipeline, n=1):
+    pipeline.run_until(world.tick + n)
 
 
 def test_a_program_handed_over_runs_and_its_status_reaches_the_agents_observation():

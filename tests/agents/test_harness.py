@@ -14,7 +14,7 @@ from tests.agents.fake_llm import FakeLLM, tool
 @pytest.fixture
 def world_events(runner):
     seen: list[dict] = []
-    runner.on_tick(lambda info: seen.extend(info.events))
+    runner.pipeline.watch(lambda info: seen.extend(info.events))
     return seen
 
 

@@ -32,7 +32,7 @@ def test_the_configuration_is_registered_and_is_an_agent(name):
 @pytest.mark.parametrize("name", available())
 def test_each_configuration_plays_a_few_minutes_and_most_of_its_actions_are_accepted(name):
     run = _play([name], minutes=4)
-    seat = run.driver.seats[0]
+    seat = run.agents.seats[0]
     assert seat.decisions >= 60  # it was asked every few ticks, and answered without crashing
     assert seat.refusals / seat.decisions < REFUSAL_BOUND.get(name, DEFAULT_BOUND)
     accepted = [e for e in run.events if e["kind"] == "action" and e["char"] == seat.char]
@@ -70,5 +70,5 @@ def test_the_builder_sets_up_a_workbench_and_tools_and_stays_on_the_surface_earl
 
 def test_the_rusher_and_the_builder_share_a_world_without_getting_stuck():
     run = _play(["rusher", "builder"], minutes=6, seed=5)
-    for seat in run.driver.seats:
+    for seat in run.agents.seats:
         assert seat.refusals / seat.decisions < 0.1

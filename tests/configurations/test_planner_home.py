@@ -26,8 +26,8 @@ def test_the_planner_has_a_locked_home_with_a_usable_bed_inside_within_fifty_min
     assert beds
     # Foothold (a day without a knockdown, a bed, its own gear) and Home are both met.
     assert {1, 3} <= stages_met(results)
-    refused = run.driver.seats[0].refusals
-    assert refused <= run.driver.seats[0].decisions // 10
+    refused = run.agents.seats[0].refusals
+    assert refused <= run.agents.seats[0].decisions // 10
 
 
 def day_report(day: int, downs: int = 0, full: bool = True) -> dict:

@@ -218,7 +218,7 @@ def test_a_planner_on_a_live_server_opens_chests_and_clears_the_outer_court():
     )
     runner = services(app).runner
     events: list[dict] = []
-    runner.on_tick(lambda info: events.extend(info.events))
+    runner.pipeline.watch(lambda info: events.extend(info.events))
     runner.step(4400)
     left = [e for e in events if e["kind"] == "dungeon_left" and e["tier"] == 1]
     assert left and left[0]["cleared"] and left[0]["alive"]
@@ -235,4 +235,4 @@ def test_a_planner_deciding_every_tick_still_places_its_bed_in_its_own_house():
     while run.world.tick < 3000 and not beds:
         beds = [e for e in run.step() if e["kind"] == "placed" and e["item"] == "bed"]
     assert beds, "the bed was placed within the first 3,000 ticks"
-    assert run.driver.seats[0].agent.house.inside((beds[0]["x"], beds[0]["y"]))
+    assert run.agents.seats[0].agent.house.inside((beds[0]["x"], beds[0]["y"]))

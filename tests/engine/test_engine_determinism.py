@@ -7,19 +7,20 @@ from asiworld.agents.driver import AgentDriver
 from asiworld.agents.forager import Forager
 from asiworld.engine import World, load_content
 from asiworld.engine.resim import replay_inputs
+from asiworld.pipeline import Pipeline
 
 CONTENT = load_content()
 
 
 def run(seed: int, ticks: int, checkpoints=(50, 200, 400)) -> tuple[World, dict[int, str]]:
     world = World.create(seed=seed, content=CONTENT, size=64)
-    driver = AgentDriver(world)
+    pipeline = Pipeline(world)
+    driver = pipeline.add_driver(AgentDriver())
     for i in range(3):
         driver.add(world.add_character(f"f{i}", "forager"), Forager(seed=i, think_ticks=2))
     hashes = {}
     while world.tick < ticks:
-        driver.before_step()
-        world.step()
+        pipeline.step()
         if world.tick in checkpoints:
             hashes[world.tick] = world.state_hash()
     return world, hashes

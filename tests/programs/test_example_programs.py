@@ -11,6 +11,7 @@ from asiworld.agents import program_library
 from asiworld.cli import main as cli_main
 from asiworld.engine import World, load_content
 from asiworld.evaluation.achievements import AchievementRecord
+from asiworld.pipeline import Pipeline
 from asiworld.programs.compiler import CompiledProgram, compile_program
 from asiworld.programs.kit import start_in_tier
 from asiworld.programs.manager import ProgramManager
@@ -23,7 +24,7 @@ CONTENT = load_content()
 def cleared_with(seed: int, tier: int) -> tuple[dict, AchievementRecord]:
     world = World.create(seed=seed, content=CONTENT, size=64)
     char = world.add_character("ada")
-    start_in_tier(world, char, tier)
+    start_in_tier(Pipeline(world), char, tier)
     manager = ProgramManager(world, in_process=True)
     pid = manager.submit(char, "steady", program_library.source("steady_clear"))["id"]
     record = AchievementRecord()
@@ -61,7 +62,7 @@ def test_steady_clear_clears_the_inner_temple_steadily_enough_for_stage_six(seed
 def test_the_author_set_up_enters_the_dark_tier_with_a_lit_torch():
     world = World.create(seed=7, content=CONTENT, size=64)
     char = world.add_character("ada")
-    start_in_tier(world, char, 3)
+    start_in_tier(Pipeline(world), char, 3)
     me = world.observe(char)["self"]
     assert me["area"] != 0 and me["area_kind"] != "surface"
     assert me["equipment"]["light"] == "torch" and me["light_ticks"] > 0
@@ -74,7 +75,7 @@ def test_the_author_set_up_refuses_a_tier_that_does_not_exist(tier):
     char = world.add_character("ada")
     before = world.state_hash()
     with pytest.raises(ValueError, match="there is no tier"):
-        start_in_tier(world, char, tier)
+        start_in_tier(Pipeline(world), char, tier)
     assert world.state_hash() == before
 
 

@@ -44,7 +44,7 @@ def test_characters_are_listed_from_the_join_inputs_with_their_configuration_lab
     for tick in range(6):
         if tick in (0, 2):
             world.add_character(f"p{tick}", label="planner")
-        recording.tick_hook(world, world.step())
+        recording.after_step(world.step())
     recording.close()
     with Replay.open(path) as replay:
         joined = replay.characters()

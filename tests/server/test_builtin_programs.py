@@ -7,15 +7,15 @@ from __future__ import annotations
 from asiworld.server import create_app, services
 
 
-def test_the_built_in_agents_drivers_use_the_servers_program_host():
+def test_the_built_in_agents_and_the_agent_api_share_the_pipelines_program_host():
     app = create_app(
         {"SEED": 7, "WORLD_SIZE": 64, "TESTING": True, "PROGRAMS_IN_PROCESS": True,
          "AGENTS": ["planner", "forager"]}
     )  # fmt: skip
-    runner = services(app).runner
-    host = app.extensions["asiworld_agents"].programs
-    assert runner.agent_drivers, "the built-in agents have a driver"
-    assert all(driver.programs is host for driver in runner.agent_drivers)
+    svc = services(app)
+    assert [s.config for s in svc.builtin.seats] == ["planner", "forager"]
+    assert svc.runner.pipeline.drivers == [svc.builtin]
+    assert app.extensions["asiworld_agents"].programs is svc.runner.pipeline.programs
 
 
 def test_a_built_in_agents_program_runs_on_the_live_world_until_its_own_next_action():
@@ -24,13 +24,13 @@ def test_a_built_in_agents_program_runs_on_the_live_world_until_its_own_next_act
          "AGENTS": ["forager"]}
     )  # fmt: skip
     runner = services(app).runner
-    driver = runner.agent_drivers[0]
+    driver = services(app).builtin
     char = driver.seats[0].char
     seen = []
-    runner.on_tick(lambda info: seen.extend(info.events))
+    runner.pipeline.watch(lambda info: seen.extend(info.events))
     # what the planner does in the Inner Temple, here by hand: hand over a program
     hand_over = {"type": "program", "name": "pause", "source": "wait(3)\n"}
-    reply = runner.call(lambda: driver._submit(char, hand_over))
+    reply = runner.call(lambda: driver.submit(runner.pipeline, char, hand_over))
     assert reply["ok"] is True
     runner.step(6)
     ours = [e for e in seen if e.get("char") == char and "program" in e["kind"]]

@@ -1,0 +1,258 @@
+"""The pipeline: the one road a tick takes, above the engine. Every entry point steps its world
+through `Pipeline.step()` — the live server's runner (its clock thread), `asiworld run`, the
+Gymnasium environment, `asiworld program run` and the program kit — so there is one tick loop.
+
+    pipeline = Pipeline(world, programs=ProgramManager(world), frames=FrameBuilder(world))
+    pipeline.add_driver(agents)                     # anything with before_step(pipeline)
+    pipeline.add_observer("recorder", recording.on_tick)
+    while world.tick < horizon:                     # the clock: a loop, or the server's thread
+        pipeline.step()
+
+One tick, in this order:
+
+1. **drivers** decide, in the order they were added (`driver.before_step(pipeline)`): built-in
+   agents (asiworld.agents.driver), and whatever else submits for its characters — a study's
+   language-model seats, a scripted opponent. A driver reads `pipeline.world` and submits through
+   `pipeline.submit` / `pipeline.submit_program`, so the direct-action rule always applies. A
+   driver that raises is logged and skipped: a broken agent never stops the world.
+2. **the program host** (`programs.before_step()`) resumes hosted programs, which submit too;
+3. **durability**: the `durable` callbacks (a server's store) save what was accepted, before it
+   is applied; if one raises, the tick does not happen (the exception propagates);
+4. **the engine** steps (`world.step()`), then the program host reads the tick's events
+   (`programs.after_step`);
+5. the tick's events are the engine's, then the program host's lifecycle events (stamped with
+   the tick they happened in), then **outside events** queued by `add_event` from any thread
+   (an agent harness's incident), stamped with the new tick;
+6. the frame is built (when the pipeline has a frame builder) and the **observers** see a `Tick`
+   in a fixed order that does not depend on who registered first: OBSERVERS (recorder,
+   assessment, agents, live, store; a study may add "transcripts"), then the `watch` callbacks
+   (tests, tools that only read) in the order they were added. An observer that raises is
+   logged; the next one still runs.
+
+`replace_world(world)` is a fork or a resume: the world, the frame builder and the program host
+(whose programs belonged to the old world's characters) move to the new world; drivers and
+observers stay where they are and in the same order, and those that keep per-world state are told
+through their `world_replaced(pipeline)` (drivers) or the observer's `on_replace` callback.
+
+The pipeline holds no clock and no thread: a clock is whoever calls `step()` — a loop for
+headless runs and lockstep studies, `asiworld.server.runner.WorldRunner` for real time. It does
+not import the agents, the server or the replay package, so all of them may use it.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
+
+# The observers' order, whoever registers first: the recording sees a tick before anything that
+# reacts to it; the agent API's event buffers and the live rooms publish it; the store commits it
+# last (so what it saves is what everyone saw).
+OBSERVERS: tuple[str, ...] = ("recorder", "assessment", "agents", "transcripts", "live", "store")
+WATCH = "watch"
+
+
+@dataclass
+class Tick:
+    """What happened in one tick, handed to every observer."""
+
+    tick: int
+    events: list[dict]
+    frame: dict | None = None
+    inputs: list[tuple[int, int | None, dict]] = field(default_factory=list)  # input-log rows
+    world: Any = None
+
+
+class Driver(Protocol):
+    """Something that decides for some characters before each step (see the module docstring).
+    It may also define `world_replaced(pipeline)`, called after a fork or resume."""
+
+    def before_step(self, pipeline: Pipeline) -> None: ...
+
+
+@dataclass
+class _Observer:
+    name: str
+    on_tick: Callable[[Tick], None]
+    on_replace: Callable[[Pipeline], None] | None = None
+
+
+class PipelineError(ValueError):
+    """A pipeline was wired wrongly (an observer name outside its order, a second one of a kind)."""
+
+
+class Pipeline:
+    def __init__(
+        self,
+        world: Any,
+        *,
+        programs: Any = None,
+        frames: Any = None,
+        observer_order: tuple[str, ...] = OBSERVERS,
+    ) -> None:
+        self.world = world
+        self.programs = programs  # an asiworld.programs.manager.ProgramManager, or None
+        self.frames = frames  # a FrameBuilder for this world, or None (no frames built)
+        self.drivers: list[Any] = []
+        self.durable: list[Callable[[], None]] = []
+        self._order = tuple(observer_order)
+        self._observers: list[_Observer] = []
+        self._outside: queue.SimpleQueue[dict] = queue.SimpleQueue()
+        self._program_events: list[dict] = []
+        self._log_seen = world.input_log_end
+        self.engine_seconds = 0.0  # time spent in world.step (benchmarks, a study's costs)
+        if programs is not None:
+            programs.sink = self._program_event
+
+    # --- wiring -----------------------------------------------------------------------------
+
+    def add_driver(self, driver: Any) -> Any:
+        """Add a driver; drivers decide in the order they were added."""
+        self.drivers.append(driver)
+        return driver
+
+    def add_observer(
+        self,
+        name: str,
+        on_tick: Callable[[Tick], None],
+        on_replace: Callable[[Pipeline], None] | None = None,
+    ) -> None:
+        """Register the observer `name` (one of the pipeline's observer order); it is called in
+        that order, wherever it was registered."""
+        if name not in self._order:
+            raise PipelineError(f"no observer {name!r}; the order is {', '.join(self._order)}")
+        if any(o.name == name for o in self._observers):
+            raise PipelineError(f"the pipeline already has a {name!r} observer")
+        self._observers.append(_Observer(name, on_tick, on_replace))
+        self._observers.sort(key=lambda o: self._rank(o.name))
+
+    def watch(self, on_tick: Callable[[Tick], None]) -> Callable[[Tick], None]:
+        """Add a callback that only reads each tick, after every observer (usable as a
+        decorator)."""
+        self._observers.append(_Observer(WATCH, on_tick))
+        self._observers.sort(key=lambda o: self._rank(o.name))
+        return on_tick
+
+    def observers(self) -> list[str]:
+        """The observers' names, in the order they see a tick."""
+        return [o.name for o in self._observers]
+
+    def _rank(self, name: str) -> int:
+        return len(self._order) if name == WATCH else self._order.index(name)
+
+    def make_durable(self) -> None:
+        """Run the durability callbacks (a server also calls this after every command)."""
+        for callback in self.durable:
+            callback()
+
+    # --- outside inputs ---------------------------------------------------------------------
+
+    def add_event(self, event: dict) -> None:
+        """Queue an event from outside the engine (any thread); it joins the next tick's events,
+        stamped with that tick."""
+        self._outside.put(dict(event))
+
+    def submit(self, char: int, action: Any) -> dict:
+        """A direct action for a character, through the program host when there is one (a direct
+        action stops that character's program). The engine's answer as a dict."""
+        if self.programs is not None:
+            return self.programs.submit_direct(char, action).to_dict()
+        return self.world.submit(char, action).to_dict()
+
+    def submit_program(self, char: int, name: str, source: Any) -> dict:
+        """Hand a program to the program host for a character."""
+        if self.programs is None:
+            return {
+                "ok": False,
+                "code": "programs_unavailable",
+                "message": "this world hosts no programs",
+            }
+        return self.programs.submit(char, name, source)
+
+    def observe(self, char: int, **options: Any) -> dict:
+        """A character's observation with its programs' status (what an agent decides on)."""
+        obs = self.world.observe(char, **options)
+        if self.programs is not None:
+            obs.update(self.programs.observation_extra(char))
+        return obs
+
+    # --- the tick ---------------------------------------------------------------------------
+
+    def step(self) -> Tick:
+        """One tick (see the module docstring for the order)."""
+        for driver in list(self.drivers):
+            try:
+                driver.before_step(self)
+            except Exception:  # a broken agent must not stop the world
+                log.exception("driver %r failed", driver)
+        if self.programs is not None:
+            self.programs.before_step()
+        self.make_durable()  # nothing is applied that is not saved
+        world = self.world
+        started = time.perf_counter()
+        events = world.step()
+        self.engine_seconds += time.perf_counter() - started
+        if self.programs is not None:
+            self.programs.after_step(events)
+        if self._program_events:
+            events = events + self._program_events
+            self._program_events = []
+        while not self._outside.empty():
+            events.append({**self._outside.get_nowait(), "tick": world.tick})
+        frame = self.frames.frame(events) if self.frames is not None else None
+        # The engine's input log is the record of what was applied (joins, humans, agents).
+        inputs, self._log_seen = world.inputs_since(self._log_seen), world.input_log_end
+        tick = Tick(tick=world.tick, events=events, frame=frame, inputs=inputs, world=world)
+        for observer in list(self._observers):
+            try:
+                observer.on_tick(tick)
+            except Exception:  # a broken observer must not stop the world
+                log.exception("observer %s failed", observer.name)
+        return tick
+
+    def run_until(self, tick: int, stop: Callable[[], bool] | None = None) -> int:
+        """Step until the world reaches `tick` (or `stop()` says so after a step): the lockstep
+        clock. Returns the world's tick."""
+        while self.world.tick < tick:
+            self.step()
+            if stop is not None and stop():
+                break
+        return self.world.tick
+
+    def _program_event(self, event: dict) -> None:
+        # Program starts and ends join the tick's events, stamped when they happen.
+        self._program_events.append({"tick": self.world.tick, **event})
+
+    # --- forks and resumes ------------------------------------------------------------------
+
+    def replace_world(self, world: Any, frames: Any = None) -> None:
+        """Everything now plays `world` (a fork, a resume): a fresh frame baseline (`frames`, or
+        a new builder of the same kind), the program host moves to it (the old world's programs
+        end: their character ids name other characters now), drivers and observers stay, in
+        the same order, and are told."""
+        self.world = world
+        if frames is not None:
+            self.frames = frames
+        elif self.frames is not None:
+            self.frames = type(self.frames)(world)
+        if self.programs is not None:
+            self.programs.rebind(world)
+        self._program_events = []
+        self._log_seen = world.input_log_end
+        for driver in list(self.drivers):
+            replaced = getattr(driver, "world_replaced", None)
+            if replaced is not None:
+                replaced(self)
+        for observer in list(self._observers):
+            if observer.on_replace is not None:
+                observer.on_replace(self)
+
+    def close(self) -> None:
+        """Stop the program host's process, if one was started."""
+        if self.programs is not None:
+            self.programs.close()
