@@ -16,9 +16,9 @@ from asiworld.arguments import Parser
 from asiworld.engine.errors import CodedError
 from asiworld.evaluation import commands as evaluation_commands  # report, score
 from asiworld.headless import commands as headless_commands  # run, bench
+from asiworld.headless import samples as samples_commands  # replay samples (after replay_commands)
 from asiworld.programs import commands as program_commands  # program run
 from asiworld.replay import commands as replay_commands  # replay info/verify/export
-from asiworld.replay import samples_commands  # replay samples (after replay_commands)
 from asiworld.server import commands as server_commands  # serve
 from asiworld.study import commands as study_commands  # study new/check/run
 

@@ -63,13 +63,16 @@ def builtin_driver(world, chars: list[int], seed: int):
     names = [n for n in available() if n != "random"] or available()
     if not names:
         return None, []
-    driver = AgentDriver(world)
+    from asiworld.pipeline import Pipeline
+
+    pipeline = Pipeline(world)
+    driver = pipeline.add_driver(AgentDriver())
     by_name: dict[str, list[int]] = {}
     for i, cid in enumerate(chars):
         name = names[i % len(names)]
-        driver.add(cid, make_agent(name, seed=seed + i))
+        driver.add(cid, make_agent(name, seed=seed + i), tick=world.tick)
         by_name.setdefault(name, []).append(cid)
-    return driver, [{"name": n, "characters": c} for n, c in by_name.items()]
+    return pipeline, [{"name": n, "characters": c} for n, c in by_name.items()]
 
 
 def record(path: Path, minutes: int, characters: int, seed: int, policy: str) -> float:
@@ -86,9 +89,8 @@ def record(path: Path, minutes: int, characters: int, seed: int, policy: str) ->
     spent = 0.0
     try:
         for _ in range(minutes * TICKS_PER_MINUTE):
-            if driver is not None:
-                driver.before_step()
-                events = world.step()
+            if driver is not None:  # the built-in agents' pipeline
+                events = driver.step().events
             else:
                 for cid in chars:
                     if rng.random() < 0.1:

@@ -10,6 +10,7 @@ direct action stops the program (the host's direct-action rule)."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,8 @@ from .base import Agent
 from .builtin import available, make_agent
 
 PROGRAM = "program"  # the pseudo-action that hands over a program
+
+log = logging.getLogger(__name__)
 
 
 def builtin_seed(world_seed: int, index: int) -> int:
@@ -53,16 +56,23 @@ class AgentDriver:
         for seat in self.seats:
             if world.tick < seat.next_decision or seat.char not in world.entities:
                 continue
-            obs = pipeline.observe(seat.char)
-            action = seat.agent.decide(obs)
-            seat.decisions += 1
-            seat.next_decision = world.tick + max(1, seat.agent.think_ticks)
-            if action is None:
-                continue
-            result = self.submit(pipeline, seat.char, action)
-            if not result.get("ok"):
-                seat.refusals += 1
-            seat.agent.feedback(result)
+            try:
+                self._decide(pipeline, seat)
+            except Exception:  # a broken agent stops neither the world nor the other agents
+                log.exception("the agent on character %d failed", seat.char)
+
+    def _decide(self, pipeline: Any, seat: Seat) -> None:
+        world = pipeline.world
+        obs = pipeline.observe(seat.char)
+        seat.next_decision = world.tick + max(1, seat.agent.think_ticks)
+        action = seat.agent.decide(obs)
+        seat.decisions += 1
+        if action is None:
+            return
+        result = self.submit(pipeline, seat.char, action)
+        if not result.get("ok"):
+            seat.refusals += 1
+        seat.agent.feedback(result)
 
     def submit(self, pipeline: Any, char: int, action: Any) -> dict[str, Any]:
         """An agent's answer: a program handed over, or a direct action."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,8 +14,6 @@ from asiworld.agents.driver import BuiltinAgents
 from asiworld.engine import World, load_content
 from asiworld.pipeline import Pipeline, Tick
 from asiworld.programs.manager import ProgramManager
-
-TickHook = Callable[[World, list[dict[str, Any]]], None]
 
 
 @dataclass
@@ -34,9 +31,9 @@ class RunConfig:
 
 class Run:
     """A headless run on the pipeline (asiworld.pipeline): the built-in configurations join with
-    the stagger, the loop below is the clock, and `hooks` see every tick after the recorder."""
+    the stagger and `run()` is the clock. More observers: `run.pipeline.watch(fn)`."""
 
-    def __init__(self, config: RunConfig, hooks: list[TickHook] | None = None):
+    def __init__(self, config: RunConfig):
         self.config = config
         self.content = load_content()
         self.world = World.create(seed=config.seed, content=self.content, size=config.size)
@@ -48,7 +45,6 @@ class Run:
             same = config.agents[:index].count(name)
             self.agents.schedule(index * config.stagger_ticks, name, index,
                                  name if same == 0 else f"{name}-{same + 1}")
-        self.hooks: list[TickHook] = list(hooks or [])
         self.events: list[dict[str, Any]] = []
         self.title = ""  # the replay's title (sample replays name theirs)
         self.pipeline.watch(self._collect)
@@ -62,8 +58,6 @@ class Run:
 
     def _collect(self, tick: Tick) -> None:
         self.events.extend(tick.events)
-        for hook in self.hooks:
-            hook(tick.world, tick.events)
 
     def step(self) -> list[dict[str, Any]]:
         return self.pipeline.step().events

@@ -13,6 +13,7 @@ from asiworld.agents.interface import (
     program,
 )
 from asiworld.engine import World
+from asiworld.pipeline import Pipeline
 
 
 class WalksNorth:
@@ -49,12 +50,10 @@ def test_a_user_agent_observes_decides_and_hears_the_result():
     world = World.create(seed=3, size=48)
     cid = world.add_character("mine", label="mine")
     agent = make_interface_agent(f"{__name__}:WalksNorth", {"steps": 2}, think_ticks=2)
-    driver = AgentDriver(world)
-    driver.add(cid, agent)
+    pipeline = Pipeline(world)
+    pipeline.add_driver(AgentDriver()).add(cid, agent)
     y0 = world.entities[cid].y
-    for _ in range(8):
-        driver.before_step()
-        world.step()
+    pipeline.run_until(8)
     assert world.entities[cid].y < y0
     assert agent.user.obs["self"]["id"] == cid and len(agent.user.results) == 2
 
@@ -63,9 +62,9 @@ def test_a_program_decision_without_a_program_host_is_refused_not_raised():
     world = World.create(seed=3, size=48)
     cid = world.add_character("hands", label="hands")
     agent = make_interface_agent(f"{__name__}:Hands", {})
-    driver = AgentDriver(world)
-    seat = driver.add(cid, agent)
-    driver.before_step()
+    pipeline = Pipeline(world)
+    seat = pipeline.add_driver(AgentDriver()).add(cid, agent)
+    pipeline.step()
     assert seat.refusals == 1
 
 

@@ -63,8 +63,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def make_sample(sample: Sample, out: Path, minutes: int | None = None) -> Path:
-    from asiworld.headless.run import Run, RunConfig
     from asiworld.replay.headless import REPLAY_NAME
+
+    from .run import Run, RunConfig
 
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:

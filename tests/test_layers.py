@@ -1,0 +1,156 @@
+"""The package's layers, read from its source with `ast` (README, "Architecture"): no circle of
+imports between its parts, the replay package reaching neither the server nor the agents, the
+engine importing nothing outside itself but the standard library, numpy and tcod, and one tick
+loop: only the pipeline (and the engine's own re-simulation) calls `World.step`.
+
+A part is a top-level subpackage or module of `asiworld` (engine, pipeline, agents, server, ...).
+Every import counts, also those inside functions: a lazy import is still a dependency."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import asiworld
+
+APP = Path(asiworld.__file__).resolve().parent
+STEPPERS = {"engine/resim.py", "pipeline.py"}  # the only callers of World.step
+ENGINE_MAY_IMPORT = {"numpy", "tcod"}
+
+
+def modules() -> dict[str, Path]:
+    """asiworld's modules by dotted name."""
+    out = {}
+    for path in sorted(APP.rglob("*.py")):
+        parts = list(path.relative_to(APP).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(["asiworld", *parts])] = path
+    return out
+
+
+def imports_of(name: str, path: Path) -> set[str]:
+    """Every module `name` imports (absolute names; relative imports resolved)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                found.add(".".join(base + ([node.module] if node.module else [])))
+            else:
+                found.add(node.module or "")
+    return found
+
+
+def part(module: str) -> str | None:
+    """The layer a module belongs to (None: outside asiworld, or asiworld's own __init__)."""
+    bits = module.split(".")
+    return bits[1] if bits[0] == "asiworld" and len(bits) > 1 else None
+
+
+def part_graph() -> dict[str, dict[str, set[str]]]:
+    """part -> part it imports -> the modules that do it (for the failure message)."""
+    graph: dict[str, dict[str, set[str]]] = {}
+    for name, path in modules().items():
+        src = part(name)
+        if src is None:
+            continue
+        graph.setdefault(src, {})
+        for imported in imports_of(name, path):
+            dst = part(imported)
+            if dst is not None and dst != src:
+                graph[src].setdefault(dst, set()).add(name)
+    return graph
+
+
+def circles(graph: dict[str, dict[str, set[str]]]) -> list[list[str]]:
+    found, state = [], {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = "open"
+        for nxt in sorted(graph.get(node, {})):
+            if state.get(nxt) == "open":
+                found.append(trail[trail.index(nxt):] + [nxt] if nxt in trail else [node, nxt])
+            elif nxt not in state:
+                visit(nxt, [*trail, nxt])
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    return found
+
+
+def test_no_two_parts_of_the_package_import_each_other_in_a_circle():
+    graph = part_graph()
+    found = circles(graph)
+    detail = [
+        " -> ".join(c) + "  (" + "; ".join(
+            f"{a}->{b}: {', '.join(sorted(graph[a][b]))}" for a, b in zip(c, c[1:], strict=False)
+        ) + ")"
+        for c in found
+    ]
+    assert not found, "import circles:\n" + "\n".join(detail)
+
+
+def test_the_circle_finder_sees_a_circle():
+    assert circles({"a": {"b": {"x"}}, "b": {"c": {"y"}}, "c": {"a": {"z"}}}) == [
+        ["a", "b", "c", "a"]
+    ]
+    assert circles({"a": {"b": {"x"}}, "b": {}}) == []
+
+
+def test_the_replay_package_depends_on_neither_the_server_nor_the_agents():
+    reaches = part_graph().get("replay", {})
+    assert "server" not in reaches, reaches.get("server")
+    assert "agents" not in reaches, reaches.get("agents")
+
+
+def test_the_engine_imports_only_itself_the_standard_library_numpy_and_tcod():
+    stdlib = set(sys.stdlib_module_names) | {"__future__"}
+    outside = {}
+    for name, path in modules().items():
+        if part(name) != "engine":
+            continue
+        for imported in imports_of(name, path):
+            top = imported.split(".")[0]
+            if imported.startswith("asiworld.engine") or top in stdlib | ENGINE_MAY_IMPORT:
+                continue
+            outside.setdefault(name, set()).add(imported)
+    assert not outside, outside
+
+
+def test_only_the_pipeline_steps_a_world():
+    callers = []
+    for path in modules().values():
+        rel = path.relative_to(APP).as_posix()
+        if rel in STEPPERS or rel.startswith("engine/"):
+            continue  # the engine steps itself (re-simulation) and the pipeline steps it
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "step"
+                and _names_a_world(node.func.value)
+            ):
+                callers.append(f"{rel}:{node.lineno}")
+    assert callers == [], f"World.step called outside the pipeline: {callers}"
+
+
+def _names_a_world(node: ast.AST) -> bool:
+    """`world.step()`, `self.world.step()`, `run.world.step()`: anything called ...world."""
+    if isinstance(node, ast.Name):
+        return "world" in node.id
+    if isinstance(node, ast.Attribute):
+        return "world" in node.attr
+    return False
+
+
+def test_the_world_step_finder_sees_a_step():
+    call = ast.parse("self.world.step(inputs)").body[0].value
+    assert isinstance(call, ast.Call) and _names_a_world(call.func.value)
+    assert not _names_a_world(ast.parse("runner.step(3)").body[0].value.func.value)
