@@ -40,9 +40,11 @@ def imports_of(name: str, path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                found.add(".".join(base + ([node.module] if node.module else [])))
+                module = ".".join(base + ([node.module] if node.module else []))
             else:
-                found.add(node.module or "")
+                module = node.module or ""
+            # `from asiworld import protocol` imports asiworld.protocol: the names count too
+            found.update(f"{module}.{alias.name}" for alias in node.names)
     return found
 
 
