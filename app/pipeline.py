@@ -35,8 +35,18 @@ observers stay where they are and in the same order, and those that keep per-wor
 through their `world_replaced(pipeline)` (drivers) or the observer's `on_replace` callback.
 
 The pipeline holds no clock and no thread: a clock is whoever calls `step()` — a loop for
-headless runs and lockstep studies, `asiworld.server.runner.WorldRunner` for real time. It does
-not import the agents, the server or the replay package, so all of them may use it.
+headless runs and lockstep studies (`run_until`), `asiworld.server.runner.WorldRunner` for real
+time. It does not import the agents, the server or the replay package, so all of them may use it.
+
+Plugging in other agent kinds (a study): write a driver. `before_step(pipeline)` runs on the
+clock's thread before every step; it reads `pipeline.observe(char)` and acts with
+`pipeline.submit` / `pipeline.submit_program`. A driver whose decisions come from elsewhere (a
+model endpoint) starts the call in its own thread and applies the answer in a later
+`before_step`: under a realtime clock it applies whatever has arrived and never waits; under a
+lockstep clock it waits (blocks in `before_step`) until the answer due at this tick is there, so
+the same answers give the same state hash. Built-in configurations are
+`asiworld.agents.driver.BuiltinAgents` (one seeding rule), any `Agent` object goes in an
+`AgentDriver`. A transcript writer is the "transcripts" observer; incidents are `add_event`.
 """
 
 from __future__ import annotations
