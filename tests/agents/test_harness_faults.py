@@ -99,7 +99,7 @@ def test_on_a_lockstep_clock_each_call_is_charged_and_incidents_wait_for_the_ans
     served, runner, tmp_path
 ):
     seen: list[dict] = []
-    runner.on_tick(lambda info: seen.extend(e for e in info.events if e["kind"] == "incident"))
+    runner.pipeline.watch(lambda info: seen.extend(e for e in info.events if e["kind"] == "incident"))
     model = FakeModel([Fault("5xx", 1, 1)])
     with FakeModelServer(model) as server:
         harness = harness_for(served, runner, server.url, tmp_path, [], max_retries=2)
