@@ -1,6 +1,7 @@
 """The package's layers, read from its source with `ast` (README, "Architecture"): no circle of
 imports between its parts, the replay package reaching neither the server nor the agents, the
-engine importing nothing outside itself but the standard library, numpy and tcod, and one tick
+engine importing nothing outside itself but the standard library, numpy, tcod and msgpack (the
+snapshots' encoding), and one tick
 loop: only the pipeline (and the engine's own re-simulation) calls `World.step`.
 
 A part is a top-level subpackage or module of `asiworld` (engine, pipeline, agents, server, ...).
@@ -16,7 +17,8 @@ import asiworld
 
 APP = Path(asiworld.__file__).resolve().parent
 STEPPERS = {"engine/resim.py", "pipeline.py"}  # the only callers of World.step
-ENGINE_MAY_IMPORT = {"numpy", "tcod"}
+# msgpack: the snapshot schema's plain-data encoding (app/engine/snapshot.py), nothing that runs
+ENGINE_MAY_IMPORT = {"numpy", "tcod", "msgpack"}
 
 
 def modules() -> dict[str, Path]:
@@ -112,7 +114,7 @@ def test_the_replay_package_depends_on_neither_the_server_nor_the_agents():
     assert "agents" not in reaches, reaches.get("agents")
 
 
-def test_the_engine_imports_only_itself_the_standard_library_numpy_and_tcod():
+def test_the_engine_imports_only_itself_the_standard_library_numpy_tcod_and_msgpack():
     stdlib = set(sys.stdlib_module_names) | {"__future__"}
     outside = {}
     for name, path in modules().items():
