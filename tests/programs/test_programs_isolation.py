@@ -107,14 +107,13 @@ def test_work_in_c_ends_only_its_own_program_in_a_lockstep_world():
 @pytest.mark.timeout(120)
 def test_a_live_world_keeps_its_speed_while_every_attack_runs():
     from asiworld.engine.frames import FrameBuilder
+    from asiworld.pipeline import Pipeline
     from asiworld.programs.pool import LIVE_SLICE_DEADLINE
     from asiworld.server.runner import WorldRunner
 
     world = World.create(seed=3, size=48)
-    runner = WorldRunner(world, FrameBuilder(world), speed=10.0)
     manager = ProgramManager(world, slice_deadline=LIVE_SLICE_DEADLINE)
-    runner.before_tick(manager.before_step)
-    runner.on_tick(lambda info: manager.after_step(info.events))
+    runner = WorldRunner(Pipeline(world, programs=manager, frames=FrameBuilder(world)), speed=10.0)
     bystander = manager.submit(world.add_character(name="bystander"), "steady", OTHER)["id"]
     attackers = {
         name: manager.submit(world.add_character(name=f"attacker{i}"), "attack", source)["id"]
