@@ -380,8 +380,8 @@ class FakeModelServer:
 
     def __init__(self, model: FakeModel | None = None, host: str = "127.0.0.1",
                  port: int = 0) -> None:
-        self.model = model or FakeModel()
-        fake = self.model
+        self.model = model or FakeModel()  # may be replaced between runs (a fresh count)
+        owner = self
         open_connections: set[Any] = set()
         self._connections = open_connections
 
@@ -401,7 +401,7 @@ class FakeModelServer:
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/stats"):
-                    self._send(Reply(200, _json(fake.stats())))
+                    self._send(Reply(200, _json(owner.model.stats())))
                 elif self.path.rstrip("/").endswith("/models"):
                     data = [{"id": p, "object": "model", "owned_by": "asiworld"} for p in PERSONAS]
                     self._send(Reply(200, _json({"object": "list", "data": data})))
@@ -419,7 +419,7 @@ class FakeModelServer:
                 except ValueError:
                     self._send(_error(400, "invalid_request_error", "the body is not JSON"))
                     return
-                reply = fake.answer(body)
+                reply = owner.model.answer(body)
                 if reply.stall:
                     time.sleep(reply.stall)
                 self._send(reply)

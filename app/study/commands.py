@@ -22,6 +22,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     check.add_argument("file", type=Path)
     check.set_defaults(func=cmd_check)
 
+    run = verbs.add_parser("run", help="run a study: every configuration in one shared world")
+    run.add_argument("file", type=Path)
+    run.add_argument("--out", type=Path, required=True, help="folder for the results")
+    run.add_argument("--force", action="store_true",
+                     help="replace the results of an earlier study in --out")
+    run.set_defaults(func=cmd_run)
+
     study.set_defaults(func=lambda args: _usage(study))
 
 
@@ -60,4 +67,43 @@ def cmd_check(args: argparse.Namespace) -> int:
     kinds = ", ".join(f"{c.name} ({c.kind})" for c in study.configurations)
     print(f"{args.file}: {len(study.configurations)} configurations: {kinds}; "
           f"{study.world.minutes} minutes; {study.clock.describe()}")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import json
+
+    from .run import run_study
+    from .spec import StudyError, load_study
+
+    try:
+        study, text = load_study(args.file)
+    except StudyError as exc:
+        return fail(exc.code, exc.message)
+    if args.out.exists() and not args.out.is_dir():
+        return fail("bad_out", f"{args.out} exists and is not a folder")
+    earlier = [p for p in ("results.json", "transcripts", "replay.asirep", "E1")
+               if (args.out / p).exists()]
+    if earlier and not args.force:
+        # Transcripts are appended to (a resume's rule): a new study must not add to old ones.
+        return fail("out_in_use", f"{args.out} holds an earlier study ({', '.join(earlier)}); "
+                    "give an empty folder, or --force to replace it")
+    if earlier:
+        import shutil
+
+        for name in earlier:
+            target = args.out / name
+            if target.is_dir():
+                shutil.rmtree(target)
+            else:
+                target.unlink()
+    try:
+        results = run_study(study, text, args.out, where=str(args.file))
+    except StudyError as exc:
+        return fail(exc.code, exc.message)
+    summary = [{k: r.get(k) for k in ("seed", "minutes", "ticks", "wall_seconds", "state_hash")}
+               for r in results]
+    print(f"wrote {args.out}/results.json, report.md, replay.asirep, transcripts/",
+          file=sys.stderr)
+    print(json.dumps(summary[0] if len(summary) == 1 else summary, indent=2))
     return 0

@@ -1,0 +1,168 @@
+"""The agent API of one character, served in-process from a study's pipeline.
+
+`LocalClient` answers what the SDK's HTTP `Client` answers (observe, act, programs, events,
+incidents, the tick), so the LLM harness and its tools play a study's characters unchanged and
+no server is needed. `call` runs a world access where the world lives: directly for the lockstep
+clock (the study's own loop is the only thread), on the runner's thread in realtime.
+
+Waiting differs by clock. In realtime `wait_for_event` blocks (up to its timeout, in seconds)
+until an event of the asked kinds concerns the character. In lockstep nothing may block the
+loop, so the call returns at once with `{"kind": "waiting", "until_tick": T}` and the study
+holds the character's next turn until such an event arrives or tick T (one tick is one second
+of game time).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from asiworld.agents.sdk import ApiError
+
+EVENTS_KEPT = 500
+PROGRAM_ENDS = {"program_finished", "program_failed", "program_stopped", "program_interrupted"}
+OUTCOME = "program_outcome"  # the server's name for any program end
+
+
+@dataclass
+class Wait:
+    kinds: set[str] | None
+    until_tick: int
+    met: bool = False
+
+    def wants(self, kind: str) -> bool:
+        if self.kinds is None:
+            return True
+        return kind in self.kinds or (OUTCOME in self.kinds and kind in PROGRAM_ENDS)
+
+
+class LocalClient:
+    def __init__(
+        self,
+        pipeline: Any,
+        character: int,
+        call: Callable[[Callable[[], Any]], Any] | None = None,
+        lockstep: bool = True,
+        ticks_per_second: float = 1.0,
+    ) -> None:
+        self.pipeline = pipeline
+        self.character = character
+        self.call = call or (lambda fn: fn())
+        self.lockstep = lockstep
+        self.ticks_per_second = ticks_per_second
+        self.events: deque[dict] = deque(maxlen=EVENTS_KEPT)
+        self.seq = 0
+        self.last_seq = 0
+        self.waiting: Wait | None = None
+        self._arrived = threading.Condition()
+
+    # --- fed by the study's observer, on the world's thread -------------------------------------
+
+    def deliver(self, events: Iterable[dict]) -> None:
+        mine = [e for e in events if e.get("char") == self.character]
+        if not mine:
+            return
+        with self._arrived:
+            for event in mine:
+                self.seq += 1
+                self.events.append({**event, "seq": self.seq})
+                if self.waiting is not None and self.waiting.wants(event["kind"]):
+                    self.waiting.met = True
+            self._arrived.notify_all()
+
+    def ready(self, tick: int) -> bool:
+        """Lockstep: whether a wait the model asked for is over (an event came, or its time)."""
+        wait = self.waiting
+        if wait is None:
+            return True
+        if wait.met or tick >= wait.until_tick:
+            self.waiting = None
+            return True
+        return False
+
+    # --- the agent API ---------------------------------------------------------------------
+
+    def observe(self, format: str = "json") -> dict:
+        from asiworld.server.agent_api import program_lines
+
+        def read() -> dict:
+            pipeline, cid = self.pipeline, self.character
+            if format == "text":
+                text = pipeline.world.observe_text(cid)
+                obs = pipeline.observe(cid)  # consumes the events the text listed
+                extra = {k: obs.get(k, []) for k in ("programs", "program_events")}
+                return {"tick": obs["tick"], "text": text + program_lines(extra),
+                        "self": obs["self"], "memory": obs.get("memory", {}), **extra}
+            return pipeline.observe(cid)
+
+        return self.call(read)
+
+    def act(self, action: dict) -> dict:
+        def submit() -> dict:
+            return {**self.pipeline.submit(self.character, action),
+                    "tick": self.pipeline.world.tick}
+
+        return self.call(submit)
+
+    def run_program(self, name: str, source: str) -> dict:
+        return self.call(lambda: self.pipeline.submit_program(self.character, name, source))
+
+    def program_status(self, pid: int | None = None) -> dict:
+        def read() -> dict:
+            programs = self.pipeline.programs
+            if programs is None:
+                raise ApiError(409, "programs_unavailable", "this world hosts no programs")
+            if pid is None:
+                mine = [r.status_dict() for r in programs.records.values()
+                        if r.char == self.character]
+                return {"programs": mine}
+            record = programs.records.get(pid)
+            if record is None or record.char != self.character:
+                raise ApiError(404, "unknown_program", f"you have no program {pid}")
+            return {**programs.status(pid), "logs": programs.logs(pid),
+                    "outcome": programs.outcome(pid)}
+
+        return self.call(read)
+
+    def cancel(self, pid: int) -> dict:
+        self.program_status(pid)  # yours, or ApiError
+        return self.call(lambda: self.pipeline.programs.cancel(pid))
+
+    def wait_for_event(self, kinds: Iterable[str] | None = None, timeout: float = 30.0,
+                       **_: Any) -> dict | None:
+        wanted = set(kinds) if kinds else None
+        if self.lockstep:
+            now = self.tick()
+            until = now + max(1, math.ceil(timeout * self.ticks_per_second))
+            self.waiting = Wait(wanted, until)
+            return {"kind": "waiting", "until_tick": until,
+                    "note": "your next turn comes with such an event or at that tick"}
+        with self._arrived:
+            def found() -> dict | None:
+                for event in self.events:
+                    if event["seq"] > self.last_seq and (wanted is None or Wait(
+                            wanted, 0).wants(event["kind"])):
+                        return event
+                return None
+
+            self._arrived.wait_for(lambda: found() is not None, timeout=timeout)
+            event = found()
+            self.last_seq = self.seq
+            return event
+
+    def incident(self, cause: str, start: int | None = None, end: int | None = None,
+                 detail: str = "") -> dict:
+        now = self.pipeline.world.tick
+        event = {"kind": "incident", "char": self.character, "cause": cause,
+                 "start": now if start is None else start, "end": end}
+        if detail:
+            event["detail"] = detail[:500]
+        self.pipeline.add_event(event)
+        return event
+
+    def tick(self) -> int:
+        return int(self.pipeline.world.tick)

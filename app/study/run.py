@@ -1,0 +1,246 @@
+"""`asiworld study run`: one study world on the pipeline, its clock, and what it writes.
+
+Every configuration gets its character at tick 0, before the first step (synchronised entry:
+the clock starts only when all have joined), named after the configuration. Built-in and python
+configurations are pipeline drivers (asiworld.agents.driver), model configurations are
+LLM-harness seats (seats.py); the clock is the loop below (lockstep) or the server's WorldRunner
+(realtime). Nothing here steps the world itself: the pipeline does (asiworld.pipeline).
+
+DIR gets what a headless run writes (events.jsonl, results.json, report.md, figures/,
+replay.asirep; written by the evaluation and replay packages) and, per model configuration,
+transcripts/NAME.jsonl. results.json also holds the asiworld version, the git commit (when the
+code runs from a checkout), the content hash, the study file itself, the clock and its rule,
+and the cost table's rows (`costs`).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from asiworld.agents.driver import AgentDriver, BuiltinAgents, builtin_seed
+from asiworld.agents.interface import InterfaceError, make_interface_agent
+from asiworld.engine import World, load_content
+from asiworld.pipeline import Pipeline, Tick
+from asiworld.programs.manager import ProgramManager
+
+from .seats import LockstepSeats, ModelSeat, RealtimeSeats, seat_model
+from .spec import (
+    BuiltinConfiguration,
+    ExternalConfiguration,
+    Lockstep,
+    OpenAIConfiguration,
+    PythonConfiguration,
+    Study,
+    StudyError,
+)
+
+
+class StudyRun:
+    def __init__(self, study: Study, text: str, out: Path, seed: int,
+                 where: str = "study.toml") -> None:
+        self.study, self.text, self.out, self.seed, self.where = study, text, Path(out), seed, where
+        for conf in study.configurations:  # refused before anything starts
+            if isinstance(conf, ExternalConfiguration):
+                raise StudyError(
+                    "external_unsupported",
+                    f"configuration {conf.name!r} is an external seat; a headless study cannot "
+                    "host one yet (it needs the live server's agent API)",
+                )
+        self.content = load_content()
+        self.world = World.create(seed=seed, content=self.content, size=study.world.size)
+        self.horizon = study.world.minutes * self.content.time.ticks_per_minute
+        self.programs = ProgramManager(self.world)
+        self.pipeline = Pipeline(self.world, programs=self.programs)
+        self.events: list[dict[str, Any]] = []
+        self.characters: list[dict[str, Any]] = []
+        self.kinds: dict[str, str] = {}
+        self.builtins = self.pipeline.add_driver(BuiltinAgents())
+        self.users = self.pipeline.add_driver(AgentDriver())
+        self.model_seats: list[ModelSeat] = []
+        self.models: LockstepSeats | RealtimeSeats | None = None
+        self.runner: Any = None
+        self.pipeline.watch(self._collect)
+
+    # --- entry ---------------------------------------------------------------------------
+
+    def _enter(self) -> None:
+        clock = self.study.clock
+        call = None
+        if not isinstance(clock, Lockstep):
+            from asiworld.server.runner import WorldRunner
+
+            self.runner = WorldRunner(self.pipeline, speed=clock.speed)
+            call = self.runner.call
+        world = self.pipeline.world
+        for index, conf in enumerate(self.study.configurations):
+            label = conf.label or conf.name
+            cid = world.add_character(conf.name, label=label)
+            self.characters.append({"id": cid, "name": conf.name, "label": label})
+            self.kinds[conf.name] = conf.kind
+            if isinstance(conf, BuiltinConfiguration):
+                seed = builtin_seed(self.seed, index) if conf.seed is None else conf.seed
+                self.builtins.seat(self.pipeline, cid, conf.agent, seed, conf.think_ticks)
+            elif isinstance(conf, PythonConfiguration):
+                try:
+                    agent = make_interface_agent(conf.agent, conf.params, conf.think_ticks)
+                except InterfaceError as exc:
+                    raise StudyError(exc.code, f"configuration {conf.name!r}: {exc.message}") \
+                        from None
+                self.users.add(cid, agent, tick=world.tick, config=conf.name)
+            elif isinstance(conf, OpenAIConfiguration):
+                self.model_seats.append(
+                    seat_model(self.pipeline, conf, cid, self.out, clock, call=call))
+        if isinstance(clock, Lockstep):
+            self.models = self.pipeline.add_driver(LockstepSeats(self.model_seats, clock))
+        else:
+            self.models = RealtimeSeats(self.model_seats)
+        self.pipeline.add_observer("agents", lambda tick: self.models.deliver(tick.events))
+
+    def _collect(self, tick: Tick) -> None:
+        self.events.extend(tick.events)
+
+    # --- the clock -------------------------------------------------------------------------
+
+    def run(self, say: Any = None) -> dict[str, Any]:
+        say = say or (lambda line: print(line, file=sys.stderr))
+        from asiworld.replay.headless import record_run
+
+        started = time.perf_counter()
+        labels = [c.label or c.name for c in self.study.configurations]
+        recording = record_run(self.world, labels, self.horizon, self.out, title=self.study.title)
+        self.pipeline.add_observer("recorder", recording.on_tick)
+        try:
+            self._enter()
+            say(f"{len(self.characters)} configurations joined at tick {self.world.tick}; "
+                f"{self.study.clock.describe()}; horizon tick {self.horizon}")
+            if self.runner is None:
+                self.pipeline.run_until(self.horizon)
+            else:
+                self._realtime()
+        finally:
+            if self.models is not None:
+                self.models.close()
+            if self.runner is not None:
+                self.runner.stop()
+            self.pipeline.close()
+            recording.close()
+        return self.results(time.perf_counter() - started)
+
+    def _realtime(self) -> None:
+        done = threading.Event()
+        runner = self.runner
+
+        def at_horizon(tick: Tick) -> None:  # on the runner thread: stop before the next tick
+            if tick.tick >= self.horizon:
+                runner.paused = True
+                done.set()
+
+        self.pipeline.watch(at_horizon)
+        began = time.perf_counter()
+        runner.start()
+        self.models.start()
+        done.wait()
+        self.realtime_wall = time.perf_counter() - began
+
+    # --- results ---------------------------------------------------------------------------
+
+    def results(self, wall_seconds: float) -> dict[str, Any]:
+        from asiworld.evaluation.report import evaluate
+
+        clock = self.study.clock
+        meta = {
+            "seed": self.seed, "minutes": self.study.world.minutes, "ticks": self.world.tick,
+            "wall_seconds": round(wall_seconds, 3), "state_hash": self.world.state_hash(),
+            "content_hash": self.content.hash, "clock": clock.describe(),
+            "configurations": len(self.characters),
+        }
+        results = {**meta, **evaluate(self.events, self.characters, meta)}
+        results["asiworld_version"] = _version()
+        results["git_commit"] = _git_commit()
+        results["clock"] = {**clock.model_dump(), "rule": clock.describe()}
+        if self.runner is not None and getattr(self, "realtime_wall", 0):
+            results["clock"]["measured_speed"] = round(self.horizon / self.realtime_wall, 3)
+        results["study"] = {"file": self.where, "text": self.text,
+                            "parsed": self.study.model_dump(mode="json")}
+        results["costs"] = self.costs()
+        results["engine_seconds"] = round(self.pipeline.engine_seconds, 3)
+        return results
+
+    def costs(self) -> list[dict[str, Any]]:
+        """One row per configuration: model calls, tokens, latency p50/p95, failures and
+        incidents for model seats; the decisions of the others."""
+        by_name = {seat.conf.name: seat.cost() for seat in self.model_seats}
+        rows = []
+        for conf in self.study.configurations:
+            row = by_name.get(conf.name)
+            if row is None:
+                row = {"name": conf.name, "kind": conf.kind, "calls": 0}
+            else:
+                latencies = sorted(row.pop("latencies_ms"))
+                row["latency_p50_ms"] = _percentile(latencies, 50)
+                row["latency_p95_ms"] = _percentile(latencies, 95)
+            rows.append(row)
+        return rows
+
+
+def _percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    import numpy as np
+
+    return round(float(np.percentile(values, q)), 3)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("asiworld")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _git_commit() -> str | None:
+    """The commit of the checkout the code runs from, if it runs from one."""
+    here = Path(__file__).resolve().parent
+    try:
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
+                              text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and len(commit) == 40 else None
+
+
+def write_study(out: Path, run: StudyRun, results: dict[str, Any]) -> None:
+    """events.jsonl, results.json, report.md and figures, as a headless run writes them (the
+    transcripts and the replay are written while the study runs)."""
+    from asiworld.headless.run import write_outputs
+
+    write_outputs(out, run, results)
+
+
+def run_study(study: Study, text: str, out: Path, where: str = "study.toml",
+              say: Any = None) -> list[dict[str, Any]]:
+    """Every seed's world (one seed: DIR itself; several: DIR/E1, DIR/E2, ... and the
+    comparison in DIR)."""
+    seeds = study.world.seed_list()
+    results = []
+    for i, seed in enumerate(seeds, start=1):
+        folder = out if len(seeds) == 1 else out / f"E{i}"
+        run = StudyRun(study, text, folder, seed, where)
+        res = run.run(say)
+        if len(seeds) > 1:
+            res["run"] = f"E{i}"
+        write_study(folder, run, res)
+        results.append(res)
+    if len(seeds) > 1:
+        from asiworld.evaluation import compare_runs
+
+        compare_runs(out, results)
+    return results

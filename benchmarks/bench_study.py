@@ -1,0 +1,113 @@
+"""Studies: the harness's own cost per model call, and a whole study's wall time.
+
+    python benchmarks/bench_study.py harness --calls 500
+    python benchmarks/bench_study.py study --minutes 300
+
+`harness`: one character on a real world (seed 3) played through the LLM harness and an
+in-process LocalClient; the model is the fake model called in-process (no HTTP), and its time
+(answering, building the reply object) is taken out, so what is left is the harness's own work
+per call: the observation as text, the prompt, checking the answer, running the tool, the
+transcript line. Goal: <= 2 ms.
+
+`study`: the demo study (app/study/demo.py: nine configurations on the lockstep clock, six model seats
+through the fake model over HTTP on loopback, three built-ins) for --minutes; wall time, engine
+time and calls. Goal for 300 minutes: <= 60 s on the 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+
+class InProcessModel:
+    """`.chat.completions.create` answered by the fake model without HTTP; its time is kept."""
+
+    def __init__(self) -> None:
+        from asiworld.agents.fake_model import FakeModel
+
+        self.fake = FakeModel()
+        self.seconds = 0.0
+        self.chat = self
+        self.completions = self
+
+    def create(self, **body):
+        from openai.types.chat import ChatCompletion
+
+        began = time.perf_counter()
+        reply = self.fake.answer(body)
+        out = ChatCompletion.model_validate(json.loads(reply.body))
+        self.seconds += time.perf_counter() - began
+        return out
+
+
+def bench_harness(calls: int) -> dict:
+    from asiworld.agents.harness import Harness, HarnessConfig
+    from asiworld.agents.transcript import Transcript
+    from asiworld.engine import World
+    from asiworld.pipeline import Pipeline
+    from asiworld.programs.manager import ProgramManager
+    from asiworld.study.local import LocalClient
+
+    world = World.create(seed=3, size=64)
+    pipeline = Pipeline(world, programs=ProgramManager(world))
+    cid = world.add_character("bench", label="bench")
+    client = LocalClient(pipeline, cid)
+    model = InProcessModel()
+    with tempfile.TemporaryDirectory() as tmp:
+        transcript = Transcript(Path(tmp) / "bench.jsonl")
+        harness = Harness(client, model, HarnessConfig(model="fake-forager"),
+                          transcript=transcript, charge=lambda tokens: 3)
+        per_call = []
+        for _ in range(calls):
+            client.waiting = None  # no waiting between turns: every turn is a call
+            before = model.seconds
+            began = time.perf_counter()
+            harness.turn()
+            spent = time.perf_counter() - began - (model.seconds - before)
+            per_call.append(spent * 1000)
+            for _ in range(3):
+                pipeline.step()
+        transcript.close()
+    pipeline.close()
+    per_call.sort()
+    return {"calls": calls, "harness_ms_median": round(statistics.median(per_call), 3),
+            "harness_ms_p95": round(per_call[int(0.95 * (len(per_call) - 1))], 3),
+            "model_ms_mean": round(model.seconds * 1000 / calls, 3)}
+
+
+def bench_study(minutes: int) -> dict:
+    from asiworld.agents.fake_model import FakeModel, FakeModelServer
+    from asiworld.study.demo import demo_text
+    from asiworld.study.run import run_study
+    from asiworld.study.spec import parse_study
+
+    with FakeModelServer(FakeModel()) as server, tempfile.TemporaryDirectory() as tmp:
+        text = demo_text(server.url, minutes=minutes)
+        began = time.perf_counter()
+        (results,) = run_study(parse_study(text), text, Path(tmp), say=lambda line: None)
+        wall = time.perf_counter() - began
+    return {"minutes": minutes, "wall_seconds": round(wall, 2),
+            "engine_seconds": results["engine_seconds"],
+            "model_calls": sum(r.get("calls", 0) for r in results["costs"]),
+            "state_hash": results["state_hash"]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("what", choices=["harness", "study"])
+    parser.add_argument("--calls", type=int, default=500)
+    parser.add_argument("--minutes", type=int, default=300)
+    args = parser.parse_args()
+    logging.disable(logging.WARNING)
+    result = bench_harness(args.calls) if args.what == "harness" else bench_study(args.minutes)
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
