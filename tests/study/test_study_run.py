@@ -13,6 +13,7 @@ import pytest
 from asiworld.agents.fake_model import FakeModel, FakeModelServer, Fault
 from asiworld.agents.transcript import read_transcript
 from asiworld.cli import main
+from asiworld.evaluation.report import FIGURES
 from asiworld.study.demo import BUILTINS, LOCKSTEP, MODEL_SEATS, demo_text
 from asiworld.study.run import run_study
 from asiworld.study.spec import parse_study
@@ -53,7 +54,7 @@ def two_runs(fake, tmp_path_factory):
 def test_every_output_is_written(two_runs):
     out, results, _, text = two_runs[0]
     for name in ("results.json", "report.md", "events.jsonl", "replay.asirep",
-                 "figures/dungeon_performance.png", "figures/actions.png"):
+                 *FIGURES.values()):
         assert (out / name).is_file(), name
     assert sorted(p.stem for p in (out / "transcripts").iterdir()) == sorted(MODEL_SEATS)
     assert results["asiworld_version"] and results["content_hash"]
