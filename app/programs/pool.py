@@ -153,11 +153,19 @@ class HostPool:
         host = self._take_spare()
         try:
             reply = host.request(msg)
-        except HostCrashed as exc:
-            return {
-                "ok": False,
-                "error": {"code": "host_unavailable", "message": str(exc), "line": None},
-            }
+        except HostCrashed:
+            # The spare may have died while it waited (killed, or out of memory) before poll()
+            # could tell: one fresh process is tried before the submission is refused.
+            host.close()
+            host = self._factory()
+            try:
+                reply = host.request(msg)
+            except HostCrashed as exc:
+                host.close()
+                return {
+                    "ok": False,
+                    "error": {"code": "host_unavailable", "message": str(exc), "line": None},
+                }
         if reply.get("ok"):
             self.hosts[msg["pid"]] = host
             self._spawn_spare()

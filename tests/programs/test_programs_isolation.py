@@ -141,3 +141,24 @@ def test_a_live_world_keeps_its_speed_while_every_attack_runs():
         else:
             assert status["status"] == "failed", status
             assert status["outcome"]["error"]["code"] in codes, status
+
+
+def test_a_spare_host_that_died_while_it_waited_does_not_refuse_the_next_program():
+    # The pool keeps a warm spare process; killed while idle (before poll() can tell), the next
+    # submission used to answer host_unavailable.
+    import signal
+
+    world = World.create(seed=3, size=48)
+    char = world.add_character(name="dee")
+    other = world.add_character(name="bystander")
+    manager = ProgramManager(world, in_process=False)
+    try:
+        manager.submit(other, "steady", OTHER)  # starts the pool, which readies a spare
+        spare = manager._host.spare
+        spare.process.send_signal(signal.SIGKILL)
+        spare.process.poll = lambda: None  # as if the kernel had not told us yet
+        reply = manager.submit(char, "counting", "n = 0\nwhile n < 3:\n    wait(1)\n    n += 1\n")
+        assert reply["ok"], reply
+        assert run_until_done(manager, world, reply["id"], limit=50)["status"] == "finished"
+    finally:
+        manager.close()
