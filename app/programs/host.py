@@ -291,6 +291,13 @@ class ProcessHost:
 
     def _lost(self, exc: Exception) -> NoReturn:
         """The host stopped answering or died: it is closed, and the caller hears HostCrashed."""
+        if isinstance(exc, (EOFError, OSError)):
+            # The pipe closes a moment before the ending process can be reaped: wait for that,
+            # so close() records a host that died by itself (crashed), not one killed here.
+            try:
+                self.process.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                pass
         self.close()
         if isinstance(exc, HostCrashed):
             raise exc
