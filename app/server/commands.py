@@ -368,10 +368,16 @@ def serve(args: argparse.Namespace) -> int:
 # good instead of being restarted, and green subprocess makes those pipes non-blocking, where the
 # plain os.write would fail on a full pipe. `select` stays green, so waiting for the host's reply
 # still lets the server's green threads run.
+#
+# Only the world's thread ever reads a program host's pipe, but a pipe closed with the plain
+# os.close leaves eventlet's hub a listener on its descriptor number; the next host's pipe that
+# reuses the number then counts as a "second simultaneous read" and the request failed with a
+# 500 (seen after program hosts were killed). So the hub's one-reader check is turned off.
 EVENTLET_PATCH = {"os": False, "subprocess": False}
 _EVENTLET_BOOT = (
     "import sys; sys.path.insert(0, sys.argv.pop(1)); "
     f"import eventlet; eventlet.monkey_patch(**{EVENTLET_PATCH!r}); "
+    "import eventlet.debug; eventlet.debug.hub_prevent_multiple_readers(False); "
     "from asiworld.cli import main; sys.exit(main(sys.argv[1:]))"
 )
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

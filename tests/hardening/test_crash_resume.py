@@ -97,6 +97,12 @@ def test_a_killed_server_resumes_with_every_acknowledged_input(tmp_path):
         again = player.call("join", {"token": seat["token"]})
         assert again["ok"] and again["char"] == seat["char"]
         player.disconnect()
+        # The built-in agents decide on the world clock: let it run 40 ticks past the resume
+        # (the checks above can take less than one of their think times on an idle machine).
+        deadline = time.monotonic() + 20
+        while http("GET", port, "/healthz")[1]["tick"] < resume_tick + 40:
+            assert time.monotonic() < deadline, "the resumed world does not tick"
+            time.sleep(0.05)
     finally:
         second.send_signal(signal.SIGINT)
         second.communicate(timeout=20)
