@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from asiworld.server.live import FOLLOW_EVERY
+from playwright.sync_api import expect
 
 from e2e.test_browser import CANVAS_STATS, drawn, wait_for_ticks
 
@@ -96,7 +97,7 @@ def test_following_a_character_into_a_dungeon_shows_its_instance_and_the_boss(
     page.wait_for_function("window.__asiworld.fog !== null && window.__asiworld.area === '0'")
     drawn(page)
     surface = page.evaluate(CANVAS_STATS)
-    assert page.locator("#area-picker").input_value() == "0"
+    expect(page.locator("#area-picker")).to_have_value("0")
 
     instance = enter_dungeon(runner, cid, tier=1)
     page.wait_for_function(
@@ -108,7 +109,8 @@ def test_following_a_character_into_a_dungeon_shows_its_instance_and_the_boss(
     inside = page.evaluate(CANVAS_STATS)
     shot(page, "dungeon-follow-instance")
     assert inside["hash"] != surface["hash"]
-    assert page.locator("#area-picker").input_value() == str(instance)
+    # The picker is redrawn a frame after the state changes: wait for it, not for a sleep.
+    expect(page.locator("#area-picker")).to_have_value(str(instance))
     picked = page.locator("#area-picker option:checked").inner_text()
     assert picked.startswith(f"Outer Court #{instance}") and "delver" in picked
     row = page.locator("#characters li", has_text="delver")
