@@ -44,6 +44,16 @@ class Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+USAGE_ERROR = 2
+
+
+def refuse(code: str, message: str) -> int:
+    """Say a user's mistake found after parsing (`error: code: sentence` on stderr, the same
+    shape as `Parser.error`) and give the exit code for it, for `return refuse(...)`."""
+    print(f"error: {code}: {message}", file=sys.stderr)
+    return USAGE_ERROR
+
+
 def _integer(text: str) -> int:
     try:
         return int(text)

@@ -4,7 +4,8 @@ no traceback: every bad input issue 19 found, in a fresh `asiworld` process each
 Bad inputs tried: a port out of range, a port in use, a missing replays folder, a negative think
 latency, a folder where a file is needed (score, replay info, replay verify), `run --out` naming
 a file and an unwritable place, an unwritable `serve --data-dir`, a PNG export to an unwritable
-path, a server address that is no URL, `--agents` on a saved world, and a closed pipe.
+path, a server address that is no URL, an unknown or empty `run --agents`, a map too small,
+`--seeds` that are not numbers or disagree with `--runs`, `--agents` on a saved world, and a closed pipe.
 """
 
 from __future__ import annotations
@@ -70,6 +71,12 @@ BAD_INPUTS = [
     (["agent", "--server", "notaurl", "--builtin", "forager"], "bad_url"),
     (["agent", "--server", "http://127.0.0.1:1", "--model-url", "nope"], "bad_url"),
     (["bench", "engine", "--ticks", "-5"], "bad_argument"),
+    # checked after parsing (they once printed `error [code]: ...`)
+    (["run", "--agents", "nosuch"], "unknown_configuration"),
+    (["run", "--agents", ","], "bad_argument"),
+    (["run", "--size", "10"], "bad_argument"),
+    (["run", "--seeds", "1,a"], "bad_argument"),
+    (["run", "--seeds", "1,2", "--runs", "3"], "bad_argument"),
     (["serve", "--no-such-flag"], "bad_argument"),
 ]
 

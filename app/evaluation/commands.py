@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +23,6 @@ from asiworld.evaluation.report import (
 )
 from asiworld.evaluation.score import score_cohort
 from asiworld.evaluation.score_table import TableError, parse_measures
-
-USAGE_ERROR = 2
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -51,11 +48,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     score.add_argument("file", type=checked.existing_file, metavar="FILE.csv")
     score.add_argument("--json", action="store_true", help="print JSON instead of a table")
     score.set_defaults(func=run_score)
-
-
-def _fail(code: str, message: str) -> int:
-    print(f"error: {code}: {message}", file=sys.stderr)
-    return USAGE_ERROR
 
 
 def rebuild_run(run_dir: Path) -> dict[str, Any]:
@@ -106,21 +98,21 @@ def run_report(args: argparse.Namespace) -> int:
             tags = ", ".join(f"E{i + 1}={d}" for i, d in enumerate(dirs))
             print(f"comparison ({tags}) written to {paths['markdown']}")
     except ReportError as err:
-        return _fail(err.code, err.message)
+        return checked.refuse(err.code, err.message)
     return 0
 
 
 def run_score(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.is_file():
-        return _fail("file_not_found", f"no file at {path}")
+        return checked.refuse("file_not_found", f"no file at {path}")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        return _fail("bad_encoding", f"{path} is not UTF-8 text")
+        return checked.refuse("bad_encoding", f"{path} is not UTF-8 text")
     rows = parse_measures(text)
     if isinstance(rows, TableError):
-        return _fail(rows.code, rows.message)
+        return checked.refuse(rows.code, rows.message)
     ranked = score_cohort(rows)
     if args.json:
         out = [{"rank": s.rank, "name": s.name, "score": s.score, "shown": s.shown} for s in ranked]

@@ -55,11 +55,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     bench.set_defaults(func=cmd_bench)
 
 
-def _fail(code: str, message: str) -> int:
-    print(f"error [{code}]: {message}", file=sys.stderr)
-    return 2
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     from asiworld.agents.builtin import UnknownConfiguration, available
 
@@ -67,19 +62,19 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     if not agents:
-        return _fail("bad_argument", "--agents needs at least one configuration")
+        return checked.refuse("bad_argument", "--agents needs at least one configuration")
     unknown = [a for a in agents if a not in available()]
     if unknown:
-        return _fail(
+        return checked.refuse(
             "unknown_configuration",
             f"unknown configuration {unknown[0]!r}; available: {', '.join(available())}",
         )
     if args.minutes <= 0:
-        return _fail("bad_argument", "--minutes must be positive")
+        return checked.refuse("bad_argument", "--minutes must be positive")
     if args.size is not None and args.size < 48:
-        return _fail("bad_argument", "--size must be at least 48")
+        return checked.refuse("bad_argument", "--size must be at least 48")
     if args.stagger < 0:
-        return _fail("bad_argument", "--stagger must be 0 or more ticks")
+        return checked.refuse("bad_argument", "--stagger must be 0 or more ticks")
     seeds = _seeds(args)
     if isinstance(seeds, int):
         return seeds
@@ -99,7 +94,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         run = Run(config)
         results = run.run()
     except UnknownConfiguration as exc:
-        return _fail("unknown_configuration", str(exc))
+        return checked.refuse("unknown_configuration", str(exc))
     if args.out is not None:
         write_outputs(args.out, run, results)
     if args.json:
@@ -144,21 +139,21 @@ def _shown(value: object) -> str:
 def _seeds(args: argparse.Namespace) -> list[int] | int:
     """The seed of every evaluation, or an exit code after saying what is wrong."""
     if args.runs is not None and args.runs < 1:
-        return _fail("bad_argument", "--runs must be at least 1")
+        return checked.refuse("bad_argument", "--runs must be at least 1")
     if args.workers < 1:
-        return _fail("bad_argument", "--workers must be at least 1")
+        return checked.refuse("bad_argument", "--workers must be at least 1")
     if args.seeds is None:
         return [args.seed + i for i in range(args.runs or 1)]
     try:
         seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     except ValueError:
-        return _fail(
+        return checked.refuse(
             "bad_argument", f"--seeds must be whole numbers separated by commas, not {args.seeds!r}"
         )
     if not seeds:
-        return _fail("bad_argument", "--seeds needs at least one seed")
+        return checked.refuse("bad_argument", "--seeds needs at least one seed")
     if args.runs is not None and args.runs != len(seeds):
-        return _fail(
+        return checked.refuse(
             "bad_argument", f"--runs {args.runs} does not match the {len(seeds)} seeds of --seeds"
         )
     return seeds
@@ -180,7 +175,7 @@ def _run_many(args: argparse.Namespace, agents: list[str], seeds: list[int]) -> 
     try:
         results = run_many(specs, workers=args.workers, ray_address=args.ray)
     except RayUnavailable as exc:
-        return _fail(exc.code, str(exc))
+        return checked.refuse(exc.code, str(exc))
     if args.out is not None:
         compare(args.out, results)
         print(
