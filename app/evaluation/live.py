@@ -60,13 +60,23 @@ class LiveAssessment:
         thresholds: Thresholds | None = None,
     ) -> None:
         self.thresholds = thresholds or shipped_thresholds()
+        self._lock = threading.Lock()
+        self._start(characters)
+
+    def _start(self, characters: Iterable[dict[str, Any]]) -> None:
         self.characters: dict[int, CharacterAssessment] = {}
         self.world_incidents: list[Event] = []  # incidents that name no known character
         self.tick = 0
         self.events_seen = 0
-        self._lock = threading.Lock()
         for c in characters:
             self._character(int(c["id"]), c.get("name"), c.get("label"))
+
+    def restart(self, characters: Iterable[dict[str, Any]], history: Iterable[Event] = ()) -> None:
+        """Assess another world from now on (a fork replaced the live one): its characters, and
+        the events that led to it, forgetting everything fed before."""
+        with self._lock:
+            self._start(characters)
+            self._feed(history)
 
     def _character(self, cid: int, name: Any = None, label: Any = None) -> CharacterAssessment:
         found = self.characters.get(cid)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +38,20 @@ def attach(app: Flask) -> LiveAssessment:
         return app.extensions[KEY]
     runner = app.extensions["asiworld"].runner
     # characters that joined before the first tick (built-in agents)
-    characters = [{"id": c.id, "name": c.name, "label": c.label} for c in runner.world.characters()]
-    live = LiveAssessment(characters)
+    live = LiveAssessment(_characters(runner.world))
     runner.pipeline.add_observer("assessment", lambda info: live.feed(info.events))
     app.extensions[KEY] = live
     return live
+
+
+def restart(app: Flask, world: Any, history: Iterable[dict[str, Any]] = ()) -> None:
+    """The live world was replaced (a fork): assess its characters, from `history` (the
+    events that led to it) on; the observer feeding the assessment stays as it is."""
+    attach(app).restart(_characters(world), history)
+
+
+def _characters(world: Any) -> list[dict[str, Any]]:
+    return [{"id": c.id, "name": c.name, "label": c.label} for c in world.characters()]
 
 
 def live_results(app: Flask) -> dict[str, Any]:

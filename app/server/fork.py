@@ -10,20 +10,25 @@ server's pipeline, and play goes on from there. On the runner thread, between tw
   built-in agents' one seeding rule (an agent's private memory is not in a replay: it starts
   over from what its character observes); they hand programs to the same program host as
   before the fork;
-* a saving server's store starts its history again from the fork;
+* a saving server's store starts its history again from the fork, and /evaluation assesses the
+  fork's characters from the replay's events up to the fork;
 * `take_over`, when given, gets a browser seat (its token is returned) instead of an agent.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from asiworld.replay.format import ReplayError
 
 
-def install(app: Any, forked: Any, take_over: int | None, name: str = "") -> dict[str, Any]:
-    """Make `forked` the server's running world; seat a browser player on `take_over`."""
-    from asiworld.server import services
+def install(app: Any, forked: Any, take_over: int | None, name: str = "",
+            history: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
+    """Make `forked` the server's running world; seat a browser player on `take_over`.
+    `history` is the events that led to it (the replay's, up to the fork): /evaluation assesses
+    the fork's characters from them on."""
+    from asiworld.server import assessment, services
 
     svc = services(app)
     runner, live = svc.runner, svc.live
@@ -32,6 +37,7 @@ def install(app: Any, forked: Any, take_over: int | None, name: str = "") -> dic
 
     def swap() -> dict[str, Any]:
         runner.replace_world(forked)
+        assessment.restart(app, forked, history)
         builtin = svc.builtin.seat_world(runner.pipeline, skip=take_over)
         store = app.extensions.get("asiworld_store")
         if store is not None:  # the saved history starts again from the fork

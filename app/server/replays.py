@@ -238,7 +238,8 @@ def fork(rid: str) -> ResponseReturnValue:
         raise ReplayError("bad_argument", "seed is 'same', 'new' or a whole number >= 0")
     world = worlds.world_at(replay, tick)
     future_seed = reseed(world, seed)
-    seated = install(current_app._get_current_object(), world, char)
+    seated = install(current_app._get_current_object(), world, char,
+                     history=list(replay.events(end=tick)))
     return _json(
         {
             "ok": True,

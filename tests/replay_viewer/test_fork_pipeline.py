@@ -64,3 +64,32 @@ def test_a_forked_planner_hosts_a_program(replay_dir):
     svc.runner.step(2)
     assert any(e["kind"] == "program_started" and e["char"] == char for e in seen)
     svc.runner.pipeline.close()
+
+
+def test_the_evaluation_after_a_fork_assesses_the_forked_world_not_the_old_one(replay_dir):
+    """/evaluation follows the world being played: after a fork it lists the fork's characters,
+    with what the replay recorded of them up to the fork, not the live world that was replaced."""
+    from asiworld.evaluation import LiveAssessment
+    from asiworld.replay.reader import Replay
+
+    app = create_app({"SEED": 7, "SPEED": 10, "REPLAY_DIRS": [str(replay_dir)],
+                      "PROGRAMS_IN_PROCESS": True, "AGENTS": ["builder", "builder"]})  # fmt: skip
+    svc = services(app)
+    svc.runner.step(30)
+    client = app.test_client()
+    before = client.get("/api/evaluation").get_json()
+    assert [c["name"] for c in before["configurations"]] == ["builder-1", "builder-2"]
+
+    assert client.post(f"/api/replays/{RID}/fork", json={"tick": 120}).get_json()["ok"]
+    after = client.get("/api/evaluation").get_json()
+    replay = Replay.open(replay_dir / RID / "replay.asirep")
+    expected = LiveAssessment(replay.characters())
+    expected.feed(replay.events(end=120))
+    expected = expected.results()
+    assert sorted(c["name"] for c in after["configurations"]) == sorted(
+        c["name"] for c in expected["configurations"]
+    )
+    measures = {c["name"]: c["measures"] for c in after["configurations"]}
+    for row in expected["configurations"]:
+        assert measures[row["name"]] == row["measures"], row["name"]
+    svc.runner.pipeline.close()
