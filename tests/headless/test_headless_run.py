@@ -56,6 +56,27 @@ def test_the_engine_bench_prints_ticks_per_second(capsys):
     assert bench_observation(samples=20)["observation_median_ms"] > 0
 
 
+def test_the_engine_bench_says_each_count_as_soon_as_it_is_measured(capsys, monkeypatch):
+    """Issue 19: `asiworld bench engine` ran 2+ minutes saying nothing. Each crowd's line is out
+    before the next crowd starts."""
+    from asiworld.headless import bench
+
+    measure = bench.bench_engine
+    said_before: list[str] = []
+
+    def measured(characters: int, ticks: int) -> dict:
+        said_before.append(capsys.readouterr().out)
+        return measure(characters, ticks)
+
+    monkeypatch.setattr(bench, "bench_engine", measured)
+    monkeypatch.setattr(bench, "bench_observation", lambda: {
+        "observation_median_ms": 0.1, "observation_p95_ms": 0.2, "text_observation_ms": 0.3})
+    bench.main(ticks=3, counts=(1, 2))
+    assert "1 characters: running 3 ticks" in said_before[0]
+    assert "ticks/s" in said_before[1] and "2 characters: running" in said_before[1]
+    assert "observation: median 0.1 ms" in capsys.readouterr().out
+
+
 def test_a_run_with_out_prints_a_short_table_and_where_the_files_are(tmp_path, capsys):
     """Issue 19: it printed about 13 KB of JSON to the terminal."""
     out = tmp_path / "run"
