@@ -29,6 +29,29 @@ def content() -> dict[str, dict[str, Any]]:
     }
 
 
+SECTION = re.compile(r"^\[(?P<name>[A-Za-z0-9_.]+)\]\s*(#.*)?$")
+SETTING = re.compile(r"^(?P<key>[A-Za-z0-9_]+)\s*=\s*[^#]*?(#\s*(?P<says>.*))?$")
+
+
+def meanings(stem: str) -> dict[str, str]:
+    """What each setting of one content file means, from its own comment: `section.key` ->
+    the text after `#` on the setting's line (a file's comments are where its numbers are
+    explained, so the page reads them rather than keeping a second copy)."""
+    text = (resources.files("asiworld.engine") / "content" / f"{stem}.toml").read_text("utf-8")
+    said: dict[str, str] = {}
+    section = ""
+    for line in text.splitlines():
+        line = line.strip()
+        header = SECTION.match(line)
+        if header:
+            section = header["name"]
+            continue
+        setting = SETTING.match(line)
+        if setting and setting["says"]:
+            said[f"{section}.{setting['key']}" if section else setting["key"]] = setting["says"]
+    return said
+
+
 def _table(head: list[str], rows: list[list[Any]]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
@@ -39,16 +62,17 @@ def _things(mapping: dict[str, int]) -> str:
     return ", ".join(f"{n} {name}" for name, n in mapping.items()) or "-"
 
 
-def _numbers(section: dict[str, Any]) -> str:
-    return _table(["setting", "value"], [[f"`{k}`", v] for k, v in section.items()])
+def _settings(stem: str, sections: dict[str, dict[str, Any]]) -> str:
+    """A setting, value and meaning table of `stem`.toml's sections {dotted name: values}."""
+    said = meanings(stem)
+    rows = [[f"`{name}.{key}`", value, said.get(f"{name}.{key}", "")]
+            for name, values in sections.items() for key, value in values.items()]
+    return _table([f"setting ({stem}.toml)", "value", "what it means"], rows)
 
 
 def world_numbers(c: dict) -> str:
-    rows = []
-    for section in ("time", "character", "knockdown", "vision", "creatures", "place", "map"):
-        for key, value in c["world"][section].items():
-            rows.append([f"`{section}.{key}`", value])
-    return _table(["setting (world.toml)", "value"], rows)
+    sections = ("time", "character", "knockdown", "vision", "creatures", "place", "map")
+    return _settings("world", {name: c["world"][name] for name in sections})
 
 
 def gathering(c: dict) -> str:
@@ -126,9 +150,8 @@ def dungeons(c: dict) -> str:
 
 
 def dungeon_rules(c: dict) -> str:
-    rows = [[f"`rules.{k}`", v] for k, v in c["dungeons"]["rules"].items()]
-    rows += [[f"`sanctum.pattern.{k}`", v] for k, v in c["dungeons"]["sanctum"]["pattern"].items()]
-    return _table(["setting (dungeons.toml)", "value"], rows)
+    return _settings("dungeons", {"rules": c["dungeons"]["rules"],
+                                  "sanctum.pattern": c["dungeons"]["sanctum"]["pattern"]})
 
 
 def merchant(c: dict) -> str:
@@ -138,7 +161,7 @@ def merchant(c: dict) -> str:
 
 
 def achievements(c: dict) -> str:
-    return _numbers(c["achievements"]["thresholds"])
+    return _settings("achievements", {"thresholds": c["achievements"]["thresholds"]})
 
 
 TABLES: dict[str, Callable[[dict], str]] = {

@@ -40,3 +40,19 @@ def test_nothing_in_the_repository_points_outside_it():
         cwd=REPO, capture_output=True, text=True,
     )
     assert found.stdout == "", found.stdout
+
+
+def test_every_setting_on_the_page_says_what_it_means():
+    """A setting shown by its raw name alone tells a player nothing: each row's meaning is its
+    content file's comment, so a new setting without one fails here."""
+    page = PAGE.read_text(encoding="utf-8")
+    rows = [line for line in page.splitlines() if line.startswith("| `")]
+    assert len(rows) > 60
+    unexplained = [row.split("|")[1].strip() for row in rows if row.split("|")[3].strip() == ""]
+    assert unexplained == []
+
+
+def test_a_settings_meaning_is_its_comment_in_the_content_file():
+    said = rules_doc.meanings("world")
+    assert said["character.hunger_interval"] == "hunger falls 1 each this many ticks"
+    assert said["map.size"] == "default width and height"

@@ -51,3 +51,11 @@ def test_the_content_hash_changes_with_the_content(content_copy):
     path = content_copy / "world.toml"
     path.write_text(path.read_text().replace("max_health = 100", "max_health = 101"))
     assert load_content(content_copy).hash != before
+
+
+def test_a_comment_or_the_layout_is_not_content(content_copy):
+    before = load_content(content_copy).hash
+    path = content_copy / "world.toml"
+    path.write_text("# a note\n\n" + path.read_text().replace("max_health = 100",
+                                                              "max_health  =  100  # more words"))
+    assert load_content(content_copy).hash == before

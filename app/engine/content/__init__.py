@@ -4,6 +4,7 @@ this module and validated once at start-up, so a typo is a clear error before th
 from __future__ import annotations
 
 import hashlib
+import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,13 +110,15 @@ def load_content(directory: Path | str | None = None) -> Content:
     raw: dict[str, dict[str, Any]] = {}
     digest = hashlib.sha256()
     for path in sorted(folder.glob("*.toml")):
-        data = path.read_bytes()
-        if path.stem not in NOT_HASHED:
-            digest.update(path.name.encode() + b"\0" + data)
         try:
-            raw[path.stem] = tomllib.loads(data.decode("utf-8"))
+            raw[path.stem] = tomllib.loads(path.read_bytes().decode("utf-8"))
         except tomllib.TOMLDecodeError as exc:
             raise ContentError(f"content: {path.name}: {exc}") from None
+        if path.stem not in NOT_HASHED:
+            # The parsed values, not the file's bytes: a comment or the layout is not content
+            # (the rules page reads its explanations from the comments).
+            values = json.dumps(raw[path.stem], sort_keys=True, separators=(",", ":"))
+            digest.update(path.name.encode() + b"\0" + values.encode())
     for needed in ("world", "terrain", "items", "recipes", "resources", "structures", "creatures",
                    "dungeons", "achievements"):
         _require(needed in raw, f"content: {needed}.toml is missing")
