@@ -262,9 +262,8 @@ def _summon(world: World, king: Creature, pattern: dict) -> None:
     alive = sum(1 for e in world.entities.values() if e.area == king.area and e.kind == kind)
     if alive >= int(pattern["summon_max"]):
         return
-    try:
-        pos = world.free_tile_near(king.area, (king.x, king.y), radius=3)
-    except RuntimeError:
+    pos = world.find_free_tile(king.area, (king.x, king.y), radius=3)
+    if pos is None:  # packed round him: no summon this time
         return
     shade = world.add_creature(kind, king.area, pos, summoned_by=king.id)
     shade.target = king.target

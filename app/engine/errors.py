@@ -33,6 +33,15 @@ class Refusal(CodedError):
     """The world says no: a rule check refused an action; nothing changed."""
 
 
+class WorldFull(CodedError):
+    """No tile is left for a body to stand on (a join into a packed world); nothing changed."""
+
+    http_status = 409
+
+    def __init__(self, message: str) -> None:
+        super().__init__("world_full", message)
+
+
 @dataclass(frozen=True)
 class ActionResult:
     ok: bool

@@ -12,11 +12,14 @@ import numpy as np
 
 from . import actions, clock, creatures, dungeons, hashing, homes, snapshot, survival, vision
 from .content import Content, load_content
-from .errors import ActionResult, Refusal
+from .errors import ActionResult, Refusal, WorldFull
 from .model import SURFACE, Area, Character, Creature, DungeonLedger, Entity, LootBag, Pos
 from .worldgen import Landmarks, generate_surface
 
 EVENT_MEMORY = 200  # events kept per character between observations
+
+
+NEAR_RINGS = 4  # rings round a spot searched tile by tile before the arrays take over
 
 
 class World:
@@ -196,18 +199,50 @@ class World:
         occ = area.occupant.get((x, y))
         return occ is None or (who is not None and occ == who.id)
 
-    def free_tile_near(self, area_id: int, pos: Pos, radius: int = 12) -> Pos:
-        """The nearest tile a body can stand on, searched in growing rings (fixed order)."""
+    def find_free_tile(self, area_id: int, pos: Pos, radius: int | None = None) -> Pos | None:
+        """The nearest tile a body can stand on, searched in growing square rings, each ring
+        row by row (a fixed order, so the same world always picks the same tile); None when
+        there is none within `radius` (default: anywhere in the area)."""
         area = self.areas[area_id]
         x0, y0 = pos
-        for r in range(radius + 1):
+        if radius is None:  # far enough to reach every corner from `pos`
+            radius = max(x0, y0, area.width - 1 - x0, area.height - 1 - y0)
+        # The first rings tile by tile (the common case: room next to `pos`); past them the
+        # rest at once as arrays, in the same order (a crowd would cost a ring scan per join).
+        for r in range(min(radius, NEAR_RINGS) + 1):
             for dy in range(-r, r + 1):
-                for dx in range(-r, r + 1):
-                    if max(abs(dx), abs(dy)) != r:
-                        continue
+                # a ring's top and bottom rows are whole; between them only its two ends
+                for dx in range(-r, r + 1) if abs(dy) == r else (-r, r):
                     if self.walkable(area, x0 + dx, y0 + dy):
                         return (x0 + dx, y0 + dy)
-        raise RuntimeError(f"no free tile near {pos} in area {area_id}")
+        return self._nearest_standable(area, pos, radius) if radius > NEAR_RINGS else None
+
+    def _nearest_standable(self, area: Area, pos: Pos, radius: int) -> Pos | None:
+        x0, y0 = pos
+        left, top = max(0, x0 - radius), max(0, y0 - radius)
+        right, bottom = min(area.width, x0 + radius + 1), min(area.height, y0 + radius + 1)
+        if left >= right or top >= bottom:
+            return None
+        free = self.content.walk_lut[area.terrain[top:bottom, left:right]].copy()
+        for taken in (area.occupant, {p: s for p, s in area.structures.items()
+                                      if not homes.passable(s, None, self.content)}):
+            for x, y in taken:
+                if left <= x < right and top <= y < bottom:
+                    free[y - top, x - left] = False
+        ys, xs = np.nonzero(free)
+        if len(ys) == 0:
+            return None
+        dy, dx = ys + top - y0, xs + left - x0
+        first = np.lexsort((dx, dy, np.maximum(np.abs(dx), np.abs(dy))))[0]
+        return (int(x0 + dx[first]), int(y0 + dy[first]))
+
+    def free_tile_near(self, area_id: int, pos: Pos, radius: int | None = None) -> Pos:
+        """`find_free_tile`, or `world_full` when no tile is left to stand on."""
+        found = self.find_free_tile(area_id, pos, radius)
+        if found is None:
+            where = f"within {radius} tiles of {pos}" if radius is not None else "anywhere"
+            raise WorldFull(f"no free tile to stand on {where} in area {area_id}")
+        return found
 
     def move_entity(self, ent: Entity, x: int, y: int, area_id: int | None = None) -> None:
         old = self.areas[ent.area]

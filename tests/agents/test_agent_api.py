@@ -273,3 +273,24 @@ def test_a_programs_start_and_end_enter_the_worlds_event_stream(http, runner):
     assert started[0]["source"] == WOODCUTTER  # replays can show the program's source
     ended = [e for e in seen if e["kind"] == "program_finished"]
     assert ended and ended[0]["status"] == "finished"
+
+
+def test_a_join_into_a_world_with_no_tile_left_is_refused_world_full():
+    from asiworld.engine.model import SURFACE
+    from asiworld.server import create_app, services
+
+    from tests.agents.conftest import CONFIG
+
+    # the smallest map; the tiles run out before the character cap
+    app = create_app({**CONFIG, "WORLD_SIZE": 48, "MAX_CHARACTERS": 10**6})
+    http, runner = app.test_client(), services(app).runner
+    world, area = runner.world, runner.world.areas[SURFACE]
+    while world.find_free_tile(SURFACE, world.landmarks.plaza) is not None:
+        world.add_character("crowd")
+    before = len(world.characters())
+    reply = http.post("/api/agents/join", json={"name": "late", "label": "tester"})
+    assert reply.status_code == 409
+    error = reply.get_json()["error"]
+    assert error["code"] == "world_full" and "no free tile" in error["message"]
+    assert len(world.characters()) == before
+    assert area.occupant  # nothing was moved to make room

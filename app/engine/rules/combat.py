@@ -137,9 +137,9 @@ def recover(world: World, char: Character) -> None:
     bed = homes.reachable_bed(world, char) if char.area == SURFACE and spot is None else None
     if spot is not None:
         pos, at = spot
-    elif bed is not None:
-        pos, at = world.free_tile_near(SURFACE, bed, radius=3), "bed"
-    else:
+    elif bed is not None and (near_bed := world.find_free_tile(SURFACE, bed, radius=3)):
+        pos, at = near_bed, "bed"
+    else:  # no bed, or a crowd round it: the plaza's nearest free tile
         pos, at = world.free_tile_near(SURFACE, world.landmarks.plaza), "plaza"
     world.move_entity(char, pos[0], pos[1], SURFACE)
     char.surface_pos = pos
