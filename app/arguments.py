@@ -94,6 +94,31 @@ def count(text: str) -> int:
     return value
 
 
+MAP_SIZES = (48, 1024)  # the engine's smallest map; the largest a command accepts
+
+
+def map_size(text: str) -> int:
+    """A map's width and height in tiles."""
+    value = _integer(text)
+    low, high = MAP_SIZES
+    if not low <= value <= high:
+        raise BadValue("bad_argument", f"must be a map size, {low}..{high} tiles (got {value})")
+    return value
+
+
+def counts(text: str) -> tuple[int, ...]:
+    """Whole numbers of at least 1 separated by commas, e.g. 1,9,100."""
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        values = tuple(int(p) for p in parts)
+    except ValueError:
+        raise BadValue("bad_argument", f"must be whole numbers separated by commas (got {text!r})") \
+            from None
+    if not values or min(values) < 1:
+        raise BadValue("bad_argument", f"must be whole numbers of at least 1 (got {text!r})")
+    return values
+
+
 def positive_number(text: str) -> float:
     value = _number(text)
     if value <= 0:

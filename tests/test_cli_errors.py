@@ -4,7 +4,7 @@ no traceback: every bad input issue 19 found, in a fresh `asiworld` process each
 Bad inputs tried: a port out of range, a port in use, a missing replays folder, a negative think
 latency, a folder where a file is needed (score, replay info, replay verify), `run --out` naming
 a file and an unwritable place, an unwritable `serve --data-dir`, a PNG export to an unwritable
-path, a server address that is no URL, an unknown or empty `run --agents`, a map too small,
+path, a server address that is no URL, an unknown or empty `run --agents`, a map too small or too large, bench counts that are not whole numbers of 1 or more,
 `--seeds` that are not numbers or disagree with `--runs`, `--agents` on a saved world, and a closed pipe.
 """
 
@@ -75,6 +75,10 @@ BAD_INPUTS = [
     (["run", "--agents", "nosuch"], "unknown_configuration"),
     (["run", "--agents", ","], "bad_argument"),
     (["run", "--size", "10"], "bad_argument"),
+    (["run", "--size", "99999"], "bad_argument"),
+    (["bench", "engine", "--size", "20"], "bad_argument"),
+    (["bench", "engine", "--counts", "1,x"], "bad_argument"),
+    (["bench", "engine", "--counts", "0"], "bad_argument"),
     (["run", "--seeds", "1,a"], "bad_argument"),
     (["run", "--seeds", "1,2", "--runs", "3"], "bad_argument"),
     (["serve", "--no-such-flag"], "bad_argument"),

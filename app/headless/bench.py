@@ -1,28 +1,50 @@
 """`asiworld bench engine`: engine ticks per second with 1, 9 and 100 active characters on the
-default world, and the cost of building one observation. Agents' own thinking is timed apart:
+default world (or `--counts`, `--size`, `--spread` for crowds), and the cost of building one
+observation. Agents' own thinking is timed apart:
 only `World.step` counts as engine time."""
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 from typing import Any
 
 from asiworld.engine import World, load_content
+from asiworld.engine.model import SURFACE
 from asiworld.pipeline import Pipeline
 
 from .run import Run, RunConfig
 
 
-def bench_engine(characters: int, ticks: int, seed: int = 7, agent: str = "forager") -> dict[str, Any]:
+def bench_engine(characters: int, ticks: int, seed: int = 7, agent: str = "forager",
+                 size: int | None = None, spread: bool = False) -> dict[str, Any]:
+    """`characters` built-in agents joined at tick 0 (packed round the plaza, or with `spread`
+    each moved to a seeded random free tile of the map), then `ticks` ticks timed."""
     run = Run(RunConfig(seed=seed, minutes=0, agents=[agent] * characters, stagger_ticks=0,
-                        think_ticks=3))
+                        think_ticks=3, size=size))
+    run.pipeline.step()  # everyone joins in the first tick; not timed
+    if spread:
+        _spread(run.pipeline.world, seed)
+    joined = run.pipeline.engine_seconds
     for _ in range(ticks):
         run.pipeline.step()
-    step_seconds = run.pipeline.engine_seconds
-    return {"characters": characters, "ticks": ticks,
-            "ticks_per_second": round(ticks / step_seconds, 1),
-            "ms_per_tick": round(1000 * step_seconds / ticks, 3)}
+    step_seconds = run.pipeline.engine_seconds - joined
+    return {"characters": characters, "ticks": ticks, "size": run.world.areas[SURFACE].width,
+            "spread": spread, "ticks_per_second": round(ticks / step_seconds, 1),
+            "ms_per_tick": round(1000 * step_seconds / ticks, 3),
+            "us_per_character_tick": round(1e6 * step_seconds / (ticks * characters), 1)}
+
+
+def _spread(world: World, seed: int) -> None:
+    rng = random.Random(seed)
+    area = world.areas[SURFACE]
+    for char in world.characters():
+        want = (rng.randrange(area.width), rng.randrange(area.height))
+        pos = world.find_free_tile(SURFACE, want)
+        if pos is not None:
+            world.move_entity(char, pos[0], pos[1])
+            char.op = None  # a walk begun at the plaza would step back onto its path
 
 
 def bench_observation(samples: int = 2000, seed: int = 7) -> dict[str, Any]:
@@ -43,18 +65,24 @@ def bench_observation(samples: int = 2000, seed: int = 7) -> dict[str, Any]:
             "text_observation_ms": round(text_ms, 4)}
 
 
-def main(ticks: int = 1800, counts: tuple[int, ...] = (1, 9, 100)) -> list[dict[str, Any]]:
+def main(ticks: int = 1800, counts: tuple[int, ...] = (1, 9, 100), size: int | None = None,
+         spread: bool = False) -> list[dict[str, Any]]:
     rows = []
+    where = f"{size or 'default'}-tile map, {'spread over it' if spread else 'packed at the plaza'}"
+    print(f"engine ticks/s on the {where}; only World.step is timed", flush=True)
     for n in counts:  # each line as soon as it is measured: the whole takes minutes
-        print(f"{n:>4} characters: running {ticks} ticks ...", end="\r", flush=True)
-        row = bench_engine(n, ticks)
+        print(f"{n:>5} characters: running {ticks} ticks ...", end="\r", flush=True)
+        row = bench_engine(n, ticks, size=size, spread=spread)
         rows.append(row)
-        print(f"{row['characters']:>4} characters: {row['ticks_per_second']:>9,.0f} ticks/s"
+        print(f"{row['characters']:>5} characters: {row['ticks_per_second']:>9,.1f} ticks/s"
+              f"  {row['characters'] * row['ticks_per_second']:>9,.0f} character-ticks/s"
+              f"  {row['us_per_character_tick']:>7,.1f} us per character-tick"
               f"  ({row['ms_per_tick']} ms/tick over {row['ticks']} ticks)", flush=True)
     print("observation: measuring ...", end="\r", flush=True)
     obs = bench_observation()
     print(f"observation: median {obs['observation_median_ms']} ms, p95 {obs['observation_p95_ms']} ms;"
           f" text form {obs['text_observation_ms']} ms")
-    full = 18000 / next((r["ticks_per_second"] for r in rows if r["characters"] == 9), 1)
-    print(f"a 300-minute, 9-character evaluation: about {full:.1f} s of engine time")
+    nine = next((r["ticks_per_second"] for r in rows if r["characters"] == 9), None)
+    if nine:
+        print(f"a 300-minute, 9-character evaluation: about {18000 / nine:.1f} s of engine time")
     return rows + [obs]

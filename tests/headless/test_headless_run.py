@@ -64,9 +64,9 @@ def test_the_engine_bench_says_each_count_as_soon_as_it_is_measured(capsys, monk
     measure = bench.bench_engine
     said_before: list[str] = []
 
-    def measured(characters: int, ticks: int) -> dict:
+    def measured(characters: int, ticks: int, **where) -> dict:
         said_before.append(capsys.readouterr().out)
-        return measure(characters, ticks)
+        return measure(characters, ticks, **where)
 
     monkeypatch.setattr(bench, "bench_engine", measured)
     monkeypatch.setattr(bench, "bench_observation", lambda: {
@@ -75,6 +75,26 @@ def test_the_engine_bench_says_each_count_as_soon_as_it_is_measured(capsys, monk
     assert "1 characters: running 3 ticks" in said_before[0]
     assert "ticks/s" in said_before[1] and "2 characters: running" in said_before[1]
     assert "observation: median 0.1 ms" in capsys.readouterr().out
+
+
+def test_the_crowd_bench_spreads_its_characters_over_the_whole_map(monkeypatch):
+    """`bench engine --spread`: the crowd case of issue 22 walks from all over the map, not
+    from one packed plaza."""
+    from asiworld.engine.model import SURFACE
+    from asiworld.headless import bench
+
+    worlds = []
+    real_spread = bench._spread
+    monkeypatch.setattr(bench, "_spread", lambda world, seed: (real_spread(world, seed),
+                                                                worlds.append(world)))
+    row = bench.bench_engine(30, 2, size=96, spread=True)
+    assert row["size"] == 96 and row["us_per_character_tick"] > 0
+    world = worlds[0]
+    plaza = world.landmarks.plaza
+    far = [c for c in world.characters()
+           if max(abs(c.x - plaza[0]), abs(c.y - plaza[1])) > 20]
+    assert len(far) > 15  # packed, all 30 would stand within 3 rings of the plaza
+    assert all(c.area == SURFACE for c in world.characters())
 
 
 def test_a_run_with_out_prints_a_short_table_and_where_the_files_are(tmp_path, capsys):
