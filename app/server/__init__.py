@@ -30,6 +30,7 @@ DEFAULTS = {
     "AGENTS": [],  # built-in configurations to populate the world, e.g. ["forager", "planner"]
     "WORLD_SIZE": None,  # None: the content's default
     "WORLD_FACTORY": None,  # callable(config) -> (world, frame_builder); None: the real engine
+    "RUNNER": None,  # a WorldRunner to serve as it is (a study's world); None: build one
     "DATA_DIR": None,
     "ASYNC_MODE": "threading",  # "eventlet" is opt-in (see docs/browser.md)
     "ADMIN_TOKEN": None,

@@ -18,7 +18,7 @@ import hashlib
 import re
 import secrets
 import threading
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +67,7 @@ class AgentService:
         self.seats: dict[int, AgentSeat] = {}  # char -> seat
         self.by_token: dict[str, int] = {}  # sha256(token) -> char
         self.sid_char: dict[str, int] = {}  # socket id -> char
+        self.calls: Counter[int] = Counter()  # char -> authorised requests and connections
         self.seq = 0
         self._open_programs: set[int] = set()  # program ids whose end is not yet reported
         self._lock = threading.Lock()  # guards the event buffers and the token table
@@ -89,18 +90,28 @@ class AgentService:
 
     def join(self, name: str, label: str) -> tuple[int, str]:
         cid = self.runner.add_character(name=name, label=label)
+        return cid, self.seat(cid, name, label)
+
+    def seat(self, cid: int, name: str, label: str) -> str:
+        """A token for a character already in the world (a study's external seat, made at
+        tick 0 with the others); `join` is a new character and this."""
         token = secrets.token_urlsafe(24)
         digest = token_hash(token)
         with self._lock:
             self.seats[cid] = AgentSeat(char=cid, name=name, label=label, token_hash=digest)
             self.by_token[digest] = cid
-        return cid, token
+        return token
 
     def char_for(self, token: str | None) -> int | None:
+        """The character a token acts for; each answer counts as one call of that seat
+        (`calls`: a study holds its clock until every external seat has called)."""
         if not token:
             return None
         with self._lock:
-            return self.by_token.get(token_hash(token))
+            cid = self.by_token.get(token_hash(token))
+            if cid is not None:
+                self.calls[cid] += 1
+            return cid
 
     # --- world access (always on the runner thread) ------------------------------------------
 

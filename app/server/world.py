@@ -39,5 +39,12 @@ def build_pipeline(config: dict) -> tuple[Pipeline, BuiltinAgents]:
 
 
 def build_runner(config: dict) -> tuple[WorldRunner, BuiltinAgents]:
+    """The runner of the world to serve: RUNNER as it is (a study's world, its pipeline and
+    drivers already wired), else a new one from the configuration."""
+    runner = config.get("RUNNER")
+    if runner is not None:
+        drivers = runner.pipeline.drivers
+        builtin = next((d for d in drivers if isinstance(d, BuiltinAgents)), None)
+        return runner, builtin or BuiltinAgents()
     pipeline, builtin = build_pipeline(config)
     return WorldRunner(pipeline, speed=config["SPEED"]), builtin

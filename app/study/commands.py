@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from asiworld import arguments as checked
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     study = sub.add_parser("study", help="a study: N agent configurations in one shared world")
@@ -27,6 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--out", type=Path, required=True, help="folder for the results")
     run.add_argument("--force", action="store_true",
                      help="replace the results of an earlier study in --out")
+    run.add_argument("--port", type=checked.port, default=None,
+                     help="loopback port of the external seats' agent API (default: the study "
+                     "file's [serve] port, else a free one)")
     run.set_defaults(func=cmd_run)
 
     study.set_defaults(func=lambda args: _usage(study))
@@ -80,6 +85,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         study, text = load_study(args.file)
     except StudyError as exc:
         return fail(exc.code, exc.message)
+    if args.port is not None:
+        study = study.model_copy(update={"serve": study.serve.model_copy(
+            update={"port": args.port})})
     if args.out.exists() and not args.out.is_dir():
         return fail("bad_out", f"{args.out} exists and is not a folder")
     earlier = [p for p in ("results.json", "transcripts", "replay.asirep", "E1")

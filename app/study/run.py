@@ -28,6 +28,7 @@ from asiworld.engine import World, load_content
 from asiworld.pipeline import Pipeline, Tick
 from asiworld.programs.manager import ProgramManager
 
+from .external import ExternalSeats
 from .seats import LockstepSeats, ModelSeat, RealtimeSeats, seat_model
 from .spec import (
     BuiltinConfiguration,
@@ -44,13 +45,9 @@ class StudyRun:
     def __init__(self, study: Study, text: str, out: Path, seed: int,
                  where: str = "study.toml") -> None:
         self.study, self.text, self.out, self.seed, self.where = study, text, Path(out), seed, where
-        for conf in study.configurations:  # refused before anything starts
-            if isinstance(conf, ExternalConfiguration):
-                raise StudyError(
-                    "external_unsupported",
-                    f"configuration {conf.name!r} is an external seat; a headless study cannot "
-                    "host one yet (it needs the live server's agent API)",
-                )
+        self.external: ExternalSeats | None = None
+        if any(isinstance(c, ExternalConfiguration) for c in study.configurations):
+            self.external = ExternalSeats(study.serve)  # its port, before anything starts
         self.content = load_content()
         self.world = World.create(seed=seed, content=self.content, size=study.world.size)
         self.horizon = study.world.minutes * self.content.time.ticks_per_minute
@@ -68,7 +65,7 @@ class StudyRun:
 
     # --- entry ---------------------------------------------------------------------------
 
-    def _enter(self) -> None:
+    def _enter(self, say: Any) -> None:
         clock = self.study.clock
         call = None
         if not isinstance(clock, Lockstep):
@@ -95,11 +92,17 @@ class StudyRun:
             elif isinstance(conf, OpenAIConfiguration):
                 self.model_seats.append(
                     seat_model(self.pipeline, conf, cid, self.out, clock, call=call))
+            elif isinstance(conf, ExternalConfiguration):
+                self.external.add(conf, cid)
         if isinstance(clock, Lockstep):
             self.models = self.pipeline.add_driver(LockstepSeats(self.model_seats, clock))
         else:
             self.models = RealtimeSeats(self.model_seats)
-        self.pipeline.add_observer("agents", lambda tick: self.models.deliver(tick.events))
+        # a watcher: the "agents" observer is the served agent API's when there are external
+        # seats; what a seat's client is handed does not change the world
+        self.pipeline.watch(lambda tick: self.models.deliver(tick.events))
+        if self.external is not None:
+            self.external.open(self.runner, say)
 
     def _collect(self, tick: Tick) -> None:
         self.events.extend(tick.events)
@@ -115,14 +118,16 @@ class StudyRun:
         recording = record_run(self.world, labels, self.horizon, self.out, title=self.study.title)
         self.pipeline.add_observer("recorder", recording.on_tick)
         try:
-            self._enter()
+            self._enter(say)
             say(f"{len(self.characters)} configurations joined at tick {self.world.tick}; "
                 f"{self.study.clock.describe()}; horizon tick {self.horizon}")
             if self.runner is None:
                 self.pipeline.run_until(self.horizon)
             else:
-                self._realtime()
+                self._realtime(say)
         finally:
+            if self.external is not None:
+                self.external.close()
             if self.models is not None:
                 self.models.close()
             if self.runner is not None:
@@ -131,7 +136,7 @@ class StudyRun:
             recording.close()
         return self.results(time.perf_counter() - started)
 
-    def _realtime(self) -> None:
+    def _realtime(self, say: Any) -> None:
         done = threading.Event()
         runner = self.runner
 
@@ -141,6 +146,11 @@ class StudyRun:
                 done.set()
 
         self.pipeline.watch(at_horizon)
+        if self.external is not None:  # serve the seats' calls, hold the clock until all came
+            runner.paused = True
+            runner.start()
+            self.external.wait_for_entry(say)
+            runner.resume()
         began = time.perf_counter()
         runner.start()
         self.models.start()
@@ -180,6 +190,8 @@ class StudyRun:
             row = by_name.get(conf.name)
             if row is None:
                 row = {"name": conf.name, "kind": conf.kind, "calls": 0}
+                if isinstance(conf, ExternalConfiguration) and self.external is not None:
+                    row["api_calls"] = self.external.api_calls(conf.name)
             else:
                 latencies = sorted(row.pop("latencies_ms"))
                 row["latency_p50_ms"] = _percentile(latencies, 50)

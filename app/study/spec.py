@@ -86,6 +86,15 @@ class Realtime(_Strict):
 Clock = Annotated[Lockstep | Realtime, Field(discriminator="kind")]
 
 
+class ServeSection(_Strict):
+    """Where a study with external seats serves the agent API (asiworld.study.external): a
+    loopback port (0: a free one; the URL is printed) and how long entry waits for every
+    external seat's first call before the study stops with `external_absent`."""
+
+    port: int = Field(0, ge=0, le=65535)
+    entry_timeout: float = Field(300.0, gt=0, le=86_400)
+
+
 # --- the configurations ------------------------------------------------------------------------
 
 
@@ -150,6 +159,7 @@ class Study(_Strict):
     title: str = ""
     world: WorldSection
     clock: Clock = Field(default_factory=lambda: Lockstep(kind="lockstep"))
+    serve: ServeSection = Field(default_factory=ServeSection)
     configuration: list[Configuration] = Field(min_length=1)
 
     @property
@@ -183,6 +193,7 @@ def parse_study(text: str, where: str = "study.toml") -> Study:
         raise _explain(exc, text, where) from None
     _check_names(study, text, where)
     _check_agents(study, text, where)
+    _check_external(study, text, where)
     return study
 
 
@@ -244,7 +255,7 @@ def _explain(exc: ValidationError, text: str, where: str) -> StudyError:
 TABLES: dict[Any, type[BaseModel]] = {
     "world": WorldSection, "lockstep": Lockstep, "realtime": Realtime,
     "openai": OpenAIConfiguration, "builtin": BuiltinConfiguration,
-    "python": PythonConfiguration, "external": ExternalConfiguration,
+    "python": PythonConfiguration, "external": ExternalConfiguration, "serve": ServeSection,
 }
 
 
@@ -294,6 +305,22 @@ def _check_agents(study: Study, text: str, where: str) -> None:
             except InterfaceError as exc:
                 at = _at(text, where, ("configuration", i, "agent"))
                 raise StudyError(exc.code, f"{at}: {exc.message}") from None
+
+
+def _check_external(study: Study, text: str, where: str) -> None:
+    """An outside agent's think time is its own: no rule can charge it, so the lockstep clock
+    (which waits for every answer) cannot hold one; external seats play in realtime."""
+    if not isinstance(study.clock, Lockstep):
+        return
+    for i, conf in enumerate(study.configuration):
+        if isinstance(conf, ExternalConfiguration):
+            at = _at(text, where, ("configuration", i, "kind"))
+            raise StudyError(
+                "external_needs_realtime",
+                f"{at}: configuration {conf.name!r} is an external seat, whose agent thinks in "
+                "its own time; the lockstep clock cannot wait for it: set [clock] kind = "
+                '"realtime"',
+            )
 
 
 def example_text() -> str:

@@ -3,7 +3,7 @@ with different settings, three built-ins) in one world for 60 minutes on the loc
 every output is written, the replay verifies, each transcript has exactly the calls the fake
 model received, and the same study run twice gives the same state hash. Also: a python agent
 plays, a realtime study finishes with its incidents in the cost table, and a study that cannot
-run (an external seat, a bad file) starts nothing."""
+run (an external seat on the lockstep clock, a bad file) starts nothing."""
 
 from __future__ import annotations
 
@@ -165,7 +165,7 @@ def test_a_study_with_an_external_seat_or_a_bad_file_starts_nothing(fake, tmp_pa
                     + '\n[[configuration]]\nname = "outside"\nkind = "external"\n')
     out = tmp_path / "out"
     assert main(["study", "run", str(path), "--out", str(out)]) == 2
-    assert capsys.readouterr().err.startswith("error: external_unsupported: ")
+    assert capsys.readouterr().err.startswith("error: external_needs_realtime: ")
     assert not out.exists()
     path.write_text(study_text(fake.url, minutes=0))
     assert main(["study", "run", str(path), "--out", str(out)]) == 2

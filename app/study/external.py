@@ -1,0 +1,141 @@
+"""A study's external seats: agents that connect by themselves (`asiworld agent`, `asiworld
+mcp`, the SDK, any HTTP client) play their characters through the live server's agent API,
+served from the study's own pipeline on a loopback port.
+
+The study's world is closed to everyone else:
+- each external seat's character is made at tick 0 with the others; its token is printed on
+  stderr, and the agent plays with it (`--token T --character C`), never by joining;
+- a join (`POST /api/agents/join`, the play page's `join`) needs a join token nobody is told,
+  so it is refused with `join_closed`;
+- watching the whole world (`/live`, `/api/world`, the live evaluation) needs the spectator
+  token, printed for the person running the study: an agent under test sees only its own view;
+- the admin routes need an admin token nobody is told: no agent can pause or step the clock.
+
+Entry is synchronised: the runner starts paused (it serves the agents' calls, the world does not
+tick) and the clock starts only once every external seat has made its first call; a seat that
+has not called within `serve.entry_timeout` seconds stops the study with `external_absent`.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .spec import ExternalConfiguration, ServeSection, StudyError
+
+HOST = "127.0.0.1"  # an agent under test reaches the study from this machine only
+MAX_CONNECTIONS = 64
+POLL_SECONDS = 0.05
+
+
+class ExternalSeats:
+    """The agent API of one study world for its external seats (see the module docstring)."""
+
+    def __init__(self, serve: ServeSection) -> None:
+        from asiworld.server.connections import BoundedWSGIServer
+
+        self.serve = serve
+        self.seats: list[tuple[ExternalConfiguration, int]] = []
+        self.tokens: dict[str, str] = {}
+        self.service: Any = None
+        # Bound now, so a port in use stops the study before anything starts (and here, not
+        # in Werkzeug, which answers a bind error with sys.exit).
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Werkzeug sets it
+        try:
+            listener.bind((HOST, serve.port))
+            listener.listen(128)
+        except OSError as exc:
+            listener.close()
+            raise StudyError(
+                "port_unavailable",
+                f"cannot serve the external seats' agent API on {HOST}:{serve.port} "
+                f"({exc.strerror or exc}); give another [serve] port or --port",
+            ) from None
+        self.port = int(listener.getsockname()[1])
+        with listener:  # the server listens on its own copy of the socket
+            self.server = BoundedWSGIServer(HOST, self.port, _not_yet, MAX_CONNECTIONS,
+                                            fd=listener.fileno())
+        self.url = f"http://{HOST}:{self.port}"
+        self.thread: threading.Thread | None = None
+
+    def add(self, conf: ExternalConfiguration, char: int) -> None:
+        self.seats.append((conf, char))
+
+    def open(self, runner: Any, say: Callable[[str], None]) -> None:
+        """Serve the agent API on the study's runner and print every seat's token (the
+        characters are in the world already, the clock has not started)."""
+        from asiworld.engine.frames import FrameBuilder
+        from asiworld.server import create_app
+        from asiworld.server.auth import new_token
+
+        pipeline = runner.pipeline
+        if pipeline.frames is None:  # spectators with the token watch the study's world
+            pipeline.frames = FrameBuilder(pipeline.world)
+        spectator = new_token()
+        app = create_app({
+            "RUNNER": runner, "SEED": pipeline.world.seed, "SPEED": runner.speed,
+            "JOIN_TOKEN": new_token(), "ADMIN_TOKEN": new_token(),
+            "SPECTATOR_TOKEN": spectator,
+            "MAX_CHARACTERS": len(pipeline.world.characters()),
+        })
+        self.service = app.extensions["asiworld_agents"]
+        for conf, char in self.seats:
+            self.tokens[conf.name] = self.service.seat(char, conf.name, conf.label or conf.name)
+        self.server.app = app
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request on stderr
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True,
+                                       name="study-agent-api")
+        self.thread.start()
+        say(f"agent API for the external seats: {self.url} (loopback only; no one else joins)")
+        for conf, char in self.seats:
+            token = self.tokens[conf.name]
+            say(f"external seat {conf.name}: character {char} token {token}")
+            say(f"  e.g. asiworld agent --server {self.url} --character {char} --token {token} "
+                "--builtin forager")
+        say(f"spectate: {self.url}/live?spectator_token={spectator}")
+
+    def wait_for_entry(self, say: Callable[[str], None],
+                       clock: Callable[[], float] = time.monotonic) -> None:
+        """Return once every external seat has made a call; StudyError after the timeout."""
+        timeout = self.serve.entry_timeout
+        say(f"waiting for {len(self.seats)} external seat(s) to make their first call "
+            f"(up to {timeout:g} s); the clock starts then")
+        deadline = clock() + timeout
+        while True:
+            absent = self.absent()
+            if not absent:
+                say("every external seat has called: the clock starts")
+                return
+            if clock() >= deadline:
+                raise StudyError(
+                    "external_absent",
+                    f"external seat(s) {', '.join(absent)} made no call within {timeout:g} s "
+                    "([serve] entry_timeout); the world never started",
+                )
+            time.sleep(POLL_SECONDS)
+
+    def absent(self) -> list[str]:
+        calls = self.service.calls
+        return [conf.name for conf, char in self.seats if not calls.get(char)]
+
+    def api_calls(self, name: str) -> int:
+        """How many authorised calls the seat `name` made (its row of the cost table)."""
+        char = next((c for conf, c in self.seats if conf.name == name), None)
+        return int(self.service.calls.get(char, 0)) if self.service is not None else 0
+
+    def close(self) -> None:
+        if self.thread is not None:
+            self.server.shutdown()
+        self.server.server_close()
+
+
+def _not_yet(environ: dict, start_response: Callable) -> list[bytes]:
+    """The answer before the study has made its characters (the port is bound early)."""
+    start_response("503 Service Unavailable", [("Content-Type", "application/json"),
+                                               ("Retry-After", "1")])
+    return [b'{"error": {"code": "not_started", "message": "the study is starting"}}']

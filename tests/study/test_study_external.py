@@ -1,0 +1,164 @@
+"""External seats: a study serves the agent API of its own world on a loopback port, prints each
+external seat's token, and holds its clock until every external seat has made its first call;
+nobody else can join, watch the whole world or touch the clock; the seat is scored like any
+other. Played here by `asiworld agent --builtin forager` in a process of its own.
+
+Bad inputs tried: an external seat on the lockstep clock, a seat that never calls (the entry
+timeout), a port already in use, a bad --port."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from asiworld.cli import main
+from asiworld.study.spec import StudyError, parse_study
+
+ASIWORLD = [sys.executable, "-m", "asiworld.cli"]
+
+
+def study(clock: str = 'kind = "realtime"\nspeed = 40', minutes: int = 1, timeout: float = 60,
+          port: int = 0) -> str:
+    return (f'[world]\nseed = 3\nminutes = {minutes}\nsize = 64\n[clock]\n{clock}\n'
+            f'[serve]\nport = {port}\nentry_timeout = {timeout}\n'
+            '[[configuration]]\nname = "planner"\nkind = "builtin"\nagent = "planner"\n'
+            '[[configuration]]\nname = "outside"\nkind = "external"\nlabel = "visitor"\n')
+
+
+def get(url: str, body: dict | None = None) -> tuple[int, dict]:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def read_until(stream, pattern: str, seen: list[str], timeout: float = 60) -> re.Match:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = stream.readline()
+        if not line:
+            break
+        seen.append(line)
+        found = re.search(pattern, line)
+        if found:
+            return found
+    raise AssertionError(f"no line matching {pattern!r} in:\n{''.join(seen)}")
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """The study in a process of its own; the outside agent connects only after the study has
+    been waiting a while. Returns the study's output folder and what was seen meanwhile."""
+    tmp = tmp_path_factory.mktemp("external")
+    path, out = tmp / "s.toml", tmp / "out"
+    path.write_text(study())
+    seen: list[str] = []
+    run = subprocess.Popen([*ASIWORLD, "study", "run", str(path), "--out", str(out)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    agent = None
+    try:
+        url = read_until(run.stderr, r"agent API for the external seats: (\S+)", seen).group(1)
+        seat = read_until(run.stderr, r"external seat outside: character (\d+) token (\S+)", seen)
+        spectate = read_until(run.stderr, r"spectate: (\S+)", seen).group(1)
+        read_until(run.stderr, r"waiting for 1 external seat", seen)
+        time.sleep(1.5)  # the world must not start while the seat is away
+        before = {
+            "health": get(f"{url}/healthz")[1],
+            "join": get(f"{url}/api/agents/join", {"name": "intruder"}),
+            "world": get(f"{url}/api/world"),
+            "watched": get(spectate.replace("/live?", "/api/world?")),
+            "pause": get(f"{url}/admin/pause", {}),
+        }
+        agent = subprocess.Popen(
+            [*ASIWORLD, "agent", "--server", url, "--character", seat.group(1), "--token",
+             seat.group(2), "--builtin", "forager", "--think", "0.05"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        read_until(run.stderr, r"every external seat has called", seen)
+        _, err = run.communicate(timeout=120)
+        seen.append(err)
+    finally:
+        for proc in (run, agent):  # only the processes this test started
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert run.returncode == 0, "".join(seen)
+    return out, before, int(seat.group(1)), "".join(seen)
+
+
+def test_the_world_waits_for_the_external_seat_before_its_first_tick(played):
+    out, before, cid, _ = played
+    assert before["health"]["tick"] == 0 and before["health"]["running"]
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    joins = [e for e in events if e["kind"] == "joined"]
+    assert {e["name"] for e in joins} == {"planner", "outside"} and {e["tick"] for e in joins} == {0}
+    # The seat acted from the first ticks on: the clock started when it came, not before.
+    first = min(e["tick"] for e in events if e["kind"] == "action" and e["char"] == cid)
+    assert first <= 5
+
+
+def test_nobody_else_joins_watches_or_touches_the_clock(played):
+    _, before, _, _ = played
+    assert before["join"][0] == 403 and before["join"][1]["error"]["code"] == "join_closed"
+    assert before["world"][0] == 403 and before["world"][1]["error"]["code"] == "not_spectator"
+    status, summary = before["watched"]
+    assert status == 200 and {c["name"] for c in summary["characters"]} == {"planner", "outside"}
+    assert before["pause"][0] in (401, 403)
+
+
+def test_the_external_seat_is_scored_like_any_other(played):
+    out, _, _, _ = played
+    results = json.loads((out / "results.json").read_text())
+    rows = {c["name"]: c for c in results["configurations"]}
+    assert set(rows) == {"planner", "outside"} and rows["outside"]["label"] == "visitor"
+    assert sum(rows["outside"]["actions"].values()) > 0
+    costs = {r["name"]: r for r in results["costs"]}
+    assert costs["outside"]["kind"] == "external" and costs["outside"]["api_calls"] > 0
+    assert results["ticks"] == 60
+    assert "| outside |" in (out / "report.md").read_text()
+    assert main(["replay", "verify", str(out / "replay.asirep")]) == 0
+
+
+def test_an_external_seat_needs_the_realtime_clock():
+    with pytest.raises(StudyError) as caught:
+        parse_study(study(clock='kind = "lockstep"'), "s.toml")
+    assert caught.value.code == "external_needs_realtime"
+    assert "s.toml line 16" in caught.value.message and "'outside'" in caught.value.message
+
+
+def test_a_seat_that_never_calls_stops_the_study_with_a_clear_error(tmp_path, capsys):
+    path = tmp_path / "s.toml"
+    path.write_text(study(timeout=0.5))
+    assert main(["study", "run", str(path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "error: external_absent: external seat(s) outside made no call within 0.5 s" in err
+    assert "Traceback" not in err
+
+
+def test_a_port_in_use_or_a_bad_port_starts_nothing(tmp_path, capsys):
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen(1)
+    try:
+        path, out = tmp_path / "s.toml", tmp_path / "out"
+        path.write_text(study())
+        port = holder.getsockname()[1]
+        assert main(["study", "run", str(path), "--out", str(out), "--port", str(port)]) == 2
+        assert capsys.readouterr().err.startswith("error: port_unavailable: ")
+        assert not out.exists()
+        assert main(["study", "run", str(path), "--out", str(out), "--port", "70000"]) == 2
+        assert "error: bad_port: " in capsys.readouterr().err
+        path.write_text(study(port=port))
+        assert main(["study", "run", str(path), "--out", str(out)]) == 2
+        assert "port_unavailable" in capsys.readouterr().err and not out.exists()
+    finally:
+        holder.close()
