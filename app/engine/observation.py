@@ -43,7 +43,8 @@ def entity_dict(ent: Entity) -> dict[str, Any]:
 
 def observe(world: World, char: Character, *, full_memory: bool = False,
             consume: bool = True) -> dict[str, Any]:
-    vision.update(world, char)  # a no-op unless something moved since the tick's own update
+    # a no-op unless something moved since the tick's own update
+    vision.update(world, char, world.body_index(char.area))
     mem = world.memory[char.id]
     area = world.areas[char.area]
     vis = mem.visible
@@ -54,7 +55,10 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
     rows = [bytes(row).decode("latin-1") for row in window]
 
     entities, structures, loot = [], [], []
-    for (x, y), eid in area.occupant.items():
+    bodies = world.body_index(char.area)  # a crowd: only the cells round the view
+    near = ((x, y, eid) for _, x, y, eid in bodies.within(x0, y0, x0 + w, y0 + h)) if bodies \
+        else ((x, y, eid) for (x, y), eid in area.occupant.items())
+    for x, y, eid in near:
         if eid != char.id and vision.can_see(mem, x, y):
             entities.append(entity_dict(world.entities[eid]))
     for (x, y), s in area.structures.items():

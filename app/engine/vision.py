@@ -63,7 +63,34 @@ def transparency(world: World, area: Area, x0: int, y0: int, x1: int, y1: int) -
     return cached[1][y0:y1, x0:x1]
 
 
-def update(world: World, char: Character) -> None:
+CELL_SHIFT = 4  # a body index cell is 16 x 16 tiles (a day's view spans at most two of them)
+CROWD = 64  # bodies in an area from which the tick's updates use an index instead of a walk
+
+
+class BodyIndex:
+    """An area's bodies by cell, each with its place in `area.occupant`'s order, so a window's
+    bodies come out in the order a walk over the whole dict would meet them (memory keeps
+    that order). World.body_index keeps one per crowded area until a body moves."""
+
+    def __init__(self, area: Area) -> None:
+        cells: dict[tuple[int, int], list[tuple[int, int, int, int]]] = {}
+        for order, ((x, y), eid) in enumerate(area.occupant.items()):
+            cells.setdefault((x >> CELL_SHIFT, y >> CELL_SHIFT), []).append((order, x, y, eid))
+        self.cells = cells
+
+    def within(self, x0: int, y0: int, x1: int, y1: int) -> list[tuple[int, int, int, int]]:
+        """(order, x, y, id) of the bodies in [x0, x1) x [y0, y1), in the area's order."""
+        found: list[tuple[int, int, int, int]] = []
+        for cy in range(y0 >> CELL_SHIFT, ((y1 - 1) >> CELL_SHIFT) + 1):
+            for cx in range(x0 >> CELL_SHIFT, ((x1 - 1) >> CELL_SHIFT) + 1):
+                found.extend(self.cells.get((cx, cy), ()))
+        found.sort()
+        return found
+
+
+def update(world: World, char: Character, bodies: BodyIndex | None = None) -> None:
+    """Refresh `char`'s view and memory. `bodies`, when given, is its area's current index
+    (World.body_index)."""
     mem = world.memory[char.id]
     area = world.areas[char.area]
     r = radius(world, char)
@@ -83,7 +110,7 @@ def update(world: World, char: Character) -> None:
         window = am.tiles[y0:y1, x0:x1]
         window[fov] = area.terrain[y0:y1, x0:x1][fov]
         am.ticks[y0:y1, x0:x1][fov] = world.tick
-    _remember_entities(world, char, mem, area)
+    _remember_entities(world, char, mem, area, bodies)
 
 
 def can_see(mem: Memory, x: int, y: int) -> bool:
@@ -92,9 +119,12 @@ def can_see(mem: Memory, x: int, y: int) -> bool:
     return 0 <= i < h and 0 <= j < w and bool(mem.visible[i, j])
 
 
-def _remember_entities(world: World, char: Character, mem: Memory, area: Area) -> None:
-    # A plain loop over the area's bodies: for the few dozen bodies of an area it is several
-    # times faster than numpy's per-call overhead. Known entities are updated in place.
+def _remember_entities(world: World, char: Character, mem: Memory, area: Area,
+                       bodies: BodyIndex | None) -> None:
+    # A plain loop over the bodies: for the few dozen bodies of an area it is several times
+    # faster than numpy's per-call overhead; a crowd is read from the index, only the cells
+    # round the view (a walk over every body for every character grew with the square of
+    # the crowd). Known entities are updated in place.
     h, w = mem.visible.shape
     x0, y0 = mem.x0, mem.y0
     x1, y1 = x0 + w, y0 + h
@@ -102,7 +132,9 @@ def _remember_entities(world: World, char: Character, mem: Memory, area: Area) -
     tick, area_id, me = world.tick, char.area, char.id
     known_all = mem.entities
     seen = 0
-    for (x, y), eid in area.occupant.items():
+    near = ((x, y, eid) for _, x, y, eid in bodies.within(x0, y0, x1, y1)) if bodies \
+        else ((x, y, eid) for (x, y), eid in area.occupant.items())
+    for x, y, eid in near:
         if x0 <= x < x1 and y0 <= y < y1 and eid != me and visible[y - y0, x - x0]:
             seen += 1
             known = known_all.get(eid)

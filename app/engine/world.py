@@ -51,6 +51,10 @@ class World:
         self.path_cache: dict[tuple, Any] = {}  # path cost per area version (movement.cost_xy)
         self.path_memo: dict[tuple, Any] = {}  # recent paths (movement.find_path)
         self.sight_cache: dict[int, Any] = {}  # area id -> (version, see-through mask) (vision)
+        # Bodies of crowded areas by cell (vision.BodyIndex), valid until a body is added,
+        # moved or removed: every such change goes through this class and counts here.
+        self.bodies_moved = 0
+        self._body_index: dict[int, tuple[dict, int, Any]] = {}
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -79,6 +83,7 @@ class World:
         self.next_id += 1
         self.entities[char.id] = char
         self.areas[SURFACE].occupant[pos] = char.id
+        self.bodies_moved += 1
         self.char_events[char.id] = deque(maxlen=EVENT_MEMORY)
         self.memory[char.id] = vision.Memory()
         self.input_log.append((self.tick, None, {"type": "join", "name": name, "label": char.label,
@@ -131,7 +136,7 @@ class World:
         dungeons.sweep(self)
         homes.periodic(self)
         for char in chars:
-            vision.update(self, char)
+            vision.update(self, char, self.body_index(char.area))
         self.tick += 1
         # Events emitted between steps (a join) travel with the next step's events.
         events, self._events = self._events, []
@@ -244,6 +249,18 @@ class World:
             raise WorldFull(f"no free tile to stand on {where} in area {area_id}")
         return found
 
+    def body_index(self, area_id: int) -> vision.BodyIndex | None:
+        """The bodies of a crowded area by cell, current (built again after any body moved);
+        None for an area with few bodies, where walking them all is cheaper."""
+        area = self.areas[area_id]
+        if len(area.occupant) < vision.CROWD:
+            return None
+        kept = self._body_index.get(area_id)
+        if kept is None or kept[0] is not area.occupant or kept[1] != self.bodies_moved:
+            kept = self._body_index[area_id] = (area.occupant, self.bodies_moved,
+                                                vision.BodyIndex(area))
+        return kept[2]
+
     def move_entity(self, ent: Entity, x: int, y: int, area_id: int | None = None) -> None:
         old = self.areas[ent.area]
         if old.occupant.get((ent.x, ent.y)) == ent.id:
@@ -252,11 +269,13 @@ class World:
             ent.area = area_id
         ent.x, ent.y = x, y
         self.areas[ent.area].occupant[(x, y)] = ent.id
+        self.bodies_moved += 1
 
     def remove_entity(self, ent: Entity) -> None:
         area = self.areas.get(ent.area)
         if area is not None and area.occupant.get((ent.x, ent.y)) == ent.id:
             del area.occupant[(ent.x, ent.y)]
+            self.bodies_moved += 1
         self.entities.pop(ent.id, None)
 
     def add_creature(self, kind: str, area_id: int, pos: Pos, **extra: Any) -> Creature:
@@ -268,6 +287,7 @@ class World:
         self.next_id += 1
         self.entities[creature.id] = creature
         self.areas[area_id].occupant[pos] = creature.id
+        self.bodies_moved += 1
         return creature
 
     def set_tile(self, area: Area, x: int, y: int, name: str) -> None:
