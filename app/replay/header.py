@@ -38,6 +38,12 @@ class ReplayHeader:
     frames_per_chunk: int = 60
     hash_every: int = 60
     snapshot_every: int = 0  # ticks between world snapshots (chunk W); 0: none (older files)
+    # Empty: the replay re-simulates from the seed (its input log starts at row 0). Otherwise the
+    # recording began mid-run (a resumed or forked live world, whose early inputs are gone):
+    # {"tick": T, "log_row": N, "characters": [{id, name, label, tick}]}: it starts from its
+    # world snapshot (chunk W) at tick T, its input log holds the rows from absolute row N on,
+    # and the characters listed were in the world already.
+    start: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.created_at:

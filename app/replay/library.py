@@ -117,6 +117,7 @@ class ReplayLibrary:
                 rows.append(
                     {
                         "id": rid,
+                        "path": str(path),
                         **self._cached(replay, "provenance", lambda r=replay: provenance(r)),
                     }
                 )

@@ -266,12 +266,30 @@ class Replay:
 
     def characters(self) -> list[dict[str, Any]]:
         """Every character that joined: ``{"id", "name", "label", "tick"}`` from the join inputs
-        (a headless run's label is its configuration's name)."""
-        return [
+        (a headless run's label is its configuration's name); a recording begun mid-run lists
+        first the characters already there (`ReplayHeader.start`)."""
+        present = [dict(c) for c in self.header.start.get("characters", [])]
+        return present + [
             {"id": a.get("id"), "name": a.get("name"), "label": a.get("label", ""), "tick": t}
             for t, char, a in self.inputs()
             if char is None and a.get("type") == "join"
         ]
+
+    def start_world(self) -> tuple[int, bytes] | None:
+        """For a recording begun mid-run (`ReplayHeader.start`): its first tick and the world
+        snapshot there, the only place a re-simulation can begin; None for one that begins at
+        the seed. ReplayError when that snapshot is missing or unreadable."""
+        start = self.header.start
+        if not start:
+            return None
+        tick = int(start["tick"])
+        refs = [r for r in self._worlds if r.t0 == tick]
+        if not refs:
+            raise ReplayError(
+                "no_start_snapshot",
+                f"the recording begins mid-run at tick {tick} but holds no world snapshot there",
+            )
+        return tick, self.world_snapshot(refs[0])
 
     def hashes(self) -> dict[int, str]:
         """State hashes by tick."""

@@ -20,6 +20,7 @@ from asiworld.engine.frames import FrameBuilder
 from asiworld.engine.model import SURFACE
 from asiworld.pipeline import Tick
 
+from .format import ReplayError
 from .header import Configuration, ReplayHeader
 from .recorder import Recorder
 from .snapshots import world_blob
@@ -65,15 +66,42 @@ class RunRecording:
         *,
         configurations: list[Configuration | dict] | None = None,
         horizon: int = 18_000,
+        mid_run: bool = False,
         **recorder_options: Any,
     ) -> RunRecording:
-        """Open the file and record the current state as the first keyframe."""
+        """Open the file and record the current state as the first keyframe.
+
+        `mid_run`: the world's past cannot be re-simulated from its seed (a resumed or forked
+        live world): the replay starts from a world snapshot of this tick instead, with only the
+        inputs logged from now on (`ReplayHeader.start`). ReplayError `not_recordable` when the
+        world has actions waiting for its next step (a snapshot now would apply them twice)."""
         header = header or header_for_world(world, configurations, horizon)
+        blob = digest = None
+        if mid_run:
+            blob = world_blob(world)
+            if blob is None:
+                raise ReplayError(
+                    "not_recordable", "the world has actions waiting for its next step"
+                )
+            digest = world.state_hash()
+            header.start = {
+                "tick": int(world.tick),
+                "log_row": int(world.input_log_end),
+                "characters": [
+                    {"id": e.id, "name": e.name, "label": e.label, "tick": int(world.tick)}
+                    for e in world.entities.values()
+                    if e.kind == "character"
+                ],
+            }
         if "snapshot_every" not in recorder_options:  # the nearest multiple of hash_every
             every = int(recorder_options.get("hash_every", 60))
             recorder_options["snapshot_every"] = -(-SNAPSHOT_EVERY // every) * every
         recording = cls(Recorder(path, header, **recorder_options), world, frame_builder)
-        recording.recorder.record(frame_builder.keyframe(), recording._new_inputs(), [])
+        if mid_run:
+            recording._logged = world.input_log_end  # what came before is in the snapshot
+        recording.recorder.record(
+            frame_builder.keyframe(), recording._new_inputs(), [], hash=digest, snapshot=blob
+        )
         return recording
 
     def _new_inputs(self) -> list:

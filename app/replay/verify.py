@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .format import ReplayError
 from .header import ReplayHeader
 from .reader import Replay
 
@@ -82,10 +83,28 @@ def provenance_notes(header: ReplayHeader) -> list[str]:
     return notes
 
 
+def _start_world(replay: Replay, tick: int, blob: bytes, hashes: dict[int, str]) -> World:
+    """The world a mid-run recording begins with, once its recorded hash confirms it."""
+    from asiworld.engine import World, load_content
+    from asiworld.engine.errors import SnapshotError
+
+    try:
+        world = World.restore(blob, load_content())
+    except SnapshotError as exc:
+        raise ReplayError(exc.code, f"the starting snapshot: {exc.message}") from None
+    recorded = replay.hashes().get(tick)
+    if world.tick != tick or recorded is None or world.state_hash() != recorded:
+        raise ReplayError(
+            "bad_snapshot", f"the starting world snapshot is not the one recorded at tick {tick}"
+        )
+    hashes.pop(tick, None)  # confirmed here, before any input of its tick
+    return world
+
+
 def verify_replay(replay: Replay, until: int | None = None) -> Verdict:
     """Re-simulate `replay` with the engine and compare its hashes (up to `until`)."""
     from asiworld.engine import load_content
-    from asiworld.engine.resim import ResimMismatch, replay_inputs
+    from asiworld.engine.resim import ResimMismatch, replay_inputs, resimulate
 
     hashes = replay.hashes()
     if until is not None:
@@ -97,9 +116,18 @@ def verify_replay(replay: Replay, until: int | None = None) -> Verdict:
     check = HashCheck(hashes)
     header = replay.header
     try:
-        world = replay_inputs(
-            header.seed, replay.inputs(), last, load_content(), size=header.width, on_tick=check
-        )
+        start = replay.start_world()
+        if start is None:
+            world = replay_inputs(
+                header.seed, replay.inputs(), last, load_content(), size=header.width,
+                on_tick=check,
+            )
+        else:  # begun mid-run: from its first snapshot, which its own hash must confirm
+            world = _start_world(replay, *start, hashes)
+            check.checked += 1
+            world = resimulate(world, replay.inputs(), last, on_tick=check)
+    except ReplayError as exc:
+        return Verdict(False, check.checked, -1, code=exc.code, message=exc.message)
     except _Mismatch as mismatch:
         return mismatch.verdict
     except ResimMismatch as exc:  # the engine refuses a log it cannot follow (a join mismatch)

@@ -77,6 +77,12 @@ class ReplayWorlds:
             origin = "replay"
             if world is not None:
                 self._keep(replay.path, world)
+            elif start is None and replay.header.start:
+                raise ReplayError(
+                    skipped[0]["code"] if skipped else "no_start_snapshot",
+                    "this recording begins mid-run and its starting world snapshot cannot be "
+                    "used, so no world can be re-simulated from it",
+                )
             elif start is None:
                 origin = "seed"
                 world = World.create(
@@ -101,7 +107,8 @@ class ReplayWorlds:
                 resimulate(world, by_tick, tick, on_tick)
             except ResimMismatch as exc:
                 raise ReplayError("resim_mismatch", str(exc)) from None
-            _complete_log(world, rows)
+            if not replay.header.start:  # a mid-run recording has no rows before it began
+                _complete_log(world, rows)
             return world
 
     def warm_in_background(
@@ -173,7 +180,9 @@ class ReplayWorlds:
             raise ReplayError(
                 "bad_snapshot", f"the world snapshot at tick {tick} differs from the recorded hash"
             )
-        logged = bisect.bisect_left([row[0] for row in rows], tick)
+        # A recording begun mid-run logs from an absolute row on (ReplayHeader.start).
+        logged = int(replay.header.start.get("log_row", 0))
+        logged += bisect.bisect_left([row[0] for row in rows], tick)
         if world.input_log_end != logged:
             # The next inputs would not line up (a join counted twice, a lost row, ...).
             raise ReplayError(

@@ -32,6 +32,7 @@ DEFAULTS = {
     "WORLD_FACTORY": None,  # callable(config) -> (world, frame_builder); None: the real engine
     "RUNNER": None,  # a WorldRunner to serve as it is (a study's world); None: build one
     "DATA_DIR": None,
+    "RECORD_DIR": None,  # set: the live world's replay is written there as it runs (recording.py)
     "ASYNC_MODE": "threading",  # "eventlet" is opt-in (see docs/browser.md)
     "ADMIN_TOKEN": None,
     "JOIN_TOKEN": None,  # set: a join must carry it (a closed world; server/joining.py)
@@ -80,12 +81,14 @@ def create_app(config: dict | None = None) -> Flask:
         runner=runner, live=LiveRooms(socketio, runner), builtin=builtin
     )
 
-    from asiworld.server import assessment, auth
+    from asiworld.server import assessment, auth, recording
 
     # Validation, rate limits and spectator checks for the whole app (REST and Socket.IO).
     auth.install(app)
     # /api/evaluation's LiveAssessment sees every tick's events from the first tick on.
     assessment.attach(app)
+    # The live world's replay, written tick by tick into RECORD_DIR (listed in /replays).
+    recording.attach(app)
     app.register_blueprint(pages)
     app.register_blueprint(api)
     app.register_blueprint(admin)

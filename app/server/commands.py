@@ -62,6 +62,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="a folder of replays for /replays (repeatable; default: the sample replays)",
     )
     p.add_argument(
+        "--record-dir",
+        type=checked.writable_dir,
+        default=None,
+        metavar="DIR",
+        help="where the live world's replay is written as it runs, listed in /replays "
+        "(default DATA_DIR/replays; with --ephemeral a new folder in the system's temp folder)",
+    )
+    p.add_argument(
+        "--no-record", action="store_true", help="do not record the live world's replay"
+    )
+    p.add_argument(
         "--snapshot-every", type=checked.positive_int, default=600, help="ticks between snapshots (default 600)"
     )
     p.add_argument(
@@ -159,6 +170,8 @@ def build_app(settings: dict[str, Any]) -> tuple[Any, Any]:
     }
     if settings.get("replays"):
         config["REPLAY_DIRS"] = [str(d) for d in settings["replays"]]
+    if settings.get("record_dir"):
+        config["RECORD_DIR"] = str(settings["record_dir"])
     if store is not None:
         config["WORLD_FACTORY"] = store.world_factory
         if resumed:
@@ -184,6 +197,8 @@ def wsgi_app() -> Any:
         "agents": [a.strip() for a in env.get("ASIWORLD_AGENTS", "").split(",") if a.strip()],
         "data_dir": env.get("ASIWORLD_DATA_DIR", DEFAULT_DATA_DIR) or None,
         "snapshot_every": int(env.get("ASIWORLD_SNAPSHOT_EVERY", "600")),
+        "record_dir": env.get("ASIWORLD_RECORD_DIR")
+        or str(Path(env.get("ASIWORLD_DATA_DIR", DEFAULT_DATA_DIR) or ".") / "replays"),
         "fsync": env.get("ASIWORLD_FSYNC", "") not in ("", "0", "false"),
         "admin_token": admin_token,
         "spectator_token": env.get("ASIWORLD_SPECTATOR_TOKEN") or None,
@@ -216,6 +231,19 @@ def _port_problem(host: str, port: int) -> str | None:
         except OSError as exc:
             return f"cannot listen on {host}:{port}: {exc.strerror or exc} (try another --port)"
     return None
+
+
+def record_dir(args: argparse.Namespace, data_dir: str | None) -> str | None:
+    """Where `serve` records the live world (None: --no-record)."""
+    if args.no_record:
+        return None
+    if args.record_dir is not None:
+        return str(args.record_dir)
+    if data_dir is not None:
+        return str(Path(data_dir) / "replays")
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="asiworld-live-")
 
 
 def move_world_aside(data_dir: str | os.PathLike) -> Path | None:
@@ -306,6 +334,7 @@ def serve(args: argparse.Namespace) -> int:
                 "join_token": args.join_token,
                 "max_characters": args.max_characters,
                 "replays": args.replays,
+                "record_dir": record_dir(args, data_dir),
             }
         )
         runner = services(app).runner
@@ -321,6 +350,9 @@ def serve(args: argparse.Namespace) -> int:
         print(f"  spectate {url}live   play {url}play   Ctrl-C stops", flush=True)
         if store is not None:
             print(f"  world saved in {store.dir} (tick {runner.world.tick})", flush=True)
+        recording = app.extensions.get("asiworld_recording")
+        if recording is not None:
+            print(f"  recording the replay to {recording.path}", flush=True)
         if not args.admin_token:
             print(f"  admin token: {admin_token}", flush=True)
         if args.async_mode == "threading":
@@ -344,6 +376,9 @@ def serve(args: argparse.Namespace) -> int:
     finally:
         if runner is not None:
             runner.stop()
+            live = app.extensions.get("asiworld_recording")
+            if live is not None:
+                live.close()  # the index: a clean stop leaves a complete replay
         if store is not None and runner is not None:
             try:
                 store.snapshot_now()  # a clean stop resumes without replaying
@@ -400,7 +435,9 @@ def serve_argv(args: argparse.Namespace) -> list[str]:
     argv += ["--max-connections", str(args.max_connections)]
     if args.seed is not None:
         argv += ["--seed", str(args.seed)]
-    for flag, on in (("--ephemeral", args.ephemeral), ("--fsync", args.fsync), ("--new", args.new)):
+    flags = (("--ephemeral", args.ephemeral), ("--fsync", args.fsync), ("--new", args.new),
+             ("--no-record", args.no_record))
+    for flag, on in flags:
         if on:
             argv.append(flag)
     for flag, value in (
@@ -412,6 +449,8 @@ def serve_argv(args: argparse.Namespace) -> list[str]:
             argv += [flag, value]
     for folder in args.replays or ():
         argv += ["--replays", str(folder)]
+    if args.record_dir is not None:
+        argv += ["--record-dir", str(args.record_dir)]
     return argv
 
 

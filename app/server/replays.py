@@ -46,7 +46,9 @@ def replay_dirs(config: dict) -> list[Path]:
     if dirs is None:
         dirs = [DEFAULT_DIR]
     extra = os.environ.get("ASIWORLD_REPLAYS", "")
-    return [Path(d) for d in [*dirs, *extra.split(os.pathsep)] if str(d)]
+    live = [config["RECORD_DIR"]] if config.get("RECORD_DIR") else []  # the live recordings
+    folders = [Path(d) for d in [*live, *dirs, *extra.split(os.pathsep)] if str(d)]
+    return list(dict.fromkeys(folders))
 
 
 def _services() -> tuple[ReplayLibrary, ReplayWorlds]:
@@ -116,7 +118,7 @@ def list_page() -> str:
     library, _ = _services()
     return render_template(
         "replays.html",
-        replays=library.listing(),
+        replays=_mark_recording(library.listing()),
         folders=[str(f) for f in library.folders],
         replays_url="/replays",
     )
@@ -142,10 +144,20 @@ def viewer_page(rid: str) -> ResponseReturnValue:
 # --- data ------------------------------------------------------------------------------------
 
 
+def _mark_recording(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`recording: true` on the file the live world is being recorded into right now."""
+    live = current_app.extensions.get("asiworld_recording")
+    path = live.path if live is not None and live.recording is not None else None
+    for row in rows:
+        row["recording"] = path is not None and row.get("path") == str(path)
+    return rows
+
+
 @replays.get("/api/replays")
 def list_json() -> Response:
     library, _ = _services()
-    return _json({"replays": library.listing(), "folders": [str(f) for f in library.folders]})
+    rows = _mark_recording(library.listing())
+    return _json({"replays": rows, "folders": [str(f) for f in library.folders]})
 
 
 @replays.get("/api/replays/<rid>")
