@@ -21,6 +21,9 @@ from asiworld.programs import commands as program_commands  # program run
 from asiworld.replay import commands as replay_commands  # replay info/verify/export
 from asiworld.server import commands as server_commands  # serve
 from asiworld.study import commands as study_commands  # study new/check/run
+from asiworld.study.live import open_study
+
+server_commands.OPEN_STUDY = open_study  # serve --study (the server imports no study)
 
 COMMAND_MODULES = (
     headless_commands,

@@ -57,7 +57,10 @@ def _characters(world: Any) -> list[dict[str, Any]]:
 def live_results(app: Flask) -> dict[str, Any]:
     # The world's own tick: the assessment only knows the tick of the last event it saw.
     ticks = app.extensions["asiworld"].runner.world.tick
-    meta = {"seed": app.config.get("SEED"), "live": True, "ticks": ticks}
+    meta: dict[str, Any] = {"seed": app.config.get("SEED"), "live": True, "ticks": ticks}
+    study = app.extensions.get("asiworld_study")
+    if study is not None:  # asiworld serve --study: the countdown to its horizon
+        meta["study"] = study.status()
     return attach(app).results(meta)
 
 

@@ -62,6 +62,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="a folder of replays for /replays (repeatable; default: the sample replays)",
     )
     p.add_argument(
+        "--study",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="run this study on the live server (one seed): /evaluation counts down to its "
+        "horizon, where the world stops and --out gets what `asiworld study run` writes; "
+        "nothing is saved in --data-dir",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="with --study: the study's folder (default ./STUDY-live-YYYYMMDD-HHMMSS)",
+    )
+    p.add_argument(
         "--record-dir",
         type=checked.writable_dir,
         default=None,
@@ -129,6 +145,11 @@ def count_option(raw: Any, flag: str) -> int:
     return value
 
 
+# `serve --study` is the study package's (asiworld.study.live.open_study), which sits above the
+# server; the command table (asiworld.cli) hands it over here, so the server imports no study.
+OPEN_STUDY: Any = None
+
+
 def build_app(settings: dict[str, Any]) -> tuple[Any, Any]:
     """The app for these settings, with its world store attached when there is a data dir.
 
@@ -136,6 +157,15 @@ def build_app(settings: dict[str, Any]) -> tuple[Any, Any]:
     seed than the one asked for, ValueError for an unknown built-in configuration."""
     from asiworld.server import create_app
     from asiworld.server.persistence import StoreError, WorldStore
+
+    live_study = settings.get("study")  # an asiworld.study.live.LiveStudy
+    if live_study is not None:  # its own world on the server's clock: no store, its own replay
+        config = {**_config(settings, 7, [], False), **live_study.prepare()}
+        config["REPLAY_DIRS"] = [*_replay_dirs(settings), str(live_study.out)]
+        config.pop("RECORD_DIR", None)
+        app = create_app(config)
+        live_study.attach(app)
+        return app, None
 
     store = None
     seed = settings.get("seed")
@@ -157,6 +187,25 @@ def build_app(settings: dict[str, Any]) -> tuple[Any, Any]:
                 )
             seed = saved
     seed = 7 if seed is None else seed
+    config = _config(settings, seed, agents, resumed)
+    if store is not None:
+        config["WORLD_FACTORY"] = store.world_factory
+        if resumed:
+            config["WORLD_SIZE"] = store.meta("size")
+    app = create_app(config)
+    if store is not None:
+        app.extensions["asiworld_store"] = store
+        store.attach(app)
+    return app, store
+
+
+def _replay_dirs(settings: dict[str, Any]) -> list[str]:
+    from asiworld.server.replays import DEFAULT_DIR
+
+    return [str(d) for d in settings.get("replays") or [DEFAULT_DIR]]
+
+
+def _config(settings: dict[str, Any], seed: int, agents: list[str], resumed: bool) -> dict:
     config = {
         "SEED": seed,
         "SPEED": settings.get("speed", 10.0),
@@ -172,15 +221,7 @@ def build_app(settings: dict[str, Any]) -> tuple[Any, Any]:
         config["REPLAY_DIRS"] = [str(d) for d in settings["replays"]]
     if settings.get("record_dir"):
         config["RECORD_DIR"] = str(settings["record_dir"])
-    if store is not None:
-        config["WORLD_FACTORY"] = store.world_factory
-        if resumed:
-            config["WORLD_SIZE"] = store.meta("size")
-    app = create_app(config)
-    if store is not None:
-        app.extensions["asiworld_store"] = store
-        store.attach(app)
-    return app, store
+    return config
 
 
 def wsgi_app() -> Any:
@@ -235,7 +276,7 @@ def _port_problem(host: str, port: int) -> str | None:
 
 def record_dir(args: argparse.Namespace, data_dir: str | None) -> str | None:
     """Where `serve` records the live world (None: --no-record)."""
-    if args.no_record:
+    if args.no_record or args.study is not None:  # a study records into its own folder
         return None
     if args.record_dir is not None:
         return str(args.record_dir)
@@ -283,6 +324,14 @@ def serve(args: argparse.Namespace) -> int:
         return 2
     if args.new and args.ephemeral:
         return fail("bad_argument", "--new and --ephemeral: an ephemeral world is always new")
+    if args.out is not None and args.study is None:
+        return fail("bad_argument", "--out names a study's folder: give --study FILE too")
+    live_study = None
+    if args.study is not None:
+        if OPEN_STUDY is None:
+            return fail("studies_unavailable", "this command table has no studies")
+        live_study = OPEN_STUDY(args)  # a CodedError (a bad study, --out in use) is exit 2
+        args.ephemeral, args.agents = True, ""  # the study brings its world and its seats
     problem = _port_problem(args.host, args.port)
     if problem:
         return fail("port_unavailable", problem)
@@ -335,21 +384,29 @@ def serve(args: argparse.Namespace) -> int:
                 "max_characters": args.max_characters,
                 "replays": args.replays,
                 "record_dir": record_dir(args, data_dir),
+                "study": live_study,
             }
         )
         runner = services(app).runner
+        if live_study is not None:
+            print(f"  study {args.study}: horizon tick {live_study.horizon}, results in "
+                  f"{live_study.out} (watch {'/evaluation'})", flush=True)
         # What start-up built (content, the world's arrays, the app: ~74,000 objects) is kept for
         # good; frozen, a full garbage collection no longer walks it (63 ms -> under 1 ms here),
         # so requests and ticks do not stall behind one.
         gc.freeze()
-        runner.start()
+        start_tick = runner.world.tick  # read before the clock runs: it may step at once
+        if live_study is not None:
+            live_study.start()
+        else:
+            runner.start()
         shown = "localhost" if args.host in ("127.0.0.1", "0.0.0.0") else args.host
         url = f"http://{shown}:{args.port}/"
         seed = app.config["SEED"]
         print(f"ASIWorld is live (seed {seed}, {args.speed:g} ticks/s): open {url}", flush=True)
         print(f"  spectate {url}live   play {url}play   Ctrl-C stops", flush=True)
         if store is not None:
-            print(f"  world saved in {store.dir} (tick {runner.world.tick})", flush=True)
+            print(f"  world saved in {store.dir} (tick {start_tick})", flush=True)
         recording = app.extensions.get("asiworld_recording")
         if recording is not None:
             print(f"  recording the replay to {recording.path}", flush=True)
@@ -374,7 +431,9 @@ def serve(args: argparse.Namespace) -> int:
         print(f"asiworld serve: {exc}", file=sys.stderr)
         return 2
     finally:
-        if runner is not None:
+        if live_study is not None and runner is not None:
+            live_study.stop()  # stopped before its horizon: its replay is closed, no results
+        elif runner is not None:
             runner.stop()
             live = app.extensions.get("asiworld_recording")
             if live is not None:
@@ -449,6 +508,9 @@ def serve_argv(args: argparse.Namespace) -> list[str]:
             argv += [flag, value]
     for folder in args.replays or ():
         argv += ["--replays", str(folder)]
+    for flag, value in (("--study", args.study), ("--out", args.out)):
+        if value is not None:
+            argv += [flag, str(value)]
     if args.record_dir is not None:
         argv += ["--record-dir", str(args.record_dir)]
     return argv

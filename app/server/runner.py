@@ -50,6 +50,13 @@ class WorldRunner:
         self._keyframe: dict | None = None
         self._tick_times: deque[float] = deque(maxlen=64)
         self._next_due = 0.0
+        # A study's last tick (asiworld serve --study): the clock never steps past it, whoever
+        # asks (a resume or an admin's step included).
+        self.horizon: int | None = None
+
+    @property
+    def at_horizon(self) -> bool:
+        return self.horizon is not None and self.world.tick >= self.horizon
 
     @property
     def world(self) -> World:
@@ -158,12 +165,15 @@ class WorldRunner:
             "paused": self.paused,
             "measured_tps": round(measured, 2),
             "running": self.running,
+            "horizon": self.horizon,
         }
 
     # --- the tick (runner thread only) ------------------------------------------------------
 
     def advance(self) -> Tick:
         """One tick of the pipeline; if this tick's inputs cannot be saved the world pauses."""
+        if self.at_horizon:
+            raise RunnerStopped(f"the study reached its horizon (tick {self.horizon})")
         try:
             tick = self.pipeline.step()
         except Exception:
@@ -196,7 +206,7 @@ class WorldRunner:
         while not self._stop.is_set():
             self._run_commands(block_until=None)
             now = self._clock()
-            if self.paused:
+            if self.paused or self.at_horizon:
                 self._run_commands(block_until=now + 0.1)
                 continue
             if now >= self._next_due:

@@ -6,6 +6,7 @@ const RESULTS_URL = root.dataset.resultsUrl;
 const CHARACTER_URL = root.dataset.characterUrl;
 const LIVE = root.dataset.live === "1";
 const REFRESH_MS = 5000;
+const STUDY_REFRESH_MS = 1000; // a study on the server: the countdown moves every second
 
 // The stage, category and level lists are the evaluation's own (asiworld.evaluation.definitions),
 // handed over by the page, so a stage added there shows here.
@@ -85,6 +86,7 @@ function render(results) {
   document.getElementById("eval-meta").textContent =
     [`tick ${results.tick} (minute ${minutes(results.tick)})`, `${rows.length} configurations`, ...shown]
       .join(" · ") + (LIVE ? " · live" : "");
+  countdown(meta.study);
 
   fill("eval-main",
     ["Rank", "Configuration", "Outfit", "Depth", "Hero", "Kills", "Bosses", "Crafts", "Coins", "Trial", "Downs", "Score"],
@@ -253,6 +255,26 @@ function niceCeiling(v) {
   }
 }
 
+// A study on the live server (asiworld serve --study): the countdown to its horizon, then where
+// its folder was written.
+function countdown(study) {
+  const line = document.getElementById("eval-countdown");
+  line.hidden = !study;
+  if (!study) return;
+  line.dataset.ticksLeft = String(study.ticks_left);
+  line.dataset.finished = study.finished ? "1" : "0";
+  const title = study.title ? `${study.title}: ` : "";
+  if (study.problem) {
+    line.replaceChildren(`${title}the study reached its horizon but its results could not be written (${study.problem})`);
+  } else if (study.finished) {
+    line.replaceChildren(`${title}the study reached its horizon (tick ${study.horizon}); the world stopped and its results are in `,
+      el("b", {}, study.out), study.state_hash ? ` (state hash ${study.state_hash})` : "");
+  } else {
+    line.replaceChildren(`${title}horizon in `, el("b", { id: "eval-ticks-left" }, `${study.ticks_left} ticks`),
+      ` (about ${study.seconds_left} s at ${study.speed} ticks/s; minute ${minutes(study.tick)} of ${minutes(study.horizon)}) · ${study.clock}`);
+  }
+}
+
 // --- loading --------------------------------------------------------------------------------
 
 let last = null;
@@ -265,7 +287,8 @@ async function load() {
   } catch (err) {
     document.getElementById("eval-meta").textContent = `could not load the evaluation: ${err.message}`;
   }
-  if (LIVE) setTimeout(load, REFRESH_MS);
+  const study = last && last.meta && last.meta.study;
+  if (LIVE) setTimeout(load, study && !study.finished ? STUDY_REFRESH_MS : REFRESH_MS);
 }
 
 window.addEventListener("resize", () => { if (last) render(last); });

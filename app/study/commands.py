@@ -75,6 +75,22 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def earlier_study(out: Path, force: bool = False) -> list[str]:
+    """What an earlier study left in `out` (to replace, with `force`); StudyError `bad_out` or
+    `out_in_use` (without `force`) when `out` cannot take a new study."""
+    from .spec import StudyError
+
+    if out.exists() and not out.is_dir():
+        raise StudyError("bad_out", f"{out} exists and is not a folder")
+    earlier = [p for p in ("results.json", "transcripts", "replay.asirep", "E1")
+               if (out / p).exists()]
+    if earlier and not force:
+        # Transcripts are appended to (a resume's rule): a new study must not add to old ones.
+        raise StudyError("out_in_use", f"{out} holds an earlier study ({', '.join(earlier)}); "
+                         "give an empty folder, or --force to replace it")
+    return earlier
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import json
 
@@ -88,14 +104,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.port is not None:
         study = study.model_copy(update={"serve": study.serve.model_copy(
             update={"port": args.port})})
-    if args.out.exists() and not args.out.is_dir():
-        return fail("bad_out", f"{args.out} exists and is not a folder")
-    earlier = [p for p in ("results.json", "transcripts", "replay.asirep", "E1")
-               if (args.out / p).exists()]
-    if earlier and not args.force:
-        # Transcripts are appended to (a resume's rule): a new study must not add to old ones.
-        return fail("out_in_use", f"{args.out} holds an earlier study ({', '.join(earlier)}); "
-                    "give an empty folder, or --force to replace it")
+    try:
+        earlier = earlier_study(args.out, args.force)
+    except StudyError as exc:
+        return fail(exc.code, exc.message)
     if earlier:
         import shutil
 

@@ -65,10 +65,13 @@ class StudyRun:
 
     # --- entry ---------------------------------------------------------------------------
 
-    def _enter(self, say: Any) -> None:
+    def _enter(self, say: Any, runner: Any = None) -> None:
         clock = self.study.clock
         call = None
-        if not isinstance(clock, Lockstep):
+        if runner is not None:  # the live server's clock (asiworld serve --study)
+            self.runner = runner
+            call = None if isinstance(clock, Lockstep) else runner.call
+        elif not isinstance(clock, Lockstep):
             from asiworld.server.runner import WorldRunner
 
             self.runner = WorldRunner(self.pipeline, speed=clock.speed)
@@ -111,14 +114,10 @@ class StudyRun:
 
     def run(self, say: Any = None) -> dict[str, Any]:
         say = say or (lambda line: print(line, file=sys.stderr))
-        from asiworld.replay.headless import record_run
 
         started = time.perf_counter()
-        labels = [c.label or c.name for c in self.study.configurations]
-        recording = record_run(self.world, labels, self.horizon, self.out, title=self.study.title)
-        self.pipeline.add_observer("recorder", recording.on_tick)
         try:
-            self._enter(say)
+            self.prepare(say=say)
             say(f"{len(self.characters)} configurations joined at tick {self.world.tick}; "
                 f"{self.study.clock.describe()}; horizon tick {self.horizon}")
             if self.runner is None:
@@ -126,15 +125,39 @@ class StudyRun:
             else:
                 self._realtime(say)
         finally:
-            if self.external is not None:
-                self.external.close()
-            if self.models is not None:
-                self.models.close()
-            if self.runner is not None:
-                self.runner.stop()
-            self.pipeline.close()
-            recording.close()
+            self.finish()
         return self.results(time.perf_counter() - started)
+
+    def prepare(self, runner: Any = None, say: Any = None) -> None:
+        """Record into DIR/replay.asirep and seat every configuration at tick 0. `runner`: a
+        clock that is already there (the live server's WorldRunner on this pipeline), which
+        the caller starts, then `start_models()`, and stops at the horizon."""
+        from asiworld.replay.headless import record_run
+
+        labels = [c.label or c.name for c in self.study.configurations]
+        self.recording = record_run(self.world, labels, self.horizon, self.out,
+                                    title=self.study.title)
+        self.pipeline.add_observer("recorder", self.recording.on_tick)
+        self._enter(say or (lambda line: print(line, file=sys.stderr)), runner)
+
+    def start_models(self) -> None:
+        """Realtime model seats start calling (lockstep ones are the pipeline's driver)."""
+        if isinstance(self.models, RealtimeSeats):
+            self.models.start()
+
+    def finish(self) -> None:
+        """Stop the external and model seats, the clock and the program host; close the
+        replay."""
+        if self.external is not None:
+            self.external.close()
+        if self.models is not None:
+            self.models.close()
+        if self.runner is not None:
+            self.runner.stop()
+        self.pipeline.close()
+        recording = getattr(self, "recording", None)
+        if recording is not None:
+            recording.close()
 
     def _realtime(self, say: Any) -> None:
         done = threading.Event()
@@ -153,7 +176,7 @@ class StudyRun:
             runner.resume()
         began = time.perf_counter()
         runner.start()
-        self.models.start()
+        self.start_models()
         done.wait()
         self.realtime_wall = time.perf_counter() - began
 

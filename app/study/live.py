@@ -1,0 +1,164 @@
+"""`asiworld serve --study STUDY.toml --out DIR`: a study on the live server.
+
+The study is `asiworld study run`'s own `StudyRun` (app/study/run.py): its world, its pipeline
+with every configuration seated at tick 0, its model seats, its recording into DIR/replay.asirep
+and its results. The only difference is the clock: the server's WorldRunner steps that pipeline
+(a lockstep study's model seats still make the runner wait for each answer due, so the state hash
+is the one `study run` gives; a realtime study runs at its own speed). Meanwhile the browser
+watches it: /live, /evaluation (the countdown to the horizon and the live table, from
+`status()`), and /replays lists DIR/replay.asirep as it is written.
+
+At the horizon the runner stops before its next tick and DIR gets what `study run` writes
+(results.json, report.md, figures/, events.jsonl; the transcripts and the replay were written
+as it ran). The server keeps serving the finished world and its results.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from asiworld.pipeline import Tick
+from asiworld.server.runner import WorldRunner
+
+from .run import StudyRun, write_study
+from .spec import Lockstep, Study, StudyError
+
+log = logging.getLogger(__name__)
+
+
+class LiveStudy:
+    """One study world on the server's clock, and what /evaluation says about it."""
+
+    def __init__(self, study: Study, text: str, out: Path, where: str, speed: float) -> None:
+        seeds = study.world.seed_list()
+        if len(seeds) != 1:
+            raise StudyError(
+                "several_seeds",
+                f"the study lists {len(seeds)} seeds; the live server runs one world: give the "
+                "study one seed, or run it with asiworld study run",
+            )
+        self.study, self.out = study, Path(out)
+        self.run = StudyRun(study, text, self.out, seeds[0], where)
+        self.horizon = self.run.horizon
+        clock = study.clock
+        self.speed = speed if isinstance(clock, Lockstep) else clock.speed
+        self.runner = WorldRunner(self.run.pipeline, speed=self.speed)
+        self.runner.horizon = self.horizon
+        self.finished = threading.Event()
+        self.results: dict[str, Any] | None = None
+        self.problem: str | None = None
+        self._began: float | None = None
+        self._finishing = False
+
+    # --- what create_app needs -----------------------------------------------------------
+
+    def prepare(self) -> dict[str, Any]:
+        """Seat the configurations and start the recording; the create_app settings that put
+        this pipeline on the server (its runner, its built-in agents, DIR among the replays)."""
+        from asiworld.engine.frames import FrameBuilder
+
+        self.run.prepare(self.runner)
+        # The recording's frame builder is the pipeline's: the live rooms and the replay see
+        # the same frames, built once per tick.
+        self.run.pipeline.frames = self.run.recording.frames or FrameBuilder(self.run.world)
+        self.run.pipeline.watch(self._at_horizon)
+        return {
+            "RUNNER": self.runner,
+            "BUILTIN": self.run.builtins,
+            "SEED": self.run.seed,
+            "SPEED": self.speed,
+        }
+
+    def attach(self, app: Any) -> None:
+        app.extensions["asiworld_study"] = self
+        app.extensions["asiworld_recording"] = self  # /replays badges DIR/replay.asirep
+
+    def start(self) -> None:
+        """Start the clock (the runner) and the realtime model seats."""
+        self._began = time.perf_counter()
+        self.runner.start()
+        self.run.start_models()
+
+    # --- /replays (the recording's file) -------------------------------------------------
+
+    @property
+    def path(self) -> Path:
+        return self.run.recording.recorder.path
+
+    @property
+    def recording(self) -> Any:
+        return None if self.finished.is_set() else self.run.recording
+
+    # --- the horizon ---------------------------------------------------------------------
+
+    def _at_horizon(self, tick: Tick) -> None:
+        """On the runner thread: at the horizon the clock stops before its next tick, and the
+        study's folder is written on another thread (finishing stops this one)."""
+        if tick.tick < self.horizon or self._finishing:
+            return
+        self._finishing = True
+        self.runner.paused = True
+        threading.Thread(target=self.finish, name="study-finish", daemon=True).start()
+
+    def finish(self) -> None:
+        """Stop the seats and the clock, close the replay, write DIR (once)."""
+        if self.finished.is_set():
+            return
+        wall = time.perf_counter() - (self._began or time.perf_counter())
+        try:
+            self.run.realtime_wall = wall
+            self.run.finish()
+            self.results = self.run.results(wall)
+            write_study(self.out, self.run, self.results)
+            log.info("the study reached its horizon (tick %d): wrote %s", self.horizon, self.out)
+        except Exception as exc:  # shown on /evaluation; the log has the traceback
+            self.problem = f"{type(exc).__name__}: {exc}"
+            log.exception("the study's results could not be written")
+        finally:
+            self.finished.set()
+
+    def status(self) -> dict[str, Any]:
+        """For /api/evaluation: the countdown to the horizon and where the results go."""
+        tick = self.run.world.tick
+        left = max(0, self.horizon - tick)
+        return {
+            "title": self.study.title,
+            "out": str(self.out),
+            "horizon": self.horizon,
+            "tick": tick,
+            "ticks_left": left,
+            "seconds_left": round(left / self.speed, 1),
+            "speed": self.speed,
+            "clock": self.study.clock.describe(),
+            "finished": self.finished.is_set(),
+            "state_hash": (self.results or {}).get("state_hash"),
+            "problem": self.problem,
+        }
+
+    def stop(self) -> None:
+        """The server stops (Ctrl-C): a study stopped before its horizon closes its replay and
+        writes no results; one that reached it waits for its folder to be written."""
+        if self._finishing:
+            self.finished.wait(60)
+            return
+        self._finishing = True
+        self.run.finish()
+
+
+def open_study(args: Any) -> LiveStudy:
+    """The LiveStudy for `asiworld serve --study FILE [--out DIR] [--speed S]`; StudyError for
+    a bad file, a study of several seeds, or an --out holding an earlier study."""
+    from .commands import earlier_study
+    from .spec import load_study
+
+    study, text = load_study(args.study)
+    out = args.out
+    if out is None:
+        out = Path(f"{Path(args.study).stem}-live-{time.strftime('%Y%m%d-%H%M%S')}")
+    earlier_study(out)
+    out.mkdir(parents=True, exist_ok=True)
+    return LiveStudy(study, text, out, str(args.study), float(args.speed))

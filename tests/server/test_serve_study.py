@@ -1,0 +1,119 @@
+"""`asiworld serve --study FILE --out DIR`: the same study on the live server. With the stand-in
+model on the lockstep clock it writes the folder `asiworld study run` writes, with the same state
+hash; /evaluation counts down to the horizon while it runs; /replays lists DIR/replay.asirep as it
+is written; the world stops at the horizon. Bad inputs tried: a study with two seeds, a missing
+study file, an --out folder holding an earlier study, --out without --study."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+
+import pytest
+from asiworld.agents.fake_model import FakeModel, FakeModelServer
+from asiworld.cli import main
+from asiworld.replay import Replay
+from asiworld.replay.verify import verify_replay
+from asiworld.study.demo import MODEL_SEATS, demo_text
+
+from tests.hardening.serving import free_port, http, start_server
+
+MINUTES = 5
+
+
+def _study_file(tmp_path, url: str, name: str = "s.toml", **changes: str) -> str:
+    text = demo_text(url, minutes=MINUTES)
+    for old, new in changes.items():
+        text = text.replace(old, new)
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.timeout(240)
+def test_a_lockstep_study_on_the_server_writes_what_study_run_writes(tmp_path):
+    with FakeModelServer(FakeModel()) as fake:
+        study = _study_file(tmp_path, fake.url)
+        assert main(["study", "run", study, "--out", str(tmp_path / "headless")]) == 0
+    headless = json.loads((tmp_path / "headless" / "results.json").read_text())
+
+    out = tmp_path / "live"
+    port = free_port()
+    with FakeModelServer(FakeModel()) as fake:
+        study = _study_file(tmp_path, fake.url, name="live.toml")
+        proc = start_server(
+            port, "--ephemeral", "--study", study, "--out", str(out), "--speed", "150",
+            "--admin-token", "t",
+        )
+        try:
+            countdown, listed = [], False
+            deadline = time.monotonic() + 200
+            while time.monotonic() < deadline:
+                status, body = http("GET", port, "/api/evaluation")
+                assert status == 200, body
+                state = body["meta"]["study"]
+                countdown.append(state["ticks_left"])
+                if not state["finished"]:
+                    _, replays = http("GET", port, "/api/replays")
+                    listed = listed or any(
+                        r.get("recording") and r["id"] == "live" for r in replays["replays"])
+                if state["finished"]:
+                    break
+                time.sleep(0.1)
+            assert state["finished"], state
+            assert state["problem"] is None
+            assert state["ticks_left"] == 0 and state["tick"] == MINUTES * 60
+            assert countdown[0] > 0 and sorted(countdown, reverse=True) == countdown
+            assert listed, "the study's replay was not listed while it was written"
+            time.sleep(0.5)
+            assert http("GET", port, "/healthz")[1]["tick"] == MINUTES * 60  # it stopped
+        finally:
+            proc.send_signal(signal.SIGINT)
+            _out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+        assert "Traceback" not in err
+
+    live = json.loads((out / "results.json").read_text())
+    assert live["state_hash"] == headless["state_hash"]
+    assert live["ticks"] == headless["ticks"] == MINUTES * 60
+    assert [r["name"] for r in live["configurations"]] == [
+        r["name"] for r in headless["configurations"]]
+    for name in ("report.md", "events.jsonl", "replay.asirep"):
+        assert (out / name).is_file(), name
+    assert sorted(p.stem for p in (out / "transcripts").iterdir()) == sorted(MODEL_SEATS)
+    with Replay.open(out / "replay.asirep") as replay:
+        assert replay.complete
+        assert verify_replay(replay).ok
+
+
+def test_bad_study_inputs_start_nothing(tmp_path, capsys):
+    url = "http://127.0.0.1:9/v1"
+    two = _study_file(tmp_path, url, name="two.toml", **{"seed = 3": "seeds = [3, 4]"})
+    assert main(["serve", "--ephemeral", "--study", two, "--out", str(tmp_path / "a")]) == 2
+    assert "several_seeds" in capsys.readouterr().err
+    assert not (tmp_path / "a" / "replay.asirep").exists()
+
+    missing = str(tmp_path / "nope.toml")
+    assert main(["serve", "--ephemeral", "--study", missing]) == 2
+    assert "error: " in capsys.readouterr().err
+
+    used = tmp_path / "used"
+    used.mkdir()
+    (used / "results.json").write_text("{}")
+    one = _study_file(tmp_path, url)
+    assert main(["serve", "--ephemeral", "--study", one, "--out", str(used)]) == 2
+    assert "out_in_use" in capsys.readouterr().err
+
+    assert main(["serve", "--ephemeral", "--out", str(tmp_path / "b")]) == 2
+    assert "bad_argument" in capsys.readouterr().err
+
+
+def test_the_clock_never_steps_past_a_horizon(runner):
+    from asiworld.server.runner import RunnerStopped
+
+    runner.horizon = 5
+    assert runner.step(5) == 5
+    with pytest.raises(RunnerStopped, match="horizon"):
+        runner.step(1)
+    assert runner.world.tick == 5 and runner.stats()["horizon"] == 5
