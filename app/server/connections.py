@@ -42,19 +42,20 @@ class BoundedWSGIServer(ThreadedWSGIServer):
     def __init__(self, host: str, port: int, app: Any, max_connections: int, **kwargs: Any):
         super().__init__(host, port, app, **kwargs)
         self.max_connections = max_connections
-        self._slots = threading.BoundedSemaphore(max_connections)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards `open`: the slots in use
         self.open = 0  # connections holding a slot now
         self.refused = 0  # connections answered 503 without a thread
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
-            with self._lock:
+        with self._lock:
+            full = self.open >= self.max_connections
+            if full:
                 self.refused += 1
+            else:
+                self.open += 1
+        if full:
             self._turn_away(request)
             return
-        with self._lock:
-            self.open += 1
         try:
             super().process_request(request, client_address)  # starts the thread
         except BaseException:
@@ -68,9 +69,11 @@ class BoundedWSGIServer(ThreadedWSGIServer):
             self._release()
 
     def _release(self) -> None:
+        # A counter, not a BoundedSemaphore: Ctrl-C landing in process_request just after the
+        # thread started released the slot twice, and the semaphore's ValueError replaced the
+        # KeyboardInterrupt (serve then printed a traceback instead of stopping cleanly).
         with self._lock:
-            self.open -= 1
-        self._slots.release()
+            self.open = max(0, self.open - 1)
 
     def _turn_away(self, request: socket.socket) -> None:
         try:
