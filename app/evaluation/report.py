@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from asiworld import provenance
 from asiworld.engine.errors import CodedError
 from asiworld.evaluation import figures, tables
 from asiworld.evaluation.live import LiveAssessment
@@ -103,6 +104,8 @@ def _write(
         csvs[spec.number] = target
     paths["tables"] = csvs
     json_path = out / json_name
+    # The code that wrote the file, whatever wrote the run's events (`asiworld report` rebuilds).
+    results_json = {**results_json, **provenance.stamp()}
     json_path.write_text(json.dumps(results_json, indent=1, sort_keys=False, default=str) + "\n")
     md_path = out / "report.md"
     md_path.write_text(tables.markdown(runs, FIGURES), encoding="utf-8")

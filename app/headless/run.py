@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from asiworld import provenance
 from asiworld.agents.driver import BuiltinAgents
 from asiworld.engine import World, load_content
 from asiworld.pipeline import Pipeline, Tick
@@ -133,6 +134,7 @@ def write_outputs(out: Path, run: Run, results: dict[str, Any]) -> None:
     try:
         from asiworld.evaluation.report import write_reports
     except ImportError:
+        results = {**results, **provenance.stamp()}
         (out / "results.json").write_text(json.dumps(results, indent=2))
         return
     write_reports(out, results)

@@ -6,7 +6,7 @@ import datetime as _dt
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import asiworld
+from asiworld import provenance
 
 from .format import SCHEMA_VERSION
 
@@ -28,7 +28,10 @@ class ReplayHeader:
     configurations: list[Configuration] = field(default_factory=list)
     horizon: int = 18_000  # ticks; 300 simulation minutes
     content_hash: str = ""
-    engine_version: str = asiworld.__version__
+    engine_version: str = field(default_factory=provenance.version)
+    # The checkout's commit when the recorder ran from one (None: an installed wheel, or a
+    # file older than the field, which then reads as None too).
+    git_commit: str | None = field(default_factory=provenance.git_commit)
     created_at: str = ""
     schema: int = SCHEMA_VERSION
     title: str = ""
@@ -60,6 +63,7 @@ class ReplayHeader:
     def from_dict(cls, data: dict[str, Any]) -> ReplayHeader:
         known = {f for f in cls.__dataclass_fields__}
         kwargs = {k: v for k, v in data.items() if k in known}
+        kwargs.setdefault("git_commit", None)  # not the reader's commit: the file never said
         header = cls(**kwargs)
         # Fields a newer writer added without a schema bump are kept, not lost.
         header.extra = {**{k: v for k, v in data.items() if k not in known}, **header.extra}

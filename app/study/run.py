@@ -15,13 +15,13 @@ and the cost table's rows (`costs`).
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from asiworld import provenance
 from asiworld.agents.driver import AgentDriver, BuiltinAgents, builtin_seed
 from asiworld.agents.interface import InterfaceError, make_interface_agent
 from asiworld.engine import World, load_content
@@ -193,8 +193,7 @@ class StudyRun:
             "configurations": len(self.characters),
         }
         results = {**meta, **evaluate(self.events, self.characters, meta)}
-        results["asiworld_version"] = _version()
-        results["git_commit"] = _git_commit()
+        results.update(provenance.stamp())
         results["clock"] = {**clock.model_dump(), "rule": clock.describe()}
         if self.runner is not None and getattr(self, "realtime_wall", 0):
             results["clock"]["measured_speed"] = round(self.horizon / self.realtime_wall, 3)
@@ -229,27 +228,6 @@ def _percentile(values: list[float], q: float) -> float | None:
     import numpy as np
 
     return round(float(np.percentile(values, q)), 3)
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("asiworld")
-    except PackageNotFoundError:
-        return "unknown"
-
-
-def _git_commit() -> str | None:
-    """The commit of the checkout the code runs from, if it runs from one."""
-    here = Path(__file__).resolve().parent
-    try:
-        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
-                              text=True, timeout=5, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    commit = done.stdout.strip()
-    return commit if done.returncode == 0 and len(commit) == 40 else None
 
 
 def write_study(out: Path, run: StudyRun, results: dict[str, Any]) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import asiworld
+from asiworld import provenance
 from asiworld.cli import main
 
 
@@ -25,6 +27,9 @@ def test_a_headless_run_writes_results_with_the_runs_facts_and_each_characters_m
     assert (out / "events.jsonl").stat().st_size > 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["state_hash"] == results["state_hash"]
+    # which code wrote it: the version, and the commit since the tests run from a checkout
+    assert results["asiworld_version"] == asiworld.__version__
+    assert results["git_commit"] == provenance.git_commit() and len(results["git_commit"]) == 40
 
 
 def test_two_runs_with_one_seed_end_in_the_same_state(tmp_path, capsys):

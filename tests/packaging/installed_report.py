@@ -7,6 +7,7 @@ import json
 import sys
 
 import asiworld
+from asiworld import provenance
 from asiworld.agents.harness import system_prompt
 from asiworld.engine import World
 from asiworld.engine.content import CONTENT_DIR
@@ -45,6 +46,7 @@ def main() -> None:
                     path: [reply.status_code, reply.get_data(as_text=True)]
                     for path, reply in pages.items()
                 },
+                "provenance": provenance.stamp(),
                 "modules": origins(),
             }
         )

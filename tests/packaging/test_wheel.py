@@ -23,6 +23,7 @@ import sysconfig
 from base64 import urlsafe_b64encode
 from pathlib import Path
 
+import asiworld
 import pytest
 from asiworld.agents.harness import system_prompt
 from asiworld.engine import World
@@ -30,7 +31,7 @@ from asiworld.engine import World
 ROOT = Path(__file__).resolve().parents[2]
 REPORT = Path(__file__).with_name("installed_report.py")
 # What `pip wheel .` reads: the package folders and the files that configure them.
-SOURCES = ["app", "docs", "replays", "setup.py", "pyproject.toml", "README.md"]
+SOURCES = ["app", "docs", "replays", "setup.py", "pyproject.toml", "README.md", "LICENSE"]
 # Offline: no index, no build isolation (setuptools and wheel are in the test extra).
 PIP = ["-m", "pip", "--disable-pip-version-check", "--no-input", "-q"]
 OFFLINE = ["--no-deps", "--no-index"]
@@ -176,6 +177,18 @@ def test_the_installed_server_serves_pages_static_files_and_the_sample_replays(i
     assert status == 200 and len(samples) >= 2
     for sample in samples:
         assert f'href="/replay/{sample}"' in listing
+
+
+def test_the_wheel_carries_the_license_the_type_marker_and_its_classifiers(installed, report):
+    (info,) = installed.site.glob("asiworld-*.dist-info")
+    licenses = list(info.rglob("LICENSE"))
+    assert [p.read_text() for p in licenses] == [(ROOT / "LICENSE").read_text()]
+    assert (installed.site / "asiworld" / "py.typed").is_file()
+    metadata = (info / "METADATA").read_text()
+    assert "License-Expression: MIT" in metadata
+    assert "Classifier: Typing :: Typed" in metadata
+    # an installed wheel runs from no checkout: its results say so instead of naming one
+    assert report["provenance"] == {"asiworld_version": asiworld.__version__, "git_commit": None}
 
 
 USE_OURS = "import asiworld.cli, asiworld.engine, asiworld.server; print(asiworld.__file__)"

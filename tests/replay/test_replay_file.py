@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import struct
 
+import asiworld
 import pytest
+from asiworld import provenance
 from asiworld.engine.frames import FrameBuilder
 from asiworld.replay import Recorder, Replay, ReplayError, ReplayHeader
 from asiworld.replay import format as fmt
@@ -57,6 +59,8 @@ def test_round_trip_gives_back_the_same_frames_hashes_inputs_and_header(recorded
         assert replay.header.content_hash == "abc123"
         assert replay.header.configurations[0].characters == [7, 8, 9]
         assert replay.header.keyframe_every == 100
+        assert replay.header.engine_version == asiworld.__version__
+        assert replay.header.git_commit == provenance.git_commit()
         inputs = list(replay.inputs())
         assert inputs[0][1] is None and inputs[0][2]["type"] == "join"
         assert all(isinstance(a, dict) for _, _, a in inputs)
@@ -277,3 +281,11 @@ def test_one_open_replay_serves_seeks_from_several_threads_alike(recorded):
     with Replay.open(path) as replay, ThreadPoolExecutor(4) as pool:
         got = list(pool.map(lambda t: _jsonable(replay.state_at(t)), ticks))
     assert got == [expected[t] for t in ticks]
+
+
+def test_a_header_written_before_the_commit_field_reads_as_no_commit():
+    # not the reader's own commit: the file never said which code wrote it
+    old = ReplayHeader(seed=3).to_dict()
+    del old["git_commit"]
+    assert ReplayHeader.from_dict(old).git_commit is None
+    assert ReplayHeader.from_dict({**old, "git_commit": "a" * 40}).git_commit == "a" * 40
