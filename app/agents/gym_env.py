@@ -1,24 +1,29 @@
 """Gymnasium environment: one character in a headless world (no server), for RL policies.
 
-Observation (a Dict of arrays, from the character's own observation only):
-- `tiles`: WINDOW x WINDOW uint8 terrain codes around the character (index into TILE_NAMES;
-  0 = not visible), the character in the centre
-- `entities`: WINDOW x WINDOW uint8 (0 none, 1 character, 2 hostile creature, 3 other creature)
-- `stats`: float32 [health, hunger, energy, coins, asleep, down, in_dungeon, phase, has_action]
-- `inventory`: float32 count per item of the content (ITEM order = sorted item names)
+`gymnasium.make("ASIWorld-v0")` (arrays) and `gymnasium.make("ASIWorldText-v0")` (text in,
+JSON actions out, for language-model agents); both are this class (asiworld.agents.gym_register
+registers them). docs/agents.md has the whole contract; in short:
 
-`info["text"]` holds the text observation (the one language models get) and `info["result"]`
-the world's answer to the step's action. Actions are a Discrete set of common moves
-(ACTIONS); `env.act(action_dict)` sends any action as JSON and `env.submit_program(name,
-source)` hosts a program (both then need `step(NOOP)` to let time pass).
+- observation `"dict"`: `tiles` (WINDOW x WINDOW terrain codes around the character, 0 = not
+  visible), `entities` (0 none, 1 character, 2 hostile creature, 3 other creature), `stats`
+  (STATS), `inventory` (count per item, sorted item names); `"text"`: the text observation
+  language models get.
+- actions `"table"` (every action of the game, asiworld.agents.action_space), `"macro"` (the 17
+  discrete shortcuts of MACROS) or `"json"` (an action dict as JSON text).
+- reward `"shaped"` (gathering, crafting, kills, damage, knockdowns) or `"curriculum"` (+1 per
+  development stage of the evaluation newly met).
+- `info`: `tick`, `result` (the world's answer to the step's action; `sent` False when there was
+  none), `events` (the step's events of the character, as the evaluation reads them),
+  `achievements` (stage name -> met so far, as in the evaluation) and `trial`.
 
-Reward: +0.1 per item gathered, +1 per item crafted, +1 per creature killed, -0.01 per point of
-damage taken, -5 per knockdown. An episode is truncated after `max_ticks`; it never terminates
-(a knocked-down character wakes again, as in the live world).
+Every reset builds a fresh world whose seed is drawn from `np_random` (a fixed `world_seed`
+keeps one map for every episode). An episode is truncated after `max_ticks`; it never
+terminates (a knocked-down character wakes again, as in the live world).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -29,15 +34,19 @@ try:
 except ImportError as err:  # pragma: no cover - optional dependency
     raise ImportError("the Gymnasium environment needs `pip install asiworld[agents]`") from err
 
-WINDOW = 17
+from asiworld.agents.action_space import WINDOW, TableActions
+from asiworld.evaluation.achievements import AchievementRecord
+
 SOURCES = "T#cifb"
 WALKABLE = ".,_=123:EoO;"
 PHASES = ("day", "dusk", "night", "dawn")
 CRAFTS = ("wooden_pickaxe", "wooden_sword", "stone_pickaxe", "stone_sword", "torch", "cloth")
 STEPS = {"n": (0, -1), "s": (0, 1), "e": (1, 0), "w": (-1, 0)}
+STATS = ("health", "hunger", "energy", "coins", "asleep", "down", "in_dungeon", "phase",
+         "has_action")
 
-# The discrete actions, in order. "noop" lets the ongoing operation run.
-ACTIONS: tuple[str, ...] = (
+# The discrete shortcuts of `actions="macro"`, in order. "noop" lets the ongoing operation run.
+MACROS: tuple[str, ...] = (
     "noop",
     "move_n",
     "move_s",
@@ -51,8 +60,17 @@ ACTIONS: tuple[str, ...] = (
     "wait",
     *(f"craft_{recipe}" for recipe in CRAFTS),
 )
+FLAT_ORDER = ("tiles", "entities", "stats", "inventory")  # Encoder.flat's layout
+ACTIONS = MACROS  # the name this tuple had before the table actions
 NOOP = 0
 STAT_HIGH = 1e6
+# The text observation's alphabet: printable ASCII and the newline; anything else (a name or a
+# `say` in another script) shows as "?" so every observation is inside the space.
+CHARSET = "".join(chr(c) for c in range(32, 127)) + "\n"
+TEXT_LIMIT = 8192
+_TEXT_CLEAN = {c: "?" for c in range(32) if c != 10} | {127: "?"}
+JSON_LIMIT = 2048
+NOTHING_SENT = {"sent": False, "ok": True, "code": "", "message": ""}
 
 
 def _content() -> Any:
@@ -61,15 +79,23 @@ def _content() -> Any:
     return load_content()
 
 
+def clean_text(text: str) -> str:
+    text = text.encode("ascii", "replace").decode("ascii").translate(_TEXT_CLEAN)
+    return text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 4] + "\n..."
+
+
 class Encoder:
-    """Turns one character's observation dict into the arrays and a Discrete index into an
-    action dict. Shared by the Gymnasium and the PettingZoo environments."""
+    """Turns one character's observation dict into the arrays of the Dict observation. Shared
+    by the Gymnasium and the PettingZoo environments."""
 
     def __init__(self, content: Any) -> None:
         self.tile_index = {ch: i + 1 for i, ch in enumerate(sorted(content.legend()))}
+        self.lut = np.zeros(256, np.uint8)  # a tile's character -> its code; " " stays 0
+        for ch, code in self.tile_index.items():
+            if ch != " ":
+                self.lut[ord(ch)] = code
         self.items = sorted(content.items)
         self.item_index = {name: i for i, name in enumerate(self.items)}
-        self.food = [n for n in self.items if content.items[n].get("category") == "food"]
 
     def space(self) -> spaces.Dict:
         n_codes = len(self.tile_index) + 1
@@ -77,24 +103,37 @@ class Encoder:
             {
                 "tiles": spaces.Box(0, n_codes, (WINDOW, WINDOW), np.uint8),
                 "entities": spaces.Box(0, 3, (WINDOW, WINDOW), np.uint8),
-                "stats": spaces.Box(0.0, STAT_HIGH, (9,), np.float32),
+                "stats": spaces.Box(0.0, STAT_HIGH, (len(STATS),), np.float32),
                 "inventory": spaces.Box(0.0, STAT_HIGH, (len(self.items),), np.float32),
             }
         )
+
+    def flat_space(self) -> spaces.Box:
+        """The Dict observation as one float32 vector (tiles, entities, stats, inventory), for
+        libraries that want a Box (PettingZoo's tests warn about anything else)."""
+        parts = self.space()
+        high = np.concatenate([np.broadcast_to(parts[k].high, parts[k].shape).ravel()
+                               for k in FLAT_ORDER])
+        return spaces.Box(np.zeros_like(high, np.float32), high.astype(np.float32),
+                          dtype=np.float32)
+
+    def flat(self, obs: dict) -> np.ndarray:
+        parts = self.encode(obs)
+        return np.concatenate([parts[k].ravel() for k in FLAT_ORDER]).astype(np.float32)
 
     def encode(self, obs: dict) -> dict[str, np.ndarray]:
         me, view = obs["self"], obs["view"]
         half = WINDOW // 2
         left, top = me["x"] - half, me["y"] - half
         tiles = np.zeros((WINDOW, WINDOW), np.uint8)
-        for row, line in enumerate(view["tiles"]):
-            y = view["y0"] + row - top
-            if not 0 <= y < WINDOW:
-                continue
-            for col, ch in enumerate(line):
-                x = view["x0"] + col - left
-                if 0 <= x < WINDOW and ch != " ":
-                    tiles[y, x] = self.tile_index.get(ch, 0)
+        rows = view["tiles"]
+        if rows:
+            grid = self.lut[np.frombuffer("".join(rows).encode("latin-1"), np.uint8)]
+            grid = grid.reshape(len(rows), -1)
+            x0, y0 = view["x0"] - left, view["y0"] - top  # the view's corner in the window
+            ys, xs = slice(max(0, y0), min(WINDOW, y0 + grid.shape[0])), slice(
+                max(0, x0), min(WINDOW, x0 + grid.shape[1]))
+            tiles[ys, xs] = grid[ys.start - y0 : ys.stop - y0, xs.start - x0 : xs.stop - x0]
         entities = np.zeros((WINDOW, WINDOW), np.uint8)
         for e in obs["entities"]:
             x, y = e["x"] - left, e["y"] - top
@@ -126,9 +165,16 @@ class Encoder:
             "inventory": np.clip(inventory, 0, STAT_HIGH),
         }
 
+
+class MacroActions:
+    """The 17 discrete shortcuts (MACROS): each picks its own arguments from the observation."""
+
+    def __init__(self, content: Any) -> None:
+        self.food = [n for n in sorted(content.items) if content.items[n].get("category") == "food"]
+
     def action(self, index: int, obs: dict) -> dict | None:
         """The action dict for a discrete action in this observation (None: nothing to send)."""
-        name = ACTIONS[int(index)]
+        name = MACROS[int(index)]
         me = obs["self"]
         if name == "noop":
             return None
@@ -180,7 +226,47 @@ class Encoder:
         return {"type": "wait", "ticks": 1}
 
 
+class ActionDecoder:
+    """One of the three action forms (table, macro, json): its space and its decoding."""
+
+    def __init__(self, kind: str, content: Any) -> None:
+        if kind not in ("table", "macro", "json"):
+            raise ValueError(f"actions must be 'table', 'macro' or 'json', not {kind!r}")
+        self.kind = kind
+        self.table = TableActions(content)
+        self.macros = MacroActions(content)
+
+    def space(self) -> spaces.Space:
+        if self.kind == "table":
+            return self.table.space()
+        if self.kind == "macro":
+            return spaces.Discrete(len(MACROS))
+        return spaces.Text(JSON_LIMIT, charset=CHARSET)
+
+    def action(self, action: Any, obs: dict) -> dict | None:
+        if self.kind == "table":
+            verb, cell, choice = (int(v) for v in np.asarray(action).reshape(3))
+            return self.table.action(verb, cell, choice, obs)
+        if self.kind == "macro":
+            return self.macros.action(int(action), obs)
+        return decode_json(action)
+
+
+def decode_json(text: Any) -> dict:
+    """An action dict from JSON text; bad text is answered as a refusal (`ok` False)."""
+    try:
+        action = json.loads(text)
+    except (TypeError, ValueError) as err:
+        return {"ok": False, "code": "bad_json", "message": f"the action is not JSON: {err}"}
+    if not isinstance(action, dict) or "ok" in action:
+        return {"ok": False, "code": "bad_action",
+                "message": 'an action is a JSON object with a "type", e.g. {"type": "wait"}'}
+    return action
+
+
 def reward_of(events: list[dict], char: int) -> float:
+    """The shaped reward: +0.1 per item gathered, +1 per item crafted, +1 per kill, -0.01 per
+    point of damage taken, -5 per knockdown."""
     reward = 0.0
     for e in events:
         if e.get("char") != char:
@@ -199,6 +285,9 @@ def reward_of(events: list[dict], char: int) -> float:
     return reward
 
 
+REWARDS = ("shaped", "curriculum")
+
+
 class HeadlessWorld:
     """A world, its programs and its characters on a pipeline (asiworld.pipeline), stepped by an
     environment: the policy's action is submitted between two steps, like any driver's."""
@@ -213,13 +302,20 @@ class HeadlessWorld:
         self.programs = ProgramManager(self.world, in_process=True)
         self.pipeline = Pipeline(self.world, programs=self.programs)
 
-    def act(self, char: int, action: dict | None) -> dict | None:
+    def act(self, char: int, action: dict | None) -> dict:
+        """Send an action; the answer always has the keys of NOTHING_SENT (stable types, so a
+        vector of environments can stack it)."""
         if action is None:
-            return None
-        try:
-            return self.pipeline.submit(char, action)
-        except (TypeError, ValueError, KeyError) as err:
-            return {"ok": False, "code": "bad_action", "message": str(err), "op": None}
+            return dict(NOTHING_SENT)
+        if action.get("ok") is False:  # the environment's own refusal (no target, bad JSON)
+            reply = action
+        else:
+            try:
+                reply = self.pipeline.submit(char, action)
+            except (TypeError, ValueError, KeyError) as err:
+                reply = {"ok": False, "code": "bad_action", "message": str(err)}
+        return {"sent": True, "ok": bool(reply.get("ok")), "code": str(reply.get("code") or ""),
+                "message": str(reply.get("message") or "")}
 
     def advance(self, ticks: int) -> list[dict]:
         events: list[dict] = []
@@ -227,47 +323,106 @@ class HeadlessWorld:
             events.extend(self.pipeline.step().events)
         return events
 
+    def observe(self, char: int) -> dict:
+        return self.pipeline.observe(char)
+
     def close(self) -> None:
         self.pipeline.close()
 
 
+class Seat:
+    """One character of an environment: its last observation, its progress through the
+    curriculum (the evaluation's own AchievementRecord, fed the character's events) and the
+    encodings of both."""
+
+    def __init__(self, char: int, encoder: Encoder, observation: str) -> None:
+        self.char, self.encoder, self.observation = char, encoder, observation
+        self.record = AchievementRecord()
+        self.raw: dict = {}
+
+    def look(self, headless: HeadlessWorld) -> Any:
+        text = clean_text(headless.world.observe_text(self.char)) if self.observation == "text" \
+            else None  # first: observe() below consumes the events
+        self.raw = headless.observe(self.char)
+        return text if text is not None else self.encoder.encode(self.raw)
+
+    def progress(self, events: list[dict], tick: int) -> tuple[list[dict], int]:
+        """The step's events of this character, and how many stages they newly met."""
+        mine = [e for e in events if e.get("char") == self.char]
+        before = len(self.record.coverage)
+        for e in mine:
+            self.record.feed(e)
+        self.record.advance(tick)
+        return mine, len(self.record.coverage) - before
+
+    def info(self, result: dict, events: list[dict], tick: int) -> dict:
+        met = {r.name: bool(r.met) for r in self.record.stages}
+        return {"tick": tick, "result": result, "events": events, "achievements": met,
+                "trial": self.record.trial}
+
+    def reward(self, kind: str, events: list[dict], newly_met: int) -> float:
+        return float(newly_met) if kind == "curriculum" else reward_of(events, self.char)
+
+
 class AsiWorldEnv(gym.Env):
-    metadata = {"render_modes": ["ansi"], "render_fps": 10}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 10}
 
     def __init__(
         self,
-        seed: int = 7,
         size: int = 64,
         max_ticks: int = 2000,
         ticks_per_step: int = 1,
         render_mode: str | None = None,
+        observation: str = "dict",
+        actions: str | None = None,
+        reward: str = "shaped",
+        world_seed: int | None = None,
     ) -> None:
-        self.world_seed = seed
-        self.size = size
-        self.max_ticks = max_ticks
-        self.ticks_per_step = ticks_per_step
-        self.render_mode = render_mode
-        self.encoder = Encoder(_content())
-        self.observation_space = self.encoder.space()
-        self.action_space = spaces.Discrete(len(ACTIONS))
+        if observation not in ("dict", "text"):
+            raise ValueError(f"observation must be 'dict' or 'text', not {observation!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be 'ansi', 'rgb_array' or None, not {render_mode!r}")
+        content = _content()
+        self.size, self.max_ticks, self.ticks_per_step = size, max_ticks, ticks_per_step
+        self.render_mode, self.reward_kind, self.world_seed = render_mode, reward, world_seed
+        self.observation = observation
+        self.encoder = Encoder(content)
+        self.decoder = ActionDecoder(actions or ("json" if observation == "text" else "table"),
+                                     content)
+        self.observation_space = (
+            self.encoder.space() if observation == "dict" else spaces.Text(TEXT_LIMIT, charset=CHARSET)
+        )
+        self.action_space = self.decoder.space()
         self.headless: HeadlessWorld | None = None
-        self._obs: dict = {}
+        self.seat: Seat | None = None
+        self._painter: Any = None
 
     @property
     def char(self) -> int:
-        return self.headless.chars[0]
+        return self.seat.char
+
+    @property
+    def _obs(self) -> dict:
+        """The character's last observation as the world gave it."""
+        return self.seat.raw
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         if self.headless is not None:
             self.headless.close()
-        world_seed = self.world_seed if seed is None else seed
+        world_seed = self.world_seed
+        if world_seed is None:
+            world_seed = int(self.np_random.integers(2**31 - 1))
         self.headless = HeadlessWorld(world_seed, self.size, ["gym"], "gym")
-        return self._observe(None)
+        self.seat = Seat(self.headless.chars[0], self.encoder, self.observation)
+        obs = self.seat.look(self.headless)
+        return obs, self.seat.info(dict(NOTHING_SENT), [], self.headless.world.tick)
 
     def step(self, action: Any):
         assert self.headless is not None, "call reset() first"
-        result = self.headless.act(self.char, self.encoder.action(int(action), self._obs))
+        result = self.headless.act(self.char, self.decoder.action(action, self.seat.raw))
         return self._advance(result)
 
     def act(self, action: dict):
@@ -275,26 +430,32 @@ class AsiWorldEnv(gym.Env):
         return self._advance(self.headless.act(self.char, action))
 
     def submit_program(self, name: str, source: str) -> dict:
-        """Host a program for the character; it runs as the environment steps (use NOOP)."""
+        """Host a program for the character; it runs as the environment steps (send noop)."""
         return self.headless.programs.submit(self.char, name, source)
 
-    def _advance(self, result: dict | None):
+    def text(self) -> str:
+        """The text observation of the character now (what `ASIWorldText-v0` observes)."""
+        return self.headless.world.observe_text(self.char)
+
+    def _advance(self, result: dict):
         events = self.headless.advance(self.ticks_per_step)
-        obs, info = self._observe(result)
-        truncated = self.headless.world.tick >= self.max_ticks
-        return obs, reward_of(events, self.char), False, truncated, info
+        tick = self.headless.world.tick
+        mine, newly_met = self.seat.progress(events, tick)
+        obs = self.seat.look(self.headless)
+        reward = self.seat.reward(self.reward_kind, events, newly_met)
+        truncated = tick >= self.max_ticks
+        return obs, reward, False, truncated, self.seat.info(result, mine, tick)
 
-    def _observe(self, result: dict | None):
-        world = self.headless.world
-        text = world.observe_text(self.char)  # first: observe() below consumes the events
-        self._obs = world.observe(self.char) | self.headless.programs.observation_extra(self.char)
-        info = {"text": text, "result": result, "tick": world.tick}
-        return self.encoder.encode(self._obs), info
+    def render(self) -> Any:
+        if self.headless is None or self.render_mode is None:
+            return None
+        if self.render_mode == "ansi":
+            return self.text()
+        if self._painter is None:
+            from asiworld.agents.pixels import ViewPainter
 
-    def render(self) -> str | None:
-        if self.render_mode == "ansi" and self.headless is not None:
-            return self.headless.world.observe_text(self.char)
-        return None
+            self._painter = ViewPainter(self.headless.world.content.legend(), WINDOW)
+        return self._painter.paint(self.seat.raw)
 
     def close(self) -> None:
         if self.headless is not None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from asiworld import provenance
 from asiworld.engine.errors import CodedError
-from asiworld.evaluation import figures, tables
+from asiworld.evaluation import tables
 from asiworld.evaluation.live import LiveAssessment
 
 Event = dict[str, Any]
@@ -88,6 +88,10 @@ def _write(
     results_json: dict[str, Any],
     json_name: str = "results.json",
 ) -> dict[str, Path]:
+    # matplotlib takes seconds to import: only code that draws figures pays for it (the
+    # Gymnasium environment and the MCP server read the evaluation without drawing).
+    from asiworld.evaluation import figures
+
     out.mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(exist_ok=True)
     (out / "tables").mkdir(exist_ok=True)

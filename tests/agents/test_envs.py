@@ -1,35 +1,95 @@
-"""Gymnasium and PettingZoo environments over a headless world pass their libraries' checkers,
-and their discrete and text/program action paths reach the world."""
+"""The PettingZoo factories pass PettingZoo's own four tests without a warning, and the macro,
+JSON and program paths of the Gymnasium environment reach the world."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
-from asiworld.agents.gym_env import ACTIONS, NOOP, AsiWorldEnv
-from asiworld.agents.pz_env import AsiWorldParallelEnv
+import pytest
+from asiworld import pettingzoo as asiworld_pz
+from asiworld.agents.gym_env import MACROS, NOOP, AsiWorldEnv
+from pettingzoo import AECEnv
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+from pettingzoo.utils import wrappers
+
+SMALL = {"n_agents": 2, "size": 48, "max_ticks": 40}
 
 
-def test_gymnasium_env_passes_check_env():
-    from gymnasium.utils.env_checker import check_env
+def small(factory):
+    return lambda **kw: factory(**{**SMALL, **kw})
 
-    env = AsiWorldEnv(seed=3, size=64, max_ticks=50)
-    check_env(env, skip_render_check=True)
+
+@pytest.fixture
+def no_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # PettingZoo's tests complain in warnings
+        yield
+
+
+def test_the_aec_env_passes_api_test(no_warnings):
+    env = asiworld_pz.env(**SMALL)
+    api_test(env, num_cycles=30)
     env.close()
 
 
-def test_pettingzoo_env_passes_parallel_api_test():
-    from pettingzoo.test import parallel_api_test
-
-    env = AsiWorldParallelEnv(n_agents=2, seed=3, size=64, max_ticks=40)
-    parallel_api_test(env, num_cycles=50)
+def test_the_parallel_env_passes_parallel_api_test(no_warnings):
+    env = asiworld_pz.parallel_env(**SMALL)
+    parallel_api_test(env, num_cycles=30)
     env.close()
 
 
-def test_discrete_moves_move_the_character_and_the_window_centres_on_it():
-    env = AsiWorldEnv(seed=3, size=64)
+def test_the_aec_env_passes_seed_test(no_warnings):
+    seed_test(small(asiworld_pz.env), num_cycles=20)
+
+
+def test_every_render_mode_passes_render_test(no_warnings, capsys):
+    render_test(small(asiworld_pz.env))
+    assert "char_0 at (" in capsys.readouterr().out  # "human" printed the views
+
+
+def test_state_is_every_agents_observation_and_raw_env_is_unwrapped():
+    env = asiworld_pz.parallel_env(**SMALL)
+    observations, _ = env.reset(seed=4)
+    state = env.state()
+    assert env.state_space.contains(state)
+    assert np.array_equal(state, np.concatenate([observations["char_0"], observations["char_1"]]))
+    raw = asiworld_pz.raw_env(**SMALL)
+    assert isinstance(raw, AECEnv) and not isinstance(raw, wrappers.BaseWrapper)
+    assert isinstance(asiworld_pz.env(**SMALL), wrappers.OrderEnforcingWrapper)
+    raw.reset(seed=4)
+    assert np.array_equal(raw.state(), state)  # the same seed, the same world
+    env.close()
+    raw.close()
+
+
+def test_a_flat_table_action_reaches_the_world():
+    env = asiworld_pz.parallel_env(**SMALL)
+    env.reset(seed=4)
+    table = env.decoder.table
+    move = 1 + table.types.index("move")
+    south = int(np.ravel_multi_index((move, 144 + 17, 0), table.nvec))
+    start = env.seats["char_0"].raw["self"]
+    env.step({"char_0": south, "char_1": 0})
+    env.step({"char_0": 0, "char_1": 0})
+    me = env.seats["char_0"].raw["self"]
+    assert (me["x"], me["y"]) == (start["x"], start["y"] + 1)
+    env.close()
+
+
+def test_bad_pettingzoo_settings_are_refused():
+    for kwargs, word in (({"n_agents": 0}, "n_agents"), ({"actions": "json"}, "actions"),
+                         ({"render_mode": "video"}, "render_mode")):
+        with pytest.raises(ValueError, match=word):
+            asiworld_pz.parallel_env(**kwargs)
+
+
+def test_macro_moves_move_the_character_and_the_window_centres_on_it():
+    env = AsiWorldEnv(world_seed=3, size=64, actions="macro")
     obs, info = env.reset()
     start = env._obs["self"]
-    assert "gym at (" in info["text"]
-    env.step(ACTIONS.index("move_s"))
+    assert "gym at (" in env.text()
+    env.step(MACROS.index("move_s"))
     env.step(NOOP)
     me = env._obs["self"]
     assert (me["x"], me["y"]) == (start["x"], start["y"] + 1)
@@ -38,7 +98,7 @@ def test_discrete_moves_move_the_character_and_the_window_centres_on_it():
 
 
 def test_text_action_and_program_paths_reach_the_world():
-    env = AsiWorldEnv(seed=3, size=64)
+    env = AsiWorldEnv(world_seed=3, size=64, actions="macro")
     env.reset()
     _, _, _, _, info = env.act({"type": "fly"})
     assert info["result"]["ok"] is False and info["result"]["code"] == "unknown_action"
@@ -53,11 +113,11 @@ def test_text_action_and_program_paths_reach_the_world():
 
 
 def test_gathering_nearest_sources_is_rewarded():
-    env = AsiWorldEnv(seed=3, size=64, max_ticks=400)
+    env = AsiWorldEnv(world_seed=3, size=64, max_ticks=400, actions="macro")
     env.reset()
     total = 0.0
     for _ in range(150):
-        action = ACTIONS.index("gather_nearest") if env._obs["self"]["action"] is None else NOOP
+        action = MACROS.index("gather_nearest") if env._obs["self"]["action"] is None else NOOP
         _, reward, _, _, _ = env.step(action)
         total += reward
     assert total > 0

@@ -191,6 +191,23 @@ def test_the_wheel_carries_the_license_the_type_marker_and_its_classifiers(insta
     assert report["provenance"] == {"asiworld_version": asiworld.__version__, "git_commit": None}
 
 
+# A program that never imports asiworld: the wheel's start-up hook registers the ids.
+GYM_MAKE = (
+    "import sys, gymnasium; env = gymnasium.make('ASIWorld-v0', size=48); "
+    "obs, info = env.reset(seed=1); "
+    "print(sorted(obs), sorted(m for m in sys.modules if m.startswith('asiworld.server')))"
+)
+
+
+def test_gymnasium_makes_asiworld_v0_from_the_installed_wheel_without_the_server(installed):
+    assert (installed.site / "asiworld-gymnasium.pth").read_text() == (
+        "import asiworld.agents.gym_hook\n"
+    )
+    assert installed.run("-c", GYM_MAKE) == "['entities', 'inventory', 'stats', 'tiles'] []"
+    (info,) = installed.site.glob("asiworld-*.dist-info")
+    assert "[gymnasium.envs]" in (info / "entry_points.txt").read_text()
+
+
 USE_OURS = "import asiworld.cli, asiworld.engine, asiworld.server; print(asiworld.__file__)"
 
 

@@ -1,0 +1,23 @@
+"""The Gymnasium ids of ASIWorld, registered without importing the environment.
+
+`register_envs()` is what the `gymnasium.envs` entry point names (Gymnasium 0.26-0.29 called
+it on import) and what asiworld.agents.gym_hook calls once Gymnasium 1.x has been imported (1.x
+no longer reads entry points). It registers strings only, so `gymnasium.make` imports the
+environment, never the server, and only when an ASIWorld id is made.
+"""
+
+from __future__ import annotations
+
+ENTRY_POINT = "asiworld.agents.gym_env:AsiWorldEnv"
+ENVS: dict[str, dict] = {
+    "ASIWorld-v0": {},  # arrays in, every action of the game out (docs/agents.md)
+    "ASIWorldText-v0": {"observation": "text"},  # text in, JSON actions out
+}
+
+
+def register_envs() -> None:
+    from gymnasium.envs.registration import register, registry
+
+    for env_id, kwargs in ENVS.items():
+        if env_id not in registry:
+            register(id=env_id, entry_point=ENTRY_POINT, kwargs=kwargs)
