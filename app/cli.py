@@ -1,8 +1,9 @@
 """The `asiworld` command.
 
 Each layer owns its sub-commands in its own `commands.py` with a `register(subparsers)` function;
-the list below imports every one directly, so a module that goes missing is an ImportError at
-start-up and in the tests, never a command that quietly disappears.
+command_modules() imports every one directly, so a module that goes missing is an ImportError at
+start-up (of every command but `mcp`, which starts with its own module alone) and in the tests,
+never a command that quietly disappears.
 """
 
 from __future__ import annotations
@@ -10,46 +11,64 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from types import ModuleType
 
-from asiworld.agents import commands as agent_commands  # agent, mcp
 from asiworld.arguments import Parser
 from asiworld.engine.errors import CodedError
-from asiworld.evaluation import commands as evaluation_commands  # report, score
-from asiworld.headless import commands as headless_commands  # run, bench
-from asiworld.headless import samples as samples_commands  # replay samples (after replay_commands)
-from asiworld.programs import commands as program_commands  # program run
-from asiworld.replay import commands as replay_commands  # replay info/verify/export
-from asiworld.server import commands as server_commands  # serve
-from asiworld.study import commands as study_commands  # study new/check/run
-from asiworld.study.live import open_study
-
-server_commands.OPEN_STUDY = open_study  # serve --study (the server imports no study)
-
-COMMAND_MODULES = (
-    headless_commands,
-    server_commands,
-    program_commands,
-    evaluation_commands,
-    replay_commands,
-    samples_commands,
-    agent_commands,
-    study_commands,
-)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_modules() -> tuple[ModuleType, ...]:
+    from asiworld.agents import commands as agent_commands  # agent, mcp
+    from asiworld.evaluation import commands as evaluation_commands  # report, score
+    from asiworld.headless import commands as headless_commands  # run, bench
+    from asiworld.headless import samples as samples_commands  # replay samples (after replay)
+    from asiworld.programs import commands as program_commands  # program run
+    from asiworld.replay import commands as replay_commands  # replay info/verify/export
+    from asiworld.server import commands as server_commands  # serve
+    from asiworld.study import commands as study_commands  # study new/check/run
+    from asiworld.study.live import open_study
+
+    server_commands.OPEN_STUDY = open_study  # serve --study (the server imports no study)
+    return (
+        headless_commands,
+        server_commands,
+        program_commands,
+        evaluation_commands,
+        replay_commands,
+        samples_commands,
+        agent_commands,
+        study_commands,
+    )
+
+
+def _parser(modules: tuple[ModuleType, ...]) -> argparse.ArgumentParser:
     parser = Parser(
         prog="asiworld",
         description="ASIWorld: a persistent survival sandbox for evaluating long-running agents.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMAND_MODULES:
+    for module in modules:
         module.register(sub)
     return parser
 
 
+def build_parser() -> argparse.ArgumentParser:
+    return _parser(command_modules())
+
+
+def quick_parser(argv: list[str]) -> argparse.ArgumentParser | None:
+    """`asiworld mcp` is launched by an MCP client that waits for it to answer: it parses with
+    its own module alone, so the server layer (flask, socketio) and the rest are not imported."""
+    if argv[:1] != ["mcp"]:
+        return None
+    from asiworld.agents import commands as agent_commands
+
+    return _parser((agent_commands,))
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = quick_parser(argv) or build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help (0), or a bad argument already said on one line (2)

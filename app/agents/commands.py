@@ -79,6 +79,12 @@ def _client(args: argparse.Namespace, default_name: str, default_label: str):
 
     client = Client(args.server, token=args.token, character=args.character)
     if args.token is not None and args.character is not None:
+        try:  # the seat is checked now, not at the first tool call
+            client.observe("text")
+        except ApiError as err:
+            print(f"error: {err.code}: cannot take character {args.character}'s seat: "
+                  f"{err.message}", file=sys.stderr)
+            return None
         return client
     try:
         client.join(args.name or default_name, label=args.label or default_label)
@@ -88,7 +94,18 @@ def _client(args: argparse.Namespace, default_name: str, default_label: str):
     return client
 
 
+def _seat_refused(args: argparse.Namespace) -> bool:
+    """--token without --character (or the other way) would silently join a new character."""
+    if (args.token is None) == (args.character is None):
+        return False
+    print("error: bad_argument: --token and --character go together (the seat to take again)",
+          file=sys.stderr)
+    return True
+
+
 def agent(args: argparse.Namespace) -> int:
+    if _seat_refused(args):
+        return 2
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if bool(args.builtin) == bool(args.model_url or args.model):
         print(
@@ -166,17 +183,23 @@ def _llm(args: argparse.Namespace) -> int:
 
 
 def mcp(args: argparse.Namespace) -> int:
-    try:
-        from asiworld.agents.mcp_server import serve_stdio
-    except ImportError:
-        print("asiworld mcp: needs `pip install mcp` (or asiworld[agents])", file=sys.stderr)
+    import importlib.util
+
+    if _seat_refused(args):
         return 2
+    if importlib.util.find_spec("mcp") is None:  # the SDK itself is imported once joined
+        print("error: missing_dependency: asiworld mcp needs `pip install mcp` (or "
+              "asiworld[agents])", file=sys.stderr)
+        return 2
+    from asiworld.agents.mcp_server import serve_stdio
+
     # stdout is the MCP channel: everything for people goes to stderr.
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     client = _client(args, "mcp", "mcp")
     if client is None:
         return 1
-    print(f"asiworld mcp: character {client.character} on {args.server}", file=sys.stderr)
+    print(f"asiworld mcp: character {client.character} on {args.server}; take this seat again "
+          f"with --token {client.token} --character {client.character}", file=sys.stderr)
     try:
         serve_stdio(client)
     except KeyboardInterrupt:

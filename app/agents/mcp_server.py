@@ -1,91 +1,185 @@
 """`asiworld mcp --server URL`: the agent tools over MCP (stdio), for MCP-capable coding agents.
 
 The tools are the LLM harness's (app/agents/tools.py): one per action type, plus observe,
-submit_program, program_status, cancel_program and wait_for_event. Each MCP tool is a function
-whose signature is built from the tool's JSON schema, so the MCP SDK validates arguments and
-publishes the same schema. The server joins the world on start (or reuses a token).
+submit_program, program_status, cancel_program and wait_for_event. Their input schemas are
+published exactly as the one action table makes them (asiworld.protocol: bounds, defaults,
+enums, descriptions), with no pydantic model in between, and every tool has an output schema:
+its result comes back both as structured content and as JSON text.
+
+Arguments are checked against the schema each tool publishes (jsonschema, the MCP SDK's own
+dependency) and again by the world, as for every client; a bad one is a tool error whose text
+is a short `bad_argument: sentence`. A refusal for a reason of the game (`not_in_inventory`, `blocked`) is a
+normal result with `ok: false`: the call worked, the world said no.
+
+Resources: the rules (docs/rules.md), the program API (docs/programs.md) and the action table
+as JSON; one prompt, `play`, the harness's system prompt for this character. The MCP SDK is
+imported when the server is built, not before.
 """
 
 from __future__ import annotations
 
-import inspect
-from typing import Annotated, Any, Literal
+import json
+from typing import Any
 
-from asiworld.agents.harness import system_prompt
 from asiworld.agents.sdk import Client
 from asiworld.agents.tools import ToolBox, tool_specs
-from pydantic import Field
 
-SIMPLE_TYPES: dict[str, Any] = {"integer": int, "string": str, "number": float, "boolean": bool}
-# JSON Schema keyword -> pydantic Field keyword: the MCP SDK builds its published schema and its
-# argument check from the function signature, so every bound has to be carried there.
-FIELD_KEYWORDS = {
-    "minimum": "ge",
-    "maximum": "le",
-    "maxLength": "max_length",
-    "minLength": "min_length",
-    "maxItems": "max_length",
-    "description": "description",
+# A refusal of the call itself (the arguments do not fit): published as a tool error.
+CALL_ERRORS = {"bad_argument", "bad_action", "unknown_action", "unknown_tool", "bad_json",
+               "bad_program", "bad_name"}
+FAILURE: dict[str, Any] = {
+    "ok": {"type": "boolean"},
+    "code": {"type": "string", "description": "a stable code when ok is false"},
+    "message": {"type": "string", "description": "a sentence when ok is false"},
 }
+ACTION_RESULT = {
+    "type": "object",
+    "properties": {
+        **FAILURE,
+        "op": {"type": ["integer", "null"], "description": "the operation's id when accepted"},
+        "tick": {"type": "integer", "description": "the world's tick when it answered"},
+    },
+    "required": ["ok"],
+}
+OUTPUTS: dict[str, dict[str, Any]] = {
+    "observe": {"properties": {"tick": {"type": "integer"}, "text": {"type": "string"}}},
+    "submit_program": {"properties": {"id": {"type": "integer", "description": "program id"}}},
+    "program_status": {"properties": {"programs": {"type": "array"},
+                                      "status": {"type": "string"}}},
+    "cancel_program": {"properties": {"status": {"type": "string"}}},
+    "wait_for_event": {"properties": {"event": {"type": ["object", "null"]}}},
+}
+DOCS = {
+    "asiworld://docs/rules": ("rules.md", "The rules of the world, its numbers and tables."),
+    "asiworld://docs/programs": ("programs.md", "The program API: what a hosted program may call."),
+}
+ACTIONS_URI = "asiworld://actions"
 
 
-def annotation(schema: dict) -> Any:
-    """A Python type for a JSON schema (the subset the tools use), bounds and sentence kept."""
-    if "enum" in schema:
-        kind: Any = Literal[tuple(schema["enum"])]
-    elif schema.get("type") == "array":
-        kind = list[annotation(schema.get("items", {"type": "string"}))]
+def output_schema(name: str) -> dict[str, Any]:
+    extra = OUTPUTS.get(name)
+    if extra is None:
+        return ACTION_RESULT
+    return {"type": "object", "properties": {**FAILURE, **extra["properties"]},
+            "required": ["ok"]}
+
+
+def resource_text(uri: str) -> str | None:
+    from asiworld import protocol
+    from asiworld.resources import shipped
+
+    if uri == ACTIONS_URI:
+        return json.dumps([protocol.action_schema(a) for a in protocol.actions()], indent=1)
+    if uri in DOCS:
+        return (shipped("docs") / DOCS[uri][0]).read_text(encoding="utf-8")
+    return None
+
+
+def argument_error(validator: Any, name: str, arguments: dict) -> str | None:
+    """The first way the arguments miss the tool's published schema, as one short sentence
+    (jsonschema's own wording, which names the bound: "6 is greater than the maximum of 5")."""
+    from jsonschema.exceptions import best_match
+
+    error = best_match(validator.iter_errors(arguments))
+    if error is None:
+        return None
+    where = ".".join(str(p) for p in error.absolute_path)
+    return f"{name}: {where + ': ' if where else ''}{error.message}"
+
+
+def call(toolbox: ToolBox, validators: dict[str, Any], name: str,
+         arguments: dict | None) -> tuple[dict, bool]:
+    """(the tool's result, whether it is a tool error). Arguments are checked against the
+    schema the tool publishes, so a bound changed in the engine's table is enforced here as
+    soon as it is published; the world then checks them again, as for every client."""
+    arguments = arguments or {}
+    if name not in toolbox.names:
+        result = {"ok": False, "code": "unknown_tool",
+                  "message": f"there is no tool {name!r}; list_tools names them"}
+    elif (problem := argument_error(validators[name], name, arguments)) is not None:
+        result = {"ok": False, "code": "bad_argument", "message": problem}
     else:
-        kind = SIMPLE_TYPES.get(schema.get("type"), Any)
-    limits = {FIELD_KEYWORDS[k]: v for k, v in schema.items() if k in FIELD_KEYWORDS}
-    return Annotated[kind, Field(**limits)] if limits else kind
-
-
-def tool_function(toolbox: ToolBox, spec: dict) -> Any:
-    """A function with the tool's parameters as keyword arguments. An argument with a default
-    publishes it; an optional one without (gather's x, y or target) is left out of the call when
-    unset, so the world decides what its absence means."""
-    name = spec["name"]
-
-    def run(**kwargs: Any) -> dict:
-        return toolbox.call(name, {k: v for k, v in kwargs.items() if v is not None})
-
-    props = spec["parameters"].get("properties", {})
-    required = set(spec["parameters"].get("required", []))
-    params, annotations = [], {}
-    for arg, schema in props.items():
-        kind = annotation(schema)
-        if arg in required:
-            default: Any = inspect.Parameter.empty
-        elif "default" in schema:
-            default = schema["default"]
-        else:
-            kind, default = kind | None, None
-        params.append(
-            inspect.Parameter(arg, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=default)
-        )
-        annotations[arg] = kind
-    run.__signature__ = inspect.Signature(params, return_annotation=dict)  # type: ignore[attr-defined]
-    run.__annotations__ = {**annotations, "return": dict}
-    run.__name__ = name
-    return run
+        result = toolbox.call(name, arguments)
+    failed = result.get("ok") is False and result.get("code") in CALL_ERRORS
+    return result, failed
 
 
 def build_server(client: Client) -> Any:
-    """An MCPServer whose tools act for the client's character."""
-    from mcp.server.mcpserver import MCPServer
+    """An MCP server whose tools act for the client's character."""
+    import anyio
+    import mcp.types as types
+    from asiworld import provenance
+    from asiworld.agents.harness import system_prompt
+    from jsonschema import Draft202012Validator
+    from mcp.server.lowlevel import Server
 
     toolbox = ToolBox(client)
-    server = MCPServer(
+    specs = tool_specs()
+    validators = {s["name"]: Draft202012Validator(s["parameters"]) for s in specs}
+    tools = [types.Tool(name=s["name"], description=s["description"],
+                        input_schema=s["parameters"], output_schema=output_schema(s["name"]))
+             for s in specs]
+    instructions = f"You play character {client.character} in ASIWorld.\n\n{system_prompt()}"
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        # The SDK client is blocking HTTP: off the event loop, so pings keep being answered.
+        result, failed = await anyio.to_thread.run_sync(call, toolbox, validators,
+                                                        params.name, params.arguments)
+        text = (f"{result.get('code')}: {result.get('message')}" if failed
+                else json.dumps(result, separators=(",", ":")))
+        return types.CallToolResult(content=[types.TextContent(text=text)],
+                                    structured_content=result, is_error=failed)
+
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        found = [types.Resource(uri=uri, name=file.removesuffix(".md"), description=about,
+                                mime_type="text/markdown") for uri, (file, about) in DOCS.items()]
+        found.append(types.Resource(uri=ACTIONS_URI, name="actions", mime_type="application/json",
+                                    description="Every action's JSON Schema (the one table)."))
+        return types.ListResourcesResult(resources=found)
+
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> Any:
+        uri = str(params.uri)
+        text = resource_text(uri)
+        if text is None:
+            from mcp.shared.exceptions import MCPError
+
+            raise MCPError(code=-32002, message=f"unknown_resource: there is no resource {uri}")
+        mime = "application/json" if uri == ACTIONS_URI else "text/markdown"
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)])
+
+    async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[types.Prompt(
+            name="play", description="The rules and program API, and which character is yours.")])
+
+    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        return types.GetPromptResult(messages=[types.PromptMessage(
+            role="user", content=types.TextContent(text=instructions))])
+
+    return Server(
         "asiworld",
-        instructions=f"You play character {client.character} in ASIWorld.\n\n{system_prompt()}",
+        version=provenance.version(),
+        instructions=instructions,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
     )
-    for spec in tool_specs():
-        server.add_tool(
-            tool_function(toolbox, spec), name=spec["name"], description=spec["description"]
-        )
-    return server
 
 
 def serve_stdio(client: Client) -> None:
-    build_server(client).run("stdio")
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(client)
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(main)

@@ -1,51 +1,72 @@
-"""The MCP server: an in-process `mcp` client lists the tools and plays a few turns against a
-test server (the world is stepped between turns)."""
+"""The MCP server: its tool schemas are the action table's, its results are structured, its
+errors short; the official client plays a few turns in-process and over stdio against
+`asiworld mcp`, taking a seat joined before (the world is stepped between turns)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import sys
+from pathlib import Path
 
 import mcp
+from asiworld import protocol
 from asiworld.agents.mcp_server import build_server
 from asiworld.agents.sdk import Client
+from asiworld.cli import main
+from mcp.client.stdio import StdioServerParameters
+
+ASIWORLD = str(Path(sys.executable).with_name("asiworld"))
 
 
 def _payload(result) -> dict:
     assert not result.is_error, result.content
-    return json.loads(result.content[0].text)
+    assert json.loads(result.content[0].text) == result.structured_content
+    return result.structured_content
 
 
-def test_an_mcp_client_lists_the_tools_and_plays_a_few_turns(served, runner):
+def test_the_tool_schemas_are_the_action_tables_with_bounds_defaults_and_sentences(served):
+    client = Client(served)
+    client.join("mcp-schemas", label="mcp")
+
+    async def listed() -> dict:
+        async with mcp.Client(build_server(client)) as session:
+            return {t.name: t for t in (await session.list_tools()).tools}
+
+    tools = asyncio.run(listed())
+    for action in protocol.actions():
+        assert tools[action["type"]].input_schema == protocol.parameters_schema(action)
+        assert tools[action["type"]].output_schema["properties"]["ok"] == {"type": "boolean"}
+    count = tools["craft"].input_schema["properties"]["count"]
+    assert count["type"] == "integer" and count["default"] == 1  # not "integer or null"
+    assert (count["minimum"], count["maximum"]) == (1, 50) and count["description"]
+    assert tools["move"].input_schema["properties"]["dir"]["enum"] == ["n", "s", "e", "w"]
+    assert tools["wait_for_event"].input_schema["properties"]["timeout_seconds"]["maximum"] == 60
+
+
+def test_an_mcp_client_plays_a_few_turns_with_structured_results_and_short_errors(served, runner):
     client = Client(served)
     client.join("mcp-ada", label="mcp")
-    server = build_server(client)
 
     async def play() -> dict:
-        async with mcp.Client(server) as session:
-            tools = {t.name: t for t in (await session.list_tools()).tools}
-            assert {
-                "move",
-                "gather",
-                "craft",
-                "observe",
-                "submit_program",
-                "cancel_program",
-                "program_status",
-                "wait_for_event",
-            } <= set(tools)
-            assert tools["move"].input_schema["properties"]["dir"]["enum"] == ["n", "s", "e", "w"]
+        async with mcp.Client(build_server(client)) as session:
             seen = _payload(await session.call_tool("observe", {}))
             assert "mcp-ada at" in seen["text"]
             start = client.observe()["self"]
             for direction in ("s", "s", "e"):
                 answer = _payload(await session.call_tool("move", {"dir": direction}))
-                assert answer["ok"], answer
+                assert answer["ok"] and answer["code"] == "accepted", answer
                 runner.step(2)
-            refused = await session.call_tool("move", {"dir": "up"})
-            assert refused.is_error  # the schema refuses it before it reaches the world
+            # bad inputs tried: a word outside the enum, an unknown argument, an unknown tool
+            for name, args, code in (("move", {"dir": "up"}, "bad_argument"),
+                                     ("move", {"dir": "n", "speed": 2}, "bad_argument"),
+                                     ("fly", {}, "unknown_tool")):
+                refused = await session.call_tool(name, args)
+                assert refused.is_error and refused.structured_content["code"] == code
+                text = refused.content[0].text
+                assert text.startswith(f"{code}: ") and "http" not in text and len(text) < 160
             eaten = _payload(await session.call_tool("eat", {"item": "berries"}))
-            assert eaten["ok"] is False and eaten["code"] == "not_in_inventory"
+            assert eaten["ok"] is False and eaten["code"] == "not_in_inventory"  # the game's no
             program = _payload(
                 await session.call_tool(
                     "submit_program", {"name": "idle", "source": "def main():\n    wait(50)\n"}
@@ -61,3 +82,48 @@ def test_an_mcp_client_lists_the_tools_and_plays_a_few_turns(served, runner):
     start = asyncio.run(play())
     me = client.observe()["self"]
     assert (me["x"], me["y"]) == (start["x"] + 1, start["y"] + 2)
+
+
+def test_asiworld_mcp_over_stdio_takes_the_same_seat_and_serves_the_docs(served, runner):
+    seat = Client(served)
+    seat.join("mcp-stdio", label="mcp")
+    command = StdioServerParameters(command=ASIWORLD, args=[
+        "mcp", "--server", served, "--token", seat.token, "--character", str(seat.character)])
+
+    async def session_over_stdio() -> None:
+        async with mcp.Client(command) as session:
+            assert len((await session.list_tools()).tools) == len(protocol.actions()) + 5
+            seen = _payload(await session.call_tool("observe", {}))
+            assert "mcp-stdio at" in seen["text"]  # the seat joined before, not a new one
+            moved = _payload(await session.call_tool("move", {"dir": "s"}))
+            assert moved["ok"]
+            program = _payload(await session.call_tool(
+                "submit_program", {"name": "idle", "source": "def main():\n    wait(50)\n"}))
+            assert program["ok"] and program["id"] >= 1
+            uris = {str(r.uri) for r in (await session.list_resources()).resources}
+            assert uris == {"asiworld://docs/rules", "asiworld://docs/programs",
+                            "asiworld://actions"}
+            page = (await session.read_resource("asiworld://docs/programs")).contents[0].text
+            assert "def main" in page or "move(" in page
+            table = json.loads((await session.read_resource("asiworld://actions")).contents[0]
+                               .text)
+            assert [a["title"] for a in table] == [a["type"] for a in protocol.actions()]
+            prompt = await session.get_prompt("play")
+            assert f"character {seat.character}" in prompt.messages[0].content.text
+
+    before = runner.call(lambda: len(runner.world.characters()))
+    asyncio.run(session_over_stdio())
+    assert runner.call(lambda: len(runner.world.characters())) == before  # nobody new joined
+    # the program the stdio session submitted is this seat's own
+    assert [p["name"] for p in seat.program_status(None)["programs"]] == ["idle"]
+
+
+def test_a_token_without_its_character_is_refused_before_joining(served, capsys):
+    # bad inputs tried: a token alone, a character alone, a token that is no seat's
+    assert main(["mcp", "--server", served, "--token", "abc"]) == 2
+    assert "--token and --character go together" in capsys.readouterr().err
+    assert main(["mcp", "--server", served, "--character", "3"]) == 2
+    capsys.readouterr()
+    assert main(["mcp", "--server", served, "--token", "nope", "--character", "3"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "seat" in err and "Traceback" not in err
