@@ -248,7 +248,13 @@ def wsgi_app() -> Any:
         "async_mode": env.get("ASIWORLD_ASYNC_MODE", "threading"),
     }
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    lock = None
+    if settings["data_dir"]:
+        from asiworld.server import datalock
+
+        lock = datalock.acquire(settings["data_dir"])  # DataInUse: another server has it
     app, _store = build_app(settings)
+    app.extensions["asiworld_data_lock"] = lock  # held for the process's life
     from asiworld.server import services
 
     gc.freeze()  # as in `serve`: start-up's objects out of the collector's sight
@@ -332,10 +338,25 @@ def serve(args: argparse.Namespace) -> int:
             return fail("studies_unavailable", "this command table has no studies")
         live_study = OPEN_STUDY(args)  # a CodedError (a bad study, --out in use) is exit 2
         args.ephemeral, args.agents = True, ""  # the study brings its world and its seats
+    data_dir = None if args.ephemeral else args.data_dir
+    if data_dir is None:
+        return _serve_world(args, data_dir, fail, live_study)
+    from asiworld.server import datalock
+
+    try:  # first: a second server must not even read the world the first one is running
+        lock = datalock.acquire(data_dir)
+    except datalock.DataInUse as exc:
+        return fail(exc.code, exc.message)
+    try:
+        return _serve_world(args, data_dir, fail, live_study)
+    finally:
+        lock.release()
+
+
+def _serve_world(args: argparse.Namespace, data_dir: Path | None, fail: Any, live_study: Any) -> int:
     problem = _port_problem(args.host, args.port)
     if problem:
         return fail("port_unavailable", problem)
-    data_dir = None if args.ephemeral else args.data_dir
     if data_dir is not None and not args.new:
         from asiworld.server.persistence import DB_NAME
 
