@@ -1,6 +1,8 @@
 // /evaluation: the report's tables and charts, drawn from the results JSON of asiworld.evaluation
 // (schema asiworld-evaluation/1). For a live world the JSON is fetched again every few seconds.
 
+import { watchHttp, connectionFailed } from "./js/connection.js";
+
 const root = document.getElementById("evaluation");
 const RESULTS_URL = root.dataset.resultsUrl;
 const CHARACTER_URL = root.dataset.characterUrl;
@@ -278,18 +280,22 @@ function countdown(study) {
 // --- loading --------------------------------------------------------------------------------
 
 let last = null;
+let timer = null;
 async function load() {
+  clearTimeout(timer);
   try {
     const response = await fetch(RESULTS_URL, { cache: "no-store" });
     if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
     last = await response.json();
     render(last);
   } catch (err) {
-    document.getElementById("eval-meta").textContent = `could not load the evaluation: ${err.message}`;
+    if (err instanceof TypeError) connectionFailed(); // no answer at all: the indicator says so
+    if (!last) document.getElementById("eval-meta").textContent = `could not load the evaluation: ${err.message}`;
   }
   const study = last && last.meta && last.meta.study;
-  if (LIVE) setTimeout(load, study && !study.finished ? STUDY_REFRESH_MS : REFRESH_MS);
+  if (LIVE) timer = setTimeout(load, study && !study.finished ? STUDY_REFRESH_MS : REFRESH_MS);
 }
 
 window.addEventListener("resize", () => { if (last) render(last); });
+watchHttp(load); // the server is back: load again at once
 load();

@@ -6,6 +6,7 @@ import { io } from "/static/vendor/socket.io.esm.min.js";
 import { WorldState, fogFromObservation } from "./frames.js";
 import { loadAtlas, Renderer, Minimap, attachCameraControls, bossInView, landmarkLabels } from "./render.js";
 import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty } from "./panels.js";
+import { watchSocket } from "./connection.js";
 
 const $ = (id) => document.getElementById(id);
 const canvas = $("map");
@@ -43,7 +44,12 @@ fetch("/api/content").then((r) => r.json()).then((c) => {
 }).catch(() => {});
 
 const socket = io({ transports: ["websocket"] });
-socket.on("connect", () => socket.emit("spectate", {}));
+// Every (re)connect asks for the whole page state again: the frames, and the follow with its
+// fog (a restarted server knows nothing of this page). The camera stays where it was.
+watchSocket(socket, () => {
+  socket.emit("spectate", {});
+  if (followed !== null) socket.emit("follow", { char: followed });
+});
 socket.on("frame", (frame) => {
   if (!state.applyFrame(frame)) {
     socket.emit("resync", {}); // a gap in ticks: ask for a fresh keyframe

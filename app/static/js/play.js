@@ -4,6 +4,7 @@ import { io } from "/static/vendor/socket.io.esm.min.js";
 import { ViewState, markVisible } from "./frames.js";
 import { loadAtlas, Renderer, attachCameraControls, bossInView, landmarkLabels } from "./render.js";
 import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty } from "./panels.js";
+import { watchSocket } from "./connection.js";
 
 const $ = (id) => document.getElementById(id);
 const canvas = $("map");
@@ -39,12 +40,22 @@ fetch("/api/content").then((r) => r.json()).then((c) => {
 });
 
 const socket = io({ transports: ["websocket"] });
-socket.on("connect", () => {
+// Every (re)connect takes the seat again with the saved token (a restarted server sends
+// observations only to players who joined on it) and asks for the full memory, so the fog of
+// war comes back whole. A token the server does not know (a new world) shows the join form.
+watchSocket(socket, () => {
   const saved = localStorage.getItem(TOKEN_KEY);
   if (!saved) return;
   socket.emit("join", { token: saved }, (reply) => {
-    if (reply && reply.ok) seated(reply);
-    else localStorage.removeItem(TOKEN_KEY);
+    if (reply && reply.ok) {
+      seated(reply);
+      socket.emit("observe", { token: reply.token, full_memory: true });
+    } else {
+      localStorage.removeItem(TOKEN_KEY);
+      token = null;
+      $("join").classList.remove("hidden");
+      $("join-error").textContent = reply ? `${reply.message}: join again` : "";
+    }
   });
 });
 socket.on("observation", (obs) => {

@@ -5,6 +5,7 @@
 import { ViewState, WorldState, fogFromObservation } from "./frames.js";
 import { loadAtlas, Renderer, Minimap, attachCameraControls, bossInView } from "./render.js";
 import { el, clockText } from "./panels.js";
+import { watchHttp, connectionFailed } from "./connection.js";
 import { ReplayData } from "./replay-data.js";
 import { Timeline, MARKER_STYLE } from "./replay-timeline.js";
 import { Charts } from "./replay-charts.js";
@@ -47,6 +48,7 @@ const ui = {
   lastPan: 0,
   lastPanB: 0,
   seeking: 0,
+  failedTick: null, // a seek the server did not answer: retried on reconnect
 };
 
 // --- clock ----------------------------------------------------------------------------------
@@ -65,6 +67,21 @@ async function seek(tick, final = true) {
   tick = clamp(tick);
   ui.tick = tick;
   const token = ++ui.seeking;
+  try {
+    await seekNow(tick, final, token);
+  } catch (err) {
+    // The server did not answer (stopped, restarting): the readout goes back to the tick the
+    // map shows, and the tick asked for is fetched again once the server is back.
+    if (token !== ui.seeking) return;
+    ui.tick = state.ready ? state.tick : tick;
+    ui.failedTick = tick;
+    play(false);
+    flash(`could not load tick ${tick}: ${err.code ? err.message : "the server is not answering"}`);
+    connectionFailed();
+  }
+}
+
+async function seekNow(tick, final, token) {
   let far = false;
   // Forward through frames only when at most one chunk of them still has to be fetched (as
   // when playing: the next chunks are prefetched); further, one keyframe is quicker than
@@ -434,14 +451,32 @@ if (first) renderer.centerOn(first.x, first.y);
 else renderer.centerOn(state.width / 2, state.height / 2);
 window.__replay_first_frame_ms = performance.now();
 
-data.overview().then((o) => {
-  ui.overview = o;
-  timeline.setOverview(o);
-  charts.setEvents(o.events);
-  log.setEvents(o.events, names);
-  $("legend-phases").classList.remove("hidden");
-}).catch((err) => flash(`overview: ${err.message}`));
-data.series().then((s) => charts.setSeries(s)).catch((err) => flash(`charts: ${err.message}`));
+let seriesLoaded = false;
+function loadOverview() {
+  data.overview().then((o) => {
+    ui.overview = o;
+    timeline.setOverview(o);
+    charts.setEvents(o.events);
+    log.setEvents(o.events, names);
+    $("legend-phases").classList.remove("hidden");
+  }).catch((err) => { flash(`overview: ${err.message}`); connectionFailed(); });
+  data.series().then((s) => { charts.setSeries(s); seriesLoaded = true; })
+    .catch((err) => { flash(`charts: ${err.message}`); connectionFailed(); });
+}
+loadOverview();
+
+// After the server answers again: the tick that could not be loaded, the point of view, and
+// the overview if it never arrived. Focus, compare, camera and speed were never lost.
+watchHttp(() => {
+  if (ui.failedTick !== null) {
+    const tick = ui.failedTick;
+    ui.failedTick = null;
+    seek(tick);
+  }
+  ui.povObs = null;
+  requestPov();
+  if (!ui.overview || !seriesLoaded) loadOverview();
+});
 
 // --- drawing --------------------------------------------------------------------------------
 
