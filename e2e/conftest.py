@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+REPO = Path(__file__).resolve().parent.parent
+RID = "three-configurations-30min"  # the sample replay the viewer tests open
 CHROMIUM = os.environ.get("ASIWORLD_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -41,6 +43,28 @@ def live_server():
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no per-request lines
     app = create_app({"SEED": 7, "SPEED": 20})
+    runner = services(app).runner
+    port = free_port()
+    server = make_server("127.0.0.1", port, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    runner.start()
+    yield {"url": f"http://127.0.0.1:{port}", "app": app, "runner": runner}
+    runner.stop()
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def replay_server():
+    """Each module its own server reading the sample replays: a fork replaces the live world,
+    which other e2e tests must not see."""
+    from asiworld.server import create_app, services
+    from werkzeug.serving import make_server
+
+    # The sample replays are committed (replays/): a missing one fails, never skips.
+    assert (REPO / "replays" / f"{RID}.asirep").exists(), "run `asiworld replay samples`"
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    app = create_app({"SEED": 7, "SPEED": 20, "REPLAY_DIRS": [str(REPO / "replays")]})
     runner = services(app).runner
     port = free_port()
     server = make_server("127.0.0.1", port, app, threaded=True)

@@ -16,12 +16,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from e2e.conftest import free_port
+from e2e.conftest import REPO, RID, free_port
 
 pytestmark = pytest.mark.e2e
-
-REPO = Path(__file__).resolve().parent.parent
-RID = "three-configurations-30min"
 
 
 class Server:

@@ -5,38 +5,9 @@ view (the pixels change), deep links, and fork into the live world."""
 from __future__ import annotations
 
 import json
-import logging
-import threading
 import urllib.request
-from pathlib import Path
 
-import pytest
-
-from e2e.conftest import free_port
-
-REPO = Path(__file__).resolve().parent.parent
-RID = "three-configurations-30min"
-
-
-@pytest.fixture(scope="module")
-def replay_server():
-    """Its own server: a fork replaces the live world, which other e2e tests must not see."""
-    from asiworld.server import create_app, services
-    from werkzeug.serving import make_server
-
-    # The sample replays are committed (replays/): a missing one fails, never skips.
-    assert (REPO / "replays" / f"{RID}.asirep").exists(), "run `asiworld replay samples`"
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    app = create_app({"SEED": 7, "SPEED": 20, "REPLAY_DIRS": [str(REPO / "replays")]})
-    runner = services(app).runner
-    port = free_port()
-    server = make_server("127.0.0.1", port, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    runner.start()
-    yield {"url": f"http://127.0.0.1:{port}", "app": app, "runner": runner}
-    runner.stop()
-    server.shutdown()
+from e2e.conftest import RID
 
 
 def api(server, path: str) -> dict:
@@ -56,10 +27,13 @@ def wait_tick(page, tick: int) -> None:
 
 
 def test_the_list_opens_a_replay_and_its_first_frame_shows(page, replay_server, shot):
+    """It opens on the first frame with characters on the map, not on an empty tick 0."""
+    first_join = min(c["tick"] for c in api(replay_server, f"/api/replays/{RID}")["characters"])
     page.goto(replay_server["url"] + "/replays")
     page.click(f"a[data-replay='{RID}']")
     page.wait_for_function("window.__replay && window.__replay.ready", timeout=20_000)
-    assert page.evaluate("window.__replay.state.tick") == 0
+    assert page.evaluate("window.__replay.state.tick") == first_join + 1
+    assert page.evaluate("window.__replay.state.characters().length") > 0
     assert page.locator("#loading").is_hidden()
     shot(page, "replay-opened")
 

@@ -3,45 +3,37 @@
 import { el, measures, actionText, describeEvent, pretty } from "./panels.js";
 import { PHASE_COLOURS } from "./replay-timeline.js";
 
-const CHANGE_TICKS = 600; // what changed in the last ten simulation minutes stays marked
+export const CHANGE_TICKS = 600; // "changes in the last ten simulation minutes"
 
-// Remembers, frame by frame, when each character's inventory and equipment changed.
-export class ChangeTracker {
-  constructor() {
-    this.last = {}; // char -> {inv: {item: count}, eq: {slot: item}}
-    this.changes = {}; // char -> [{tick, what, delta}]
-  }
+function itemCounts(entity) {
+  const inv = {};
+  for (const it of (entity && entity.inventory) || []) inv[it.item] = (inv[it.item] || 0) + it.count;
+  return inv;
+}
 
-  reset() {
-    this.last = {};
-    this.changes = {};
+function slotItems(entity) {
+  const eq = {};
+  for (const [slot, item] of Object.entries((entity && entity.equipment) || {})) {
+    eq[slot] = item && typeof item === "object" ? item.item : item;
   }
+  return eq;
+}
 
-  observe(tick, entity) {
-    if (!entity || entity.kind !== "character") return;
-    const inv = {};
-    for (const it of entity.inventory || []) inv[it.item] = (inv[it.item] || 0) + it.count;
-    const eq = {};
-    for (const [slot, item] of Object.entries(entity.equipment || {})) {
-      eq[slot] = item && typeof item === "object" ? item.item : item;
-    }
-    const before = this.last[entity.id];
-    this.last[entity.id] = { inv, eq };
-    if (!before) return;
-    const list = (this.changes[entity.id] ||= []);
-    for (const item of new Set([...Object.keys(inv), ...Object.keys(before.inv)])) {
-      const d = (inv[item] || 0) - (before.inv[item] || 0);
-      if (d) list.push({ tick, what: item, delta: d });
-    }
-    for (const slot of Object.keys(eq)) {
-      if (eq[slot] !== before.eq[slot]) list.push({ tick, what: slot, delta: 0, item: eq[slot] });
-    }
-    if (list.length > 200) list.splice(0, list.length - 200);
+// What changed in a character's pack between `before` (its entity ten minutes before the shown
+// tick; null when it had not joined yet, so it held nothing) and `now`: item -> count delta,
+// without zeros, and the slots holding another item than then. The same answer whichever way
+// the viewer got to the tick (a seek backwards used to compare with the tick seen last).
+export function changesBetween(before, now) {
+  const was = itemCounts(before), is = itemCounts(now);
+  const items = {};
+  for (const item of new Set([...Object.keys(was), ...Object.keys(is)])) {
+    const d = (is[item] || 0) - (was[item] || 0);
+    if (d) items[item] = d;
   }
-
-  recent(char, tick) {
-    return (this.changes[char] || []).filter((c) => c.tick <= tick && tick - c.tick <= CHANGE_TICKS);
-  }
+  const wasEq = slotItems(before), isEq = slotItems(now);
+  const slots = {};
+  for (const slot of Object.keys(isEq)) if (isEq[slot] && isEq[slot] !== wasEq[slot]) slots[slot] = isEq[slot];
+  return { items, slots };
 }
 
 function phaseAt(segments, tick) {
@@ -56,12 +48,9 @@ export function renderInspector(node, { entity, tick, character, phases, totals,
     return;
   }
   const seg = phaseAt(phases, tick);
-  const recentItem = {};
-  const recentSlot = {};
-  for (const c of changes) {
-    if (c.delta) recentItem[c.what] = (recentItem[c.what] || 0) + c.delta;
-    else recentSlot[c.what] = c;
-  }
+  // changes: {since, items, slots} from changesBetween, or null while the earlier state loads.
+  const recentItem = (changes && changes.items) || {};
+  const recentSlot = (changes && changes.slots) || {};
   const inv = el("ul", { class: "inventory" });
   const items = entity.inventory || [];
   if (!items.length) inv.append(el("li", { class: "empty" }, "empty"));
@@ -71,12 +60,12 @@ export function renderInspector(node, { entity, tick, character, phases, totals,
       el("span", { class: "item-name" }, pretty(it.item)),
       el("span", { class: "item-count" }, `×${it.count}`, d ? el("b", { class: d > 0 ? "up" : "down" }, d > 0 ? ` +${d}` : ` ${d}`) : null)));
   }
-  for (const [item, d] of Object.entries(recentItem)) {
-    if (d < 0 && !items.some((it) => it.item === item)) {
-      inv.append(el("li", { class: "changed gone" }, el("span", { class: "item-name" }, pretty(item)),
-        el("span", { class: "item-count" }, "×0", el("b", { class: "down" }, ` ${d}`))));
-    }
-  }
+  // Items held then and none now are not inventory rows (no "×0"): one line says they went.
+  const gone = Object.entries(recentItem).filter(([item, d]) => d < 0 && !items.some((it) => it.item === item));
+  const goneLine = gone.length
+    ? el("p", { class: "gone-line small muted", "data-gone": gone.map(([item]) => item).join(",") },
+      "used up or dropped: ", gone.map(([item, d]) => `${pretty(item)} ${d}`).join(", "))
+    : null;
   const eq = el("ul", { class: "equipment" });
   for (const slot of ["weapon", "armor", "outfit", "light"]) {
     const item = (entity.equipment || {})[slot];
@@ -102,7 +91,9 @@ export function renderInspector(node, { entity, tick, character, phases, totals,
     measures(entity),
     el("p", { class: "action" }, `${actionText(entity.action)}${entity.asleep ? " · asleep" : ""} · ${entity.coins ?? 0} T-coins · at ${entity.x},${entity.y}${entity.area ? ` (area ${entity.area})` : ""}`),
     el("h4", {}, "Equipment"), eq,
-    el("h4", {}, "Inventory ", el("small", {}, "(changes in the last 10 min marked)")), inv,
+    el("h4", {}, "Inventory ", el("small", { class: "changes-since" }, changes
+      ? `(changes since tick ${changes.since}, 10 min before, marked)` : "(loading the changes of the last 10 min…)")),
+    inv, goneLine,
     el("h4", {}, "Program"), renderProgram(program),
   );
 }

@@ -9,7 +9,7 @@ import { watchHttp, connectionFailed } from "./connection.js";
 import { ReplayData } from "./replay-data.js";
 import { Timeline, MARKER_STYLE } from "./replay-timeline.js";
 import { Charts } from "./replay-charts.js";
-import { ChangeTracker, ReplayEventLog, renderInspector, programAt } from "./replay-panels.js";
+import { CHANGE_TICKS, changesBetween, ReplayEventLog, renderInspector, programAt } from "./replay-panels.js";
 
 const $ = (id) => document.getElementById(id);
 const PREFETCH_SETTLE_MS = 400; // after a far seek, prefetch when no other seek came this long
@@ -24,7 +24,6 @@ const data = new ReplayData(rid);
 // A new area only resets the terrain cache of a renderer showing that area (frames.js).
 const state = new WorldState((id) => [renderer, rendererB].some((r) => r?.cache?.area === id));
 const view = new ViewState();
-const changes = new ChangeTracker();
 const [atlas, meta] = await Promise.all([loadAtlas(), data.load()]);
 const renderer = new Renderer($("map"), atlas);
 const rendererB = new Renderer($("map-b"), atlas);
@@ -55,10 +54,27 @@ const ui = {
 
 const clamp = (t) => Math.max(data.first, Math.min(data.last, Math.round(t)));
 
-function noteFrame(frame) {
-  for (const ent of Object.values((frame.keyframe || frame.deltas || {}).entities || {})) {
-    if (ent.kind === "character") changes.observe(frame.tick, ent);
+// The inspector's "changes in the last 10 min" compare with the world ten minutes before the
+// shown tick, fetched once per such tick (a keyframe) and kept for a few; while playing the
+// earlier tick moves a minute at a time, not every frame.
+const baselines = new Map(); // tick -> {entities} | null while it loads
+function baselineTick(tick) {
+  const b = Math.max(data.first, tick - CHANGE_TICKS);
+  return ui.playing ? Math.max(data.first, b - (b % 60)) : b;
+}
+function changesFor(id) {
+  if (id === null) return null;
+  const since = baselineTick(ui.tick);
+  if (!baselines.has(since)) {
+    baselines.set(since, null);
+    if (baselines.size > 12) baselines.delete(baselines.keys().next().value);
+    data.stateAt(since).then((f) => {
+      if (baselines.has(since)) baselines.set(since, { entities: f.keyframe.entities || {} });
+    }).catch(() => baselines.delete(since)); // asked again on the next panel refresh
   }
+  const base = baselines.get(since);
+  if (!base || state.tick !== ui.tick) return null;
+  return { since, ...changesBetween(base.entities[id] || null, state.entities[id]) };
 }
 
 // Move the state to `tick`: forward through the frame chunks when it is near, else ask the
@@ -97,7 +113,6 @@ async function seekNow(tick, final, token) {
     const frame = await data.stateAt(tick);
     if (token !== ui.seeking) return;
     applySeekFrame(frame);
-    noteFrame(frame);
   }
   if (token === ui.seeking) {
     prefetchSoon(far);
@@ -162,7 +177,6 @@ async function advanceTo(tick, token) {
       if (f.tick <= state.tick) continue;
       if (f.tick > tick) break;
       if (!state.applyFrame(f)) return seek(tick, true); // a gap: start over from a keyframe
-      noteFrame(f);
       moved = true;
     }
     if (!moved) return;
@@ -439,7 +453,10 @@ const log = new ReplayEventLog($("log"), {
 // --- first frame, then the rest -------------------------------------------------------------
 
 setSpeed(Number(params.get("speed") || 1));
-const startTick = params.has("t") ? clamp(Number(params.get("t")) || 0) : data.first;
+// Without ?t= the viewer opens on the first frame with characters on the map (one joined at
+// tick t is in the frame of t + 1), not on an empty tick 0.
+const firstJoin = characters.length ? Math.min(...characters.map((c) => c.tick ?? data.first)) + 1 : data.first;
+const startTick = params.has("t") ? clamp(Number(params.get("t")) || 0) : clamp(firstJoin);
 focus(charParam("focus"));
 setCompare(charParam("compare"));
 if (charParam("pov") !== null) setPov(charParam("pov"));
@@ -593,7 +610,7 @@ function renderPanels(povShown) {
     tick: ui.tick,
     phases: ui.overview?.phases?.[ui.focus],
     totals: ui.overview?.totals?.[ui.focus],
-    changes: ui.focus !== null ? changes.recent(ui.focus, ui.tick) : [],
+    changes: changesFor(ui.focus),
     program: ui.overview && ui.focus !== null ? programAt(ui.overview.events, ui.focus, ui.tick) : null,
     colour: colours[ui.focus],
   });
@@ -606,7 +623,7 @@ function renderPanels(povShown) {
       tick: ui.tick,
       phases: ui.overview?.phases?.[ui.compare],
       totals: ui.overview?.totals?.[ui.compare],
-      changes: changes.recent(ui.compare, ui.tick),
+      changes: changesFor(ui.compare),
       program: ui.overview ? programAt(ui.overview.events, ui.compare, ui.tick) : null,
       colour: colours[ui.compare],
     });
