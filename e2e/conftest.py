@@ -10,8 +10,14 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import signal
 import socket
+import subprocess
+import sys
 import threading
+import time
+import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -35,45 +41,93 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def live_server():
-    """The real engine at 20 ticks/s, served by werkzeug in a thread (threading async mode)."""
+@contextmanager
+def served(config: dict, before_start=None):
+    """An app of `config` served by werkzeug in a thread (threading async mode), its world
+    clock running; `before_start(runner)` may step the world first. Yields url, app, runner."""
     from asiworld.server import create_app, services
     from werkzeug.serving import make_server
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no per-request lines
-    app = create_app({"SEED": 7, "SPEED": 20})
+    app = create_app(config)
     runner = services(app).runner
+    if before_start is not None:
+        before_start(runner)
     port = free_port()
     server = make_server("127.0.0.1", port, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     runner.start()
-    yield {"url": f"http://127.0.0.1:{port}", "app": app, "runner": runner}
-    runner.stop()
-    server.shutdown()
+    try:
+        yield {"url": f"http://127.0.0.1:{port}", "app": app, "runner": runner}
+    finally:
+        runner.stop()
+        server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def live_server():
+    """The real engine at 20 ticks/s."""
+    with served({"SEED": 7, "SPEED": 20}) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
 def replay_server():
     """Each module its own server reading the sample replays: a fork replaces the live world,
     which other e2e tests must not see."""
-    from asiworld.server import create_app, services
-    from werkzeug.serving import make_server
-
     # The sample replays are committed (replays/): a missing one fails, never skips.
     assert (REPO / "replays" / f"{RID}.asirep").exists(), "run `asiworld replay samples`"
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    app = create_app({"SEED": 7, "SPEED": 20, "REPLAY_DIRS": [str(REPO / "replays")]})
-    runner = services(app).runner
-    port = free_port()
-    server = make_server("127.0.0.1", port, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    runner.start()
-    yield {"url": f"http://127.0.0.1:{port}", "app": app, "runner": runner}
-    runner.stop()
-    server.shutdown()
+    with served({"SEED": 7, "SPEED": 20, "REPLAY_DIRS": [str(REPO / "replays")]}) as server:
+        yield server
+
+
+class ServeProcess:
+    """`asiworld serve` in its own process on a fixed port and data dir: stopped and started
+    again, it resumes the same world (the same characters and ids)."""
+
+    def __init__(self, data: Path, first_args: list[str] = (), args: list[str] = ()) -> None:
+        self.first_args, self.args = list(first_args), list(args)
+        self.port = free_port()
+        self.data = data
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen | None = None
+        self.first = True
+
+    def answers(self) -> bool:
+        try:
+            with urllib.request.urlopen(self.url + "/healthz", timeout=2):
+                return True
+        except OSError:
+            return False
+
+    def start(self) -> None:
+        argv = [sys.executable, "-m", "asiworld.cli", "serve", "--port", str(self.port),
+                "--speed", "20", "--data-dir", str(self.data), "--replays", str(REPO / "replays")]
+        argv += self.args + (self.first_args if self.first else [])
+        self.first = False
+        self.proc = subprocess.Popen(argv, cwd=self.data.parent, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"serve stopped: {self.proc.stderr.read()}")
+            if self.answers():
+                return
+            time.sleep(0.1)
+        raise AssertionError("serve did not start")
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stderr.close()
+        self.proc = None
 
 
 @pytest.fixture(scope="session")

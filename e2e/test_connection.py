@@ -6,72 +6,17 @@ loads the tick it could not load and never raises `Failed to fetch`."""
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
-from e2e.conftest import REPO, RID, free_port
+from e2e.conftest import RID, ServeProcess
 
 pytestmark = pytest.mark.e2e
 
 
-class Server:
-    """`asiworld serve` in its own process on a fixed port and data dir: stopped and started
-    again, it resumes the same world (the same characters and ids)."""
-
-    def __init__(self, data: Path) -> None:
-        self.port = free_port()
-        self.data = data
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.proc: subprocess.Popen | None = None
-        self.first = True
-
-    def answers(self) -> bool:
-        try:
-            with urllib.request.urlopen(self.url + "/healthz", timeout=2):
-                return True
-        except OSError:
-            return False
-
-    def start(self) -> None:
-        argv = [sys.executable, "-m", "asiworld.cli", "serve", "--port", str(self.port),
-                "--speed", "20", "--data-dir", str(self.data), "--replays", str(REPO / "replays")]
-        if self.first:
-            argv += ["--agents", "forager"]
-            self.first = False
-        self.proc = subprocess.Popen(argv, cwd=self.data.parent, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"serve stopped: {self.proc.stderr.read()}")
-            if self.answers():
-                return
-            time.sleep(0.1)
-        raise AssertionError("serve did not start")
-
-    def stop(self) -> None:
-        if self.proc is None:
-            return
-        self.proc.send_signal(signal.SIGINT)
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.proc.stderr.close()
-        self.proc = None
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    s = Server(tmp_path_factory.mktemp("restart") / "data")
+    s = ServeProcess(tmp_path_factory.mktemp("restart") / "data", first_args=["--agents", "forager"])
     s.start()
     yield s
     s.stop()
@@ -81,7 +26,7 @@ def indicator(page):
     return page.locator("#conn")
 
 
-def restarted_under(page, server: Server) -> None:
+def restarted_under(page, server: ServeProcess) -> None:
     """Stops the server, sees the page say so, starts it again, sees the page connected."""
     expect(indicator(page)).to_have_attribute("data-state", "connected", timeout=20000)
     server.stop()

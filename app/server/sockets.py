@@ -15,6 +15,7 @@ from asiworld.server import auth
 from asiworld.server.errors import error_body
 from asiworld.server.joining import JoinRefused, character_count, join_gate
 from asiworld.server.live import LiveRooms, Seat
+from asiworld.server.names import check_player_name
 from flask import current_app, request
 from flask_socketio import SocketIO, emit
 
@@ -113,10 +114,16 @@ def register(socketio: SocketIO) -> None:
                         "bad_name",
                         "a name is 1 to 24 letters, digits, spaces, '-' or '_'",
                     )
+                name = " ".join(name.split())
+                sid = request.sid
+
+                def seat_if_free() -> Seat:  # under the gate's lock: two joins never share a name
+                    check_player_name(name, live.runner.call(
+                        lambda: [c.name for c in live.runner.world.characters()]))
+                    return live.seat(sid, name)
+
                 seat = join_gate(current_app).admit(
-                    body.get("join_token"),
-                    lambda: character_count(live.runner),
-                    lambda: live.seat(request.sid, name.strip()),
+                    body.get("join_token"), lambda: character_count(live.runner), seat_if_free
                 )
         except (BadEvent, JoinRefused) as exc:
             return _fail("join", exc)

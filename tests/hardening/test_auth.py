@@ -202,7 +202,7 @@ def test_player_events_need_the_players_own_token(http, runner, sock, callers, e
 
 def test_join_is_open_and_gives_a_new_character_its_own_token(sock):
     one = sock().emit("join", {"name": "pat"}, callback=True)
-    two = sock().emit("join", {"name": "pat"}, callback=True)
+    two = sock().emit("join", {"name": "pam"}, callback=True)  # names are unique (issue 21)
     assert one["ok"] and two["ok"] and one["char"] != two["char"] and one["token"] != two["token"]
 
 

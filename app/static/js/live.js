@@ -5,7 +5,7 @@
 import { io } from "/static/vendor/socket.io.esm.min.js";
 import { WorldState, fogFromObservation } from "./frames.js";
 import { loadAtlas, Renderer, Minimap, attachCameraControls, bossInView, landmarkLabels } from "./render.js";
-import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty } from "./panels.js";
+import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty, oneLinePerHit } from "./panels.js";
 import { watchSocket } from "./connection.js";
 
 const $ = (id) => document.getElementById(id);
@@ -67,7 +67,7 @@ socket.on("frame", (frame) => {
     follow(id);
   }
   const names = nameIndex();
-  for (const ev of state.events) {
+  for (const ev of oneLinePerHit(state.events)) {
     if (ev.kind === "offered") sanctumOpen.add(ev.char);
     worldLog.add(ev, names);
     if (followed !== null && (ev.char === followed || ev.target === followed)) followLog.add(ev, names);

@@ -108,17 +108,28 @@ export function describeEvent(ev, names = {}) {
   }
 }
 
+// A hit is told by two events, `attacked` (the blow) and `damaged` (what it did, after armour):
+// one line per hit, so the blow is left out when its damage is in the same tick's events.
+export function oneLinePerHit(events) {
+  const dealt = new Set();
+  for (const ev of events) {
+    if (ev.kind !== "damaged" || ev.source_id == null) continue;
+    dealt.add(`${ev.tick}:${ev.source_id}:${ev.entity ?? ev.char}`);
+  }
+  return events.filter((ev) => ev.kind !== "attacked" ||
+    !dealt.has(`${ev.tick}:${ev.char ?? ev.attacker}:${ev.target}`));
+}
+
 export class EventLog {
   constructor(node, limit = 60) {
     this.node = node;
     this.limit = limit;
   }
 
-  add(ev, names) {
-    const text = describeEvent(ev, names);
+  add(ev, names, text = describeEvent(ev, names)) {
     if (!text) return;
-    const cls = ev.kind === "op_failed" || ev.kind === "down" || ev.kind === "damaged" ? "bad" : "";
-    this.node.prepend(el("li", { class: cls }, el("span", { class: "tick" }, `${ev.tick}`), " ", text));
+    const cls = ev.kind === "op_failed" || ev.kind === "refused" || ev.kind === "down" || ev.kind === "damaged" ? "bad" : "";
+    this.node.prepend(el("li", { class: cls, "data-kind": ev.kind }, el("span", { class: "tick" }, `${ev.tick}`), " ", text));
     while (this.node.children.length > this.limit) this.node.lastChild.remove();
   }
 }

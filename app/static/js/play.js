@@ -3,7 +3,8 @@
 import { io } from "/static/vendor/socket.io.esm.min.js";
 import { ViewState, markVisible } from "./frames.js";
 import { loadAtlas, Renderer, attachCameraControls, bossInView, landmarkLabels } from "./render.js";
-import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty } from "./panels.js";
+import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty, oneLinePerHit } from "./panels.js";
+import { toPlayer } from "./sentences.js";
 import { watchSocket } from "./connection.js";
 
 const $ = (id) => document.getElementById(id);
@@ -20,6 +21,8 @@ const KEYS = {
 const TOKEN_KEY = "asiworld.token";
 
 let token = null;
+let myName = "";
+let nightCheck = false; // a fresh join: warn once the first observation says it is night
 let facing = "s";
 let fog = null;
 let content = {
@@ -62,17 +65,23 @@ socket.on("observation", (obs) => {
   if (!token || !obs || !obs.self) return;
   view.applyObservation(obs);
   if (view.needsFullMemory) socket.emit("observe", { token, full_memory: true });
-  for (const ev of view.events || []) {
+  if (nightCheck) warnAtNight();
+  for (const ev of oneLinePerHit(view.events || [])) {
+    if (ev.kind === "op_failed") {
+      const text = toPlayer(ev.message, myName);
+      log.add(ev, null, text);
+      say(text, false);
+      continue;
+    }
     log.add(ev, { [view.self.id]: "you" });
-    if (ev.kind === "op_failed") say(ev.message, false);
     if (ev.kind === "dungeon_entered" && ev.char === view.self.id) {
       tierOfArea[ev.instance] = ev.tier;
       sessionStorage.setItem(TIERS_KEY, JSON.stringify(tierOfArea));
-      say(`you entered the ${tierName(ev.tier)}${ev.tier === 3 ? ": it is dark, light a torch" : ""}`, true);
+      say(`You entered the ${tierName(ev.tier)}${ev.tier === 3 ? ": it is dark, light a torch" : ""}`, true);
     }
-    if (ev.kind === "boss_defeated" && ev.char === view.self.id) say(`${pretty(ev.boss)} is defeated: the exit portal is open`, true);
-    if (ev.kind === "bought") say(`bought ${ev.count} ${pretty(ev.item)} for ${ev.cost} T-coins`, true);
-    if (ev.kind === "offered") say("the altar accepts the sigils: the Shadow Sanctum is open (E at the altar)", true);
+    if (ev.kind === "boss_defeated" && ev.char === view.self.id) say(`The ${pretty(ev.boss)} is defeated: the exit portal is open`, true);
+    if (ev.kind === "bought") say(`You bought ${ev.count} ${pretty(ev.item)} for ${ev.cost} T-coins`, true);
+    if (ev.kind === "offered") say("The altar accepts the sigils: the Shadow Sanctum is open (E at the altar)", true);
   }
   fog = buildFog();
   renderPanels();
@@ -85,16 +94,28 @@ $("join-form").addEventListener("submit", (ev) => {
   const body = joinToken ? { name: $("name").value, join_token: joinToken } : { name: $("name").value };
   socket.emit("join", body, (reply) => {
     if (!reply || !reply.ok) {
-      $("join-error").textContent = reply ? reply.message : "the server did not answer";
+      $("join-error").textContent = reply ? toPlayer(reply.message) : "The server did not answer.";
       return;
     }
     localStorage.setItem(TOKEN_KEY, reply.token);
+    nightCheck = true;
     seated(reply);
+    if (view.self && view.self.id === reply.char) warnAtNight();
   });
 });
 
+// Joining at night: you arrive with nothing while shades hunt (docs/rules.md).
+function warnAtNight() {
+  nightCheck = false;
+  const phase = (view.time || {}).phase;
+  if (phase !== "night" && phase !== "dusk") return;
+  say(`It is ${phase}: shades come for anyone outside a locked home of their own, and you see only a few ` +
+    "tiles until dawn. Stay near the plaza, or wait for the day (Space).", false, 9000);
+}
+
 function seated(reply) {
   token = reply.token;
+  myName = reply.name;
   $("join").classList.add("hidden");
   $("me-name").textContent = reply.name;
   canvas.focus();
@@ -102,20 +123,25 @@ function seated(reply) {
 
 // --- acting ------------------------------------------------------------------------------
 
-function act(action) {
+function act(action, done) {
   if (!token) return;
   socket.emit("act", { token, action }, (result) => {
-    if (result && !result.ok) say(result.message || result.code, false);
+    if (result && !result.ok) {
+      // Said to the player, and kept in the log: a refusal is gone from the screen in 4 s.
+      const text = toPlayer(result.message || result.code, myName);
+      say(text, false);
+      log.add({ kind: "refused", tick: view.tick, code: result.code }, null, text);
+    } else if (result && done) done(result);
   });
 }
 
-function say(text, ok) {
+function say(text, ok, ms = 4000) {
   const box = $("message");
   box.textContent = text;
   box.classList.toggle("ok", !!ok);
   box.classList.remove("hidden");
   clearTimeout(messageTimer);
-  messageTimer = setTimeout(() => box.classList.add("hidden"), 4000);
+  messageTimer = setTimeout(() => box.classList.add("hidden"), ms);
 }
 
 function faced() {
@@ -175,7 +201,7 @@ function attack() {
     target = Object.values(view.entities).find((e) => e.kind !== "character" &&
       Math.abs(e.x - me.x) + Math.abs(e.y - me.y) === 1);
   }
-  if (!target) return say("no creature next to you to attack", false);
+  if (!target) return say("There is no creature next to you to attack.", false);
   act({ type: "attack", target: target.id });
 }
 
@@ -188,7 +214,7 @@ function useItem(it) {
     const t = faced();
     return act({ type: "place", item: it.item, x: t.x, y: t.y });
   }
-  say(`${pretty(it.item)} is a material: craft with it (C)`, true);
+  say(`The ${pretty(it.item)} is a material: craft with it (C).`, true);
 }
 
 window.addEventListener("keydown", (ev) => {
@@ -203,7 +229,7 @@ window.addEventListener("keydown", (ev) => {
     return;
   }
   const handlers = {
-    e: interact, f: attack, " ": () => act({ type: "wait", ticks: 5 }),
+    e: interact, f: attack, " ": () => act({ type: "wait", ticks: 5 }, () => say("You wait 5 ticks.", true, 1500)),
     p: () => act({ type: "pick_up" }),
     z: () => act({ type: view.self && view.self.asleep ? "wake" : "sleep" }),
     q: () => act({ type: "leave" }),

@@ -126,6 +126,22 @@ export function bossInView(state, areaId, fog = null) {
   return null;
 }
 
+// Where the name tags go: each {cx, top, w} (centre, wanted top, width; 14 px tall) is lifted
+// in steps of 15 px until it overlaps no tag already placed; the selected one is placed first,
+// then from the bottom of the screen up. Returns the tags with their {x, y}.
+export function placeNameTags(tags, height = 14) {
+  const order = [...tags].sort((a, b) => (b.first - a.first) || (b.top - a.top) || (a.cx - b.cx));
+  const placed = [];
+  const hits = (x, y, w) => placed.some((p) => x < p.x + p.w && p.x < x + w && y < p.y + height && p.y < y + height);
+  for (const t of order) {
+    const x = t.cx - t.w / 2;
+    let y = t.top;
+    for (let step = 0; step < 12 && hits(x, y, t.w); step++) y -= height + 1;
+    placed.push({ ...t, x, y });
+  }
+  return placed;
+}
+
 // Captions for the landmarks of an area, found in its tiles: gates with their tier names, the
 // altar, the merchant, a dungeon's entrance and exit portal. names: {tile name: caption} or
 // {tile name: {text, color}}. Returns [{x, y, text, color}] for Renderer.draw's opts.labels.
@@ -352,6 +368,13 @@ export class Renderer {
       const px = ox + e.x * s, py = oy + e.y * s;
       this.healthBar(g, px - s * 0.4, py - s * 0.75, s * 1.8, e, 5);
     }
+    // Name tags of characters standing together are stacked, not drawn over each other.
+    const tags = s >= 12 ? placeNameTags(labels.map((e) => {
+      const text = e.name || `#${e.id}`;
+      return { e, text, cx: ox + e.x * s + s / 2, top: oy + e.y * s - 16, w: g.measureText(text).width + 6,
+        first: opts.selected === e.id };
+    })) : [];
+    this.nameTags = tags; // read by the tests
     for (const e of labels) {
       const px = ox + e.x * s, py = oy + e.y * s;
       if (opts.selected === e.id) {
@@ -359,15 +382,21 @@ export class Renderer {
         g.lineWidth = 2;
         g.strokeRect(px - 1, py - 1, s + 2, s + 2);
       }
-      if (s >= 12) {
-        const text = e.name || `#${e.id}`;
-        g.fillStyle = "rgba(0,0,0,0.6)";
-        const tw = g.measureText(text).width + 6;
-        g.fillRect(px + s / 2 - tw / 2, py - 16, tw, 14);
-        g.fillStyle = opts.selected === e.id ? "#ffd84a" : "#fff";
-        g.fillText(text, px + s / 2, py - 5);
-      }
       this.healthBar(g, px, py + s + 1, s, e);
+    }
+    for (const t of tags) {
+      if (t.y !== t.top) { // lifted: a line down to its character
+        g.strokeStyle = "rgba(255,255,255,0.5)";
+        g.lineWidth = 1;
+        g.beginPath();
+        g.moveTo(t.cx, t.y + 14);
+        g.lineTo(t.cx, t.top + 14);
+        g.stroke();
+      }
+      g.fillStyle = "rgba(0,0,0,0.6)";
+      g.fillRect(t.x, t.y, t.w, 14);
+      g.fillStyle = t.first ? "#ffd84a" : "#fff";
+      g.fillText(t.text, t.x + t.w / 2, t.y + 11);
     }
   }
 

@@ -1,0 +1,103 @@
+"""E2E (issue 21): /play speaks to a person. A refusal is in the second person with item names
+as people read them, and it stays in the event log; a name in use or a built-in agent's is
+refused at the join form; joining at night warns; waiting says so; one log line per hit; name
+tags of characters standing together do not overlap."""
+
+from __future__ import annotations
+
+import urllib.request
+
+import pytest
+from playwright.sync_api import expect
+
+from e2e.conftest import ServeProcess
+
+pytestmark = pytest.mark.e2e
+
+
+def join(page, url: str, name: str) -> None:
+    page.goto(url + "/play")
+    page.fill("#name", name)
+    page.click("#join-form button[type=submit]")
+
+
+def test_a_refusal_is_said_to_you_and_kept_in_the_log(live_server, page, shot):
+    join(page, live_server["url"], "ux tester")
+    page.wait_for_function("window.__asiworld.view.ready", timeout=15000)
+    page.evaluate("window.__asiworld.act({type: 'craft', recipe: 'wooden_pickaxe'})")
+    message = page.locator("#message")
+    expect(message).to_contain_text("You cannot craft a wooden pickaxe: you need ")
+    expect(message).not_to_contain_text("_")
+    expect(message).not_to_contain_text("ux tester")
+    logged = page.locator("#me-events li[data-kind=refused]").first
+    expect(logged).to_contain_text("You cannot craft a wooden pickaxe: you need ")
+    page.evaluate("window.__asiworld.act({type: 'sleep'})")
+    expect(message).to_contain_text("You can sleep only next to a bed of your own")
+    page.keyboard.press("Space")
+    expect(message).to_contain_text("You wait 5 ticks")
+    shot(page, "play-refusal")
+
+
+def test_a_taken_or_built_in_name_is_refused_at_the_join_form(live_server, page):
+    live_server["runner"].add_character("grace", label="test")
+    for name, says in (("grace", "already called grace"), ("planner-1", "built-in planner agents")):
+        join(page, live_server["url"], name)
+        expect(page.locator("#join-error")).to_contain_text(says)
+        expect(page.locator("#join-error")).to_contain_text("choose another name")
+        expect(page.locator("#join")).to_be_visible()
+
+
+NIGHT_TICK = 1260  # minute 21 of the first day: night (world.toml: night_starts_minute = 20)
+
+
+def test_joining_at_night_warns(tmp_path, page):
+    server = ServeProcess(tmp_path / "data", args=["--speed", "1", "--admin-token", "owl-token"])
+    server.start()
+    try:
+        for n in (1000, NIGHT_TICK - 1000):  # the admin steps at most 1000 ticks at a time
+            stepped = urllib.request.Request(f"{server.url}/admin/step?n={n}", method="POST",
+                                             headers={"X-Admin-Token": "owl-token"})
+            urllib.request.urlopen(stepped, timeout=60).close()
+        join(page, server.url, "owl")
+        page.wait_for_function("window.__asiworld.view.ready", timeout=15000)
+        assert page.evaluate("window.__asiworld.view.time.phase") == "night"
+        expect(page.locator("#message")).to_contain_text("It is night: shades come for anyone")
+    finally:
+        server.stop()
+
+
+def test_one_log_line_per_hit(live_server, page):
+    """The engine tells a hit twice (`attacked`, then `damaged` after armour): shapes as
+    app/engine/rules/combat.py and creatures.py emit them."""
+    page.goto(live_server["url"] + "/play")
+    kept = page.evaluate("""async () => {
+      const { oneLinePerHit } = await import('/static/js/panels.js');
+      const events = [
+        {tick: 5, kind: 'attacked', char: 1, target: 9, target_kind: 'boar', damage: 6},
+        {tick: 5, kind: 'damaged', entity: 9, entity_kind: 'boar', amount: 4, source: 'character', source_id: 1},
+        {tick: 5, kind: 'attacked', char: null, attacker: 9, attacker_kind: 'boar', target: 1, target_kind: 'character', damage: 3},
+        {tick: 5, kind: 'damaged', char: 1, amount: 3, source: 'boar', source_id: 9},
+        {tick: 5, kind: 'damaged', char: 1, amount: 1, source: 'hunger', source_id: null},
+      ];
+      return oneLinePerHit(events).map((e) => `${e.kind}:${e.source || ''}`);
+    }""")
+    assert kept == ["damaged:character", "damaged:boar", "damaged:hunger"]
+
+
+def test_name_tags_of_characters_standing_together_do_not_overlap(live_server, page):
+    runner = live_server["runner"]
+    ids = [runner.add_character(name, label="test") for name in ("crowd-a", "crowd-b", "crowd-c")]
+    page.goto(live_server["url"] + "/live")
+    page.wait_for_function(f"!!window.__asiworld.state.entities[{ids[-1]}]", timeout=15000)
+    page.evaluate(f"""() => {{
+      const a = window.__asiworld, e = a.state.entities[{ids[0]}];
+      a.renderer.camera.zoom = 1.5; a.renderer.centerOn(e.x, e.y);
+    }}""")
+    page.wait_for_function(
+        "(window.__asiworld.renderer.nameTags || []).filter((t) => t.text.startsWith('crowd-')).length >= 2"
+    )  # joined at once they stand at the plaza side by side (a crowded plaza spreads them)
+    tags = page.evaluate("window.__asiworld.renderer.nameTags.map(({x, y, w, text}) => ({x, y, w, text}))")
+    for i, a in enumerate(tags):
+        for b in tags[i + 1:]:
+            apart = a["x"] + a["w"] <= b["x"] or b["x"] + b["w"] <= a["x"] or abs(a["y"] - b["y"]) >= 14
+            assert apart, (a, b)
