@@ -12,4 +12,4 @@ def test_the_stage_table_lists_the_evaluations_own_stages(live_server, page):
     first_cells = page.eval_on_selector_all(
         "#eval-stages tr", "rows => rows.slice(1).map(r => r.cells[0].textContent)"
     )
-    assert first_cells == [f"{n}. {name}" for n, name in enumerate(STAGE_NAMES, start=1)]
+    assert first_cells == [f"Stage {n}: {name}" for n, name in enumerate(STAGE_NAMES, start=1)]

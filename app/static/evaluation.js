@@ -83,10 +83,19 @@ function render(results) {
   const rows = results.configurations || [];
   colourOf = colours(rows.map((r) => r.name));
   const meta = results.meta || {};
-  const shown = ["seed", "minutes", "ticks", "wall_seconds", "state_hash"]
-    .filter((k) => k in meta).map((k) => `${k} ${meta[k]}`);
+  // "tick 12719 … ticks 12720" read as two clocks: the run's length is said once, as a length.
+  const shown = [];
+  if ("seed" in meta) shown.push(`seed ${meta.seed}`);
+  if ("ticks" in meta) shown.push(`${meta.ticks} ticks run${"minutes" in meta ? ` (${meta.minutes} minutes)` : ""}`);
+  if ("wall_seconds" in meta) shown.push(`${meta.wall_seconds} s of wall time`);
+  if ("state_hash" in meta) shown.push(`state hash ${meta.state_hash}`);
+  // Configurations are the agents' kinds; human players are counted apart, however many joined.
+  const humans = rows.filter((r) => r.label === "human").length;
+  const configurations = new Set(rows.filter((r) => r.label !== "human").map((r) => r.label || r.name)).size;
+  const who = [`${configurations} ${configurations === 1 ? "configuration" : "configurations"}`];
+  if (humans) who.push(`${humans} human ${humans === 1 ? "player" : "players"}`);
   document.getElementById("eval-meta").textContent =
-    [`tick ${results.tick} (minute ${minutes(results.tick)})`, `${rows.length} configurations`, ...shown]
+    [`assessed up to minute ${minutes(results.tick)} (tick ${results.tick})`, who.join(" and "), ...shown]
       .join(" · ") + (LIVE ? " · live" : "");
   countdown(meta.study);
 
@@ -101,7 +110,7 @@ function render(results) {
 
   fill("eval-stages", ["Stage", ...rows.map((r) => r.name), "Met by"],
     STAGES.map((name, s) => [
-      `${s + 1}. ${name}`,
+      `Stage ${s + 1}: ${name}`,
       ...rows.map((r) => {
         const st = r.achievements.stages[s];
         return st.met ? el("span", { class: "met", title: `tick ${st.tick}` }, `✓ ${minutes(st.tick)}`) : "–";
@@ -116,7 +125,7 @@ function render(results) {
       const progress = el("span", {}, el("span", { class: "bar" }, el("span", { style: `width:${pct}%` })), `${pct.toFixed(1)}%`);
       const unmet = a.first_unmet;
       return [nameCell(r, i), a.coverage.join(", ") || "–", `${a.trial}/${STAGES.length}`, progress,
-        unmet ? `${unmet.stage}. ${unmet.name}` : "none (all passed)",
+        unmet ? `Stage ${unmet.stage}: ${unmet.name}` : "none (all passed)",
         { wrap: true, text: unmet ? unmet.missing : "–" }];
     }));
 
@@ -203,7 +212,8 @@ function drawDungeons(canvas, rows) {
   top = niceCeiling(top);
   const half = width / 2;
   panel(ctx, [0, 0, half - 10, height], "Clear share", rows, share, 1, (v) => `${Math.round(v * 100)}%`);
-  panel(ctx, [half + 10, 0, width, height], "Mean damage in clears", rows, damage, top, (v) => v.toFixed(0));
+  panel(ctx, [half + 10, 0, width, height], "Mean damage in clears", rows, damage, top,
+    (v) => (Number.isInteger(v) ? String(v) : v.toFixed(1)));
 }
 
 function drawActions(canvas, rows) {
@@ -248,12 +258,13 @@ function drawActions(canvas, rows) {
   });
 }
 
-function niceCeiling(v) {
-  if (v <= 0) return 10;
-  let step = 1;
+// The top of an axis with four equal, round steps (0, 5, 10, 15, 20; never 0, 3, 5, 8, 10).
+export function niceCeiling(v) {
+  if (!(v > 0)) return 4;
+  let unit = 10 ** Math.floor(Math.log10(v / 4));
   for (;;) {
-    for (const m of [1, 2, 2.5, 5]) if (v <= m * step * 10) return m * step * 10;
-    step *= 10;
+    for (const m of [1, 2, 5]) if (v <= 4 * m * unit) return 4 * m * unit;
+    unit *= 10;
   }
 }
 

@@ -12,7 +12,7 @@ function decodeBase64(text) {
 
 function decodeArea(area) {
   return {
-    kind: area.kind, w: area.w, h: area.h,
+    kind: area.kind, tier: area.tier ?? null, w: area.w, h: area.h,
     tiles: decodeBase64(area.tiles), floor: decodeBase64(area.floor),
   };
 }

@@ -7,6 +7,7 @@ import { WorldState, fogFromObservation } from "./frames.js";
 import { loadAtlas, Renderer, Minimap, attachCameraControls, bossInView, landmarkLabels } from "./render.js";
 import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty, oneLinePerHit } from "./panels.js";
 import { watchSocket } from "./connection.js";
+import { mountLegend } from "./legend.js";
 
 const $ = (id) => document.getElementById(id);
 const canvas = $("map");
@@ -16,6 +17,7 @@ const renderer = new Renderer(canvas, atlas);
 const minimap = new Minimap($("minimap"), atlas);
 const worldLog = new EventLog($("events"));
 const followLog = new EventLog($("followed-events"), 30);
+mountLegend($("legend"), atlas, { fog: true });
 const SIGILS = ["outer_sigil", "inner_sigil", "royal_sigil"];
 const TIER_COLOURS = { 1: "#d8d8e0", 2: "#f0cc50", 3: "#c89aff", 4: "#b070ff" };
 

@@ -5,6 +5,7 @@ import { ViewState, markVisible } from "./frames.js";
 import { loadAtlas, Renderer, attachCameraControls, bossInView, landmarkLabels } from "./render.js";
 import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty, oneLinePerHit } from "./panels.js";
 import { toPlayer } from "./sentences.js";
+import { mountLegend } from "./legend.js";
 import { watchSocket } from "./connection.js";
 
 const $ = (id) => document.getElementById(id);
@@ -14,6 +15,7 @@ const view = new ViewState();
 const renderer = new Renderer(canvas, atlas);
 renderer.camera.zoom = 3;
 const log = new EventLog($("me-events"), 40);
+mountLegend($("legend"), atlas, { fog: true, marker: true });
 const DIRS = { n: [0, -1], s: [0, 1], e: [1, 0], w: [-1, 0] };
 const KEYS = {
   w: "n", arrowup: "n", s: "s", arrowdown: "s", a: "w", arrowleft: "w", d: "e", arrowright: "e",

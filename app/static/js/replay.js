@@ -6,6 +6,7 @@ import { ViewState, WorldState, fogFromObservation } from "./frames.js";
 import { loadAtlas, Renderer, Minimap, attachCameraControls, bossInView } from "./render.js";
 import { el, clockText } from "./panels.js";
 import { watchHttp, connectionFailed } from "./connection.js";
+import { mountLegend } from "./legend.js";
 import { ReplayData } from "./replay-data.js";
 import { Timeline, MARKER_STYLE } from "./replay-timeline.js";
 import { Charts } from "./replay-charts.js";
@@ -28,10 +29,25 @@ const [atlas, meta] = await Promise.all([loadAtlas(), data.load()]);
 const renderer = new Renderer($("map"), atlas);
 const rendererB = new Renderer($("map-b"), atlas);
 const minimap = new Minimap($("minimap"), atlas);
+mountLegend($("legend"), atlas, { fog: true });
 const characters = meta.characters;
 const names = Object.fromEntries(characters.map((c) => [c.id, c.name]));
 const colours = Object.fromEntries(characters.map((c, i) => [c.id, PALETTE[i % PALETTE.length]]));
-fetch("/api/content").then((r) => (r.ok ? r.json() : null)).then((c) => c && view.setTileNames(c.tiles)).catch(() => {});
+let dungeons = { tiers: {}, sanctum: {} };
+fetch("/api/content").then((r) => (r.ok ? r.json() : null)).then((c) => {
+  if (!c) return;
+  view.setTileNames(c.tiles);
+  dungeons = c.dungeons || dungeons;
+}).catch(() => {});
+
+// "Outer Court (tier 1)" for a dungeon instance, as /live names it; never a bare area number.
+function areaName(id) {
+  const area = state.areas[String(id)];
+  if (!area || String(id) === "0") return "the surface";
+  if (area.kind === "sanctum") return dungeons.sanctum?.name || "the Shadow Sanctum";
+  const spec = area.tier ? dungeons.tiers?.[String(area.tier)] : null;
+  return spec ? `${spec.name} (tier ${area.tier})` : area.tier ? `a tier ${area.tier} dungeon` : "a dungeon";
+}
 
 const ui = {
   tick: data.first,
@@ -613,6 +629,7 @@ function renderPanels(povShown) {
     changes: changesFor(ui.focus),
     program: ui.overview && ui.focus !== null ? programAt(ui.overview.events, ui.focus, ui.tick) : null,
     colour: colours[ui.focus],
+    areaName,
   });
   const cmp = $("inspect-b");
   cmp.classList.toggle("hidden", ui.compare === null);
@@ -626,6 +643,7 @@ function renderPanels(povShown) {
       changes: changesFor(ui.compare),
       program: ui.overview ? programAt(ui.overview.events, ui.compare, ui.tick) : null,
       colour: colours[ui.compare],
+      areaName,
     });
   }
 }
