@@ -27,6 +27,7 @@ LEGEND = """() => {
 def open_legend(page) -> dict:
     button = page.locator(".map-legend .legend-toggle")
     expect(button).to_have_attribute("aria-expanded", "false")
+    expect(page.locator(".map-legend .legend-body")).to_be_hidden()  # closed until asked for
     page.wait_for_function("Number(document.querySelector('.map-legend').dataset.entries) > 30")
     button.click()
     expect(button).to_have_attribute("aria-expanded", "true")

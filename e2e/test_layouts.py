@@ -1,0 +1,86 @@
+"""E2E (issue 21): layouts from a 390 px phone to 1440x900. No page scrolls sideways; on the map
+pages the map takes at least half of the screen; under ~900 px the side panels are a drawer the
+top bar's Panels button opens (and the map keeps the whole width); the replay's Help stays on
+screen; every page's top bar holds its links and the connection indicator."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from e2e.conftest import RID
+
+pytestmark = pytest.mark.e2e
+
+SIZES = [(390, 844), (800, 900), (1280, 720), (1440, 900)]
+MAP_PAGES = ["/live", "/play", f"/replay/{RID}"]
+OTHER_PAGES = ["/", "/replays", "/evaluation"]
+
+MEASURE = """() => {
+  const map = document.getElementById('map');
+  const r = map ? map.getBoundingClientRect() : null;
+  const help = document.getElementById('help-open');
+  const h = help ? help.getBoundingClientRect() : null;
+  return {
+    scroll: document.documentElement.scrollWidth, width: document.documentElement.clientWidth,
+    map: r ? (r.width * r.height) / (innerWidth * innerHeight) : null,
+    mapWidth: r ? r.width : null,
+    help: h ? h.right <= innerWidth && h.left >= 0 && h.width > 0 : null,
+  };
+}"""
+
+
+@pytest.fixture(params=SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def sized(browser, request):
+    width, height = request.param
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page, width, height
+    context.close()
+    assert not errors, errors
+
+
+def settle(page, path: str) -> None:
+    if path.startswith("/replay/"):
+        page.wait_for_function("window.__replay && window.__replay.ready && window.__replay.ui.overview",
+                               timeout=30_000)
+    elif path in ("/live", "/play"):
+        page.wait_for_function("window.__asiworld", timeout=15_000)
+    expect(page.locator("#conn")).to_have_attribute("data-state", "connected", timeout=20_000)
+
+
+@pytest.mark.parametrize("path", MAP_PAGES + OTHER_PAGES)
+def test_no_sideways_scroll_and_the_map_keeps_most_of_the_screen(live_server, replay_server, sized, path, shot):
+    page, width, height = sized
+    url = (replay_server if path.startswith("/replay") else live_server)["url"]
+    page.goto(url + path)
+    settle(page, path)
+    m = page.evaluate(MEASURE)
+    assert m["scroll"] <= m["width"], f"{path} at {width}x{height} scrolls sideways: {m}"
+    if path in MAP_PAGES:
+        assert m["map"] >= 0.5, f"the map of {path} at {width}x{height} is {m['map']:.2f} of the screen"
+    if m["help"] is not None:
+        assert m["help"], "the replay's Help button is cut off"
+    shot(page, f"layout-{width}x{height}{path.replace('/', '-')}")
+
+
+@pytest.mark.parametrize("path", MAP_PAGES)
+def test_under_900_px_the_panels_are_a_drawer(live_server, replay_server, browser, path):
+    context = browser.new_context(viewport={"width": 800, "height": 900})
+    page = context.new_page()
+    try:
+        url = (replay_server if path.startswith("/replay") else live_server)["url"]
+        page.goto(url + path)
+        settle(page, path)
+        side, toggle = page.locator("#side"), page.locator("#drawer-toggle")
+        expect(side).to_be_hidden()
+        assert page.evaluate("document.getElementById('map').getBoundingClientRect().width") == 800
+        toggle.click()
+        expect(side).to_be_visible()
+        expect(toggle).to_have_attribute("aria-expanded", "true")
+        toggle.click()
+        expect(side).to_be_hidden()
+    finally:
+        context.close()
