@@ -337,12 +337,54 @@ function syncUrl() {
   if (ui.pov !== null) q.set("pov", String(ui.pov));
   if (ui.compare !== null) q.set("compare", String(ui.compare));
   if (ui.speed !== 1) q.set("speed", String(ui.speed));
+  // The camera too: the link shows the same part of the map at the same zoom.
+  const cam = renderer.camera;
+  q.set("x", cam.x.toFixed(1));
+  q.set("y", cam.y.toFixed(1));
+  q.set("z", String(Math.round(cam.zoom * 100) / 100));
   const url = `${location.pathname}?${q}`;
   if (url !== lastUrl) {
     history.replaceState(null, "", url);
     lastUrl = url;
     $("share").href = url;
   }
+}
+
+// "Link to this moment" copies the whole address (tick, focus, point of view, compare, speed,
+// camera and zoom) and says so; where the clipboard is refused (a page not on https or
+// localhost), the address is shown selected, to copy by hand.
+async function copyLink(ev) {
+  ev.preventDefault();
+  syncUrl();
+  const link = location.href;
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(link);
+    copied = true;
+  } catch {
+    const box = el("textarea", { class: "copy-box", readonly: "" }, link);
+    document.body.append(box);
+    box.select();
+    try { copied = document.execCommand("copy"); } catch { copied = false; }
+    box.remove();
+  }
+  const share = $("share");
+  share.dataset.copied = copied ? "yes" : "no";
+  if (copied) {
+    flash(`Link copied: tick ${ui.tick}, this view and zoom`);
+    share.textContent = "Copied ✓";
+    setTimeout(() => { share.textContent = "Link to this moment"; }, 1800);
+  } else {
+    flash("Copy this link by hand (the browser refused the clipboard):");
+    window.prompt("Link to this moment", link);
+  }
+}
+$("share").addEventListener("click", copyLink);
+
+function numberParam(name, lo, hi) {
+  const v = params.get(name);
+  const n = v === null || v === "" ? NaN : Number(v);
+  return Number.isFinite(n) ? Math.max(lo, Math.min(hi, n)) : null;
 }
 
 function charParam(name) {
@@ -479,8 +521,13 @@ if (charParam("pov") !== null) setPov(charParam("pov"));
 await seek(startTick);
 $("loading").classList.add("hidden");
 const first = ui.focus !== null ? state.entities[ui.focus] : null;
-renderer.camera.zoom = first ? 2 : 1.25;
-if (first) renderer.centerOn(first.x, first.y);
+const linked = { x: numberParam("x", 0, state.width), y: numberParam("y", 0, state.height), z: numberParam("z", 0.25, 6) };
+renderer.camera.zoom = linked.z ?? (first ? 2 : 1.25);
+if (linked.x !== null && linked.y !== null) {
+  renderer.camera.x = linked.x;
+  renderer.camera.y = linked.y;
+  ui.lastPan = performance.now(); // the linked view first, then the focused character is followed
+} else if (first) renderer.centerOn(first.x, first.y);
 else renderer.centerOn(state.width / 2, state.height / 2);
 window.__replay_first_frame_ms = performance.now();
 
@@ -652,5 +699,6 @@ requestAnimationFrame(loop);
 window.__replay = {
   state, view, ui, data, charts, timeline, seek, focus, setPov, setCompare, play, setSpeed, jump,
   get tick() { return ui.tick; },
+  get camera() { return renderer.camera; },
   get ready() { return state.ready && state.tick === ui.tick; },
 };

@@ -1,0 +1,51 @@
+"""E2E (issue 21): "Link to this moment" carries the camera and the zoom as well as the tick,
+focus, point of view and speed, and copies itself with feedback; opened, the link shows the
+same part of the map at the same zoom."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from e2e.conftest import RID
+
+pytestmark = pytest.mark.e2e
+
+
+def test_the_link_copies_itself_with_camera_and_zoom_and_opens_on_them(replay_server, browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=replay_server["url"])
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(f"{replay_server['url']}/replay/{RID}?t=700&speed=4")
+        page.wait_for_function("window.__replay && window.__replay.ready", timeout=20_000)
+        # Pan and zoom as a user would: drag the map, then the wheel.
+        box = page.locator("#map").bounding_box()
+        cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(cx, cy)
+        page.mouse.down()
+        page.mouse.move(cx - 160, cy - 90, steps=8)
+        page.mouse.up()
+        page.mouse.wheel(0, -240)
+        page.wait_for_function("window.__replay.ui.tick === 700")
+        page.click("#share")
+        expect(page.locator("#flash")).to_contain_text("Link copied")
+        expect(page.locator("#share")).to_have_text("Copied ✓")
+        link = page.evaluate("navigator.clipboard.readText()")
+        assert link.startswith(replay_server["url"] + f"/replay/{RID}?")
+        for key in ("t=700", "speed=4", "x=", "y=", "z="):
+            assert key in link, (key, link)
+        shown = page.evaluate("({x: window.__replay.camera.x, y: window.__replay.camera.y, z: window.__replay.camera.zoom})")
+        assert shown["z"] != 1.25  # the wheel zoomed in
+
+        page.goto(link)
+        page.wait_for_function("window.__replay && window.__replay.ready", timeout=20_000)
+        opened = page.evaluate("({x: window.__replay.camera.x, y: window.__replay.camera.y, z: window.__replay.camera.zoom})")
+        assert abs(opened["x"] - shown["x"]) <= 0.05 and abs(opened["y"] - shown["y"]) <= 0.05
+        assert abs(opened["z"] - shown["z"]) <= 0.01
+        assert page.evaluate("window.__replay.state.tick") == 700
+    finally:
+        context.close()
+    assert not errors, errors
