@@ -49,3 +49,24 @@ def test_the_link_copies_itself_with_camera_and_zoom_and_opens_on_them(replay_se
     finally:
         context.close()
     assert not errors, errors
+
+
+def test_the_jump_list_counts_each_kind_and_offers_no_empty_one(replay_server, page):
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(f"{replay_server['url']}/api/replays/{RID}/overview") as resp:
+        markers = json.loads(resp.read())["markers"]
+    counts: dict[str, int] = {}
+    for m in markers:
+        counts[m["kind"]] = counts.get(m["kind"], 0) + 1
+    page.goto(f"{replay_server['url']}/replay/{RID}")
+    page.wait_for_function("window.__replay && window.__replay.ui.overview", timeout=20_000)
+    options = page.eval_on_selector_all(
+        "#jump-kind option", "os => os.map((o) => ({kind: o.value, text: o.textContent, off: o.disabled}))"
+    )
+    assert any(o["off"] for o in options), "the sample lacks some kinds (no dungeon entry yet)"
+    for o in options:
+        n = counts.get(o["kind"], 0)
+        assert o["text"].endswith(f"({n})"), o
+        assert o["off"] == (n == 0), o

@@ -531,6 +531,22 @@ if (linked.x !== null && linked.y !== null) {
 else renderer.centerOn(state.width / 2, state.height / 2);
 window.__replay_first_frame_ms = performance.now();
 
+// The jump list says how many of each kind the replay holds and offers no empty kind.
+function countJumps(markers) {
+  const counts = {};
+  for (const m of markers) counts[m.kind] = (counts[m.kind] || 0) + 1;
+  const select = $("jump-kind");
+  for (const option of select.options) {
+    const n = counts[option.value] || 0;
+    option.textContent = `${MARKER_STYLE[option.value]?.label ?? option.value} (${n})`;
+    option.disabled = n === 0;
+  }
+  if (select.selectedOptions[0]?.disabled) {
+    const firstWith = [...select.options].find((o) => !o.disabled);
+    if (firstWith) select.value = firstWith.value;
+  }
+}
+
 let seriesLoaded = false;
 function loadOverview() {
   data.overview().then((o) => {
@@ -538,6 +554,7 @@ function loadOverview() {
     timeline.setOverview(o);
     charts.setEvents(o.events);
     log.setEvents(o.events, names);
+    countJumps(o.markers || []);
     $("legend-phases").classList.remove("hidden");
   }).catch((err) => { flash(`overview: ${err.message}`); connectionFailed(); });
   data.series().then((s) => { charts.setSeries(s); seriesLoaded = true; })
