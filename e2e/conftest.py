@@ -65,6 +65,11 @@ def served(config: dict, before_start=None):
         server.shutdown()
 
 
+# Flask-SocketIO has one SocketIO object, and it answers the sockets of the app made last only
+# (events of an older app's clients are ignored). So a module whose pages use sockets serves
+# them from an app it made itself (replay_server, made once per module, or served()), and the
+# session's live_server only in modules that run before any other app is made (test_browser,
+# test_dungeon_view, test_evaluation_page). Servers in their own process (ServeProcess) are free.
 @pytest.fixture(scope="session")
 def live_server():
     """The real engine at 20 ticks/s."""

@@ -52,9 +52,9 @@ def settle(page, path: str) -> None:
 
 
 @pytest.mark.parametrize("path", MAP_PAGES + OTHER_PAGES)
-def test_no_sideways_scroll_and_the_map_keeps_most_of_the_screen(live_server, replay_server, sized, path, shot):
+def test_no_sideways_scroll_and_the_map_keeps_most_of_the_screen(replay_server, sized, path, shot):
     page, width, height = sized
-    url = (replay_server if path.startswith("/replay") else live_server)["url"]
+    url = replay_server["url"]
     page.goto(url + path)
     settle(page, path)
     m = page.evaluate(MEASURE)
@@ -67,11 +67,11 @@ def test_no_sideways_scroll_and_the_map_keeps_most_of_the_screen(live_server, re
 
 
 @pytest.mark.parametrize("path", MAP_PAGES)
-def test_under_900_px_the_panels_are_a_drawer(live_server, replay_server, browser, path):
+def test_under_900_px_the_panels_are_a_drawer(replay_server, browser, path):
     context = browser.new_context(viewport={"width": 800, "height": 900})
     page = context.new_page()
     try:
-        url = (replay_server if path.startswith("/replay") else live_server)["url"]
+        url = replay_server["url"]
         page.goto(url + path)
         settle(page, path)
         side, toggle = page.locator("#side"), page.locator("#drawer-toggle")

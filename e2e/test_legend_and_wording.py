@@ -36,8 +36,8 @@ def open_legend(page) -> dict:
 
 
 @pytest.mark.parametrize("path", ["/live", "/play", f"/replay/{RID}"])
-def test_the_map_legend_names_what_the_map_draws(live_server, replay_server, page, path, shot):
-    url = (replay_server if path.startswith("/replay") else live_server)["url"]
+def test_the_map_legend_names_what_the_map_draws(replay_server, page, path, shot):
+    url = replay_server["url"]
     page.goto(url + path)
     legend = open_legend(page)
     for name in ("tree", "water", "iron", "gate 1", "workbench", "bed", "sheep", "boar",
@@ -49,9 +49,9 @@ def test_the_map_legend_names_what_the_map_draws(live_server, replay_server, pag
     shot(page, f"legend{path.replace('/', '-')}")
 
 
-def test_the_evaluation_page_says_one_clock_stages_and_configurations(live_server, page):
-    live_server["runner"].add_character("visitor", label="human")
-    page.goto(live_server["url"] + "/evaluation")
+def test_the_evaluation_page_says_one_clock_stages_and_configurations(replay_server, page):
+    replay_server["runner"].add_character("visitor", label="human")
+    page.goto(replay_server["url"] + "/evaluation")
     meta = page.locator("#eval-meta")
     expect(meta).to_contain_text("assessed up to minute ")
     expect(meta).to_contain_text("human player")

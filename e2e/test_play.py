@@ -21,8 +21,8 @@ def join(page, url: str, name: str) -> None:
     page.click("#join-form button[type=submit]")
 
 
-def test_a_refusal_is_said_to_you_and_kept_in_the_log(live_server, page, shot):
-    join(page, live_server["url"], "ux tester")
+def test_a_refusal_is_said_to_you_and_kept_in_the_log(replay_server, page, shot):
+    join(page, replay_server["url"], "ux tester")
     page.wait_for_function("window.__asiworld.view.ready", timeout=15000)
     page.evaluate("window.__asiworld.act({type: 'craft', recipe: 'wooden_pickaxe'})")
     message = page.locator("#message")
@@ -38,10 +38,10 @@ def test_a_refusal_is_said_to_you_and_kept_in_the_log(live_server, page, shot):
     shot(page, "play-refusal")
 
 
-def test_a_taken_or_built_in_name_is_refused_at_the_join_form(live_server, page):
-    live_server["runner"].add_character("grace", label="test")
+def test_a_taken_or_built_in_name_is_refused_at_the_join_form(replay_server, page):
+    replay_server["runner"].add_character("grace", label="test")
     for name, says in (("grace", "already called grace"), ("planner-1", "built-in planner agents")):
-        join(page, live_server["url"], name)
+        join(page, replay_server["url"], name)
         expect(page.locator("#join-error")).to_contain_text(says)
         expect(page.locator("#join-error")).to_contain_text("choose another name")
         expect(page.locator("#join")).to_be_visible()
@@ -66,10 +66,10 @@ def test_joining_at_night_warns(tmp_path, page):
         server.stop()
 
 
-def test_one_log_line_per_hit(live_server, page):
+def test_one_log_line_per_hit(replay_server, page):
     """The engine tells a hit twice (`attacked`, then `damaged` after armour): shapes as
     app/engine/rules/combat.py and creatures.py emit them."""
-    page.goto(live_server["url"] + "/play")
+    page.goto(replay_server["url"] + "/play")
     kept = page.evaluate("""async () => {
       const { oneLinePerHit } = await import('/static/js/panels.js');
       const events = [
@@ -84,10 +84,10 @@ def test_one_log_line_per_hit(live_server, page):
     assert kept == ["damaged:character", "damaged:boar", "damaged:hunger"]
 
 
-def test_name_tags_of_characters_standing_together_do_not_overlap(live_server, page):
-    runner = live_server["runner"]
+def test_name_tags_of_characters_standing_together_do_not_overlap(replay_server, page):
+    runner = replay_server["runner"]
     ids = [runner.add_character(name, label="test") for name in ("crowd-a", "crowd-b", "crowd-c")]
-    page.goto(live_server["url"] + "/live")
+    page.goto(replay_server["url"] + "/live")
     page.wait_for_function(f"!!window.__asiworld.state.entities[{ids[-1]}]", timeout=15000)
     page.evaluate(f"""() => {{
       const a = window.__asiworld, e = a.state.entities[{ids[0]}];

@@ -1,0 +1,58 @@
+"""E2E (issue 21): an axe-core scan (vendored in e2e/vendor/axe-core, offline) of every page finds
+no serious or critical violation, and the map pages' controls are reached with the keyboard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from e2e.conftest import RID
+
+pytestmark = pytest.mark.e2e
+
+AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
+PAGES = ["/", "/live", "/play", "/replays", f"/replay/{RID}", "/evaluation"]
+
+SCAN = """async () => {
+  const result = await axe.run(document, { resultTypes: ['violations'] });
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help,
+      nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' ')) }));
+}"""
+
+
+def settle(page, path: str) -> None:
+    expect(page.locator("#conn")).to_have_attribute("data-state", "connected", timeout=20_000)
+    if path.startswith("/replay/"):
+        page.wait_for_function("window.__replay && window.__replay.ui.overview", timeout=30_000)
+    elif path == "/evaluation":
+        page.wait_for_selector("#eval-stages tr td")
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_no_serious_accessibility_violation(replay_server, page, path):
+    url = replay_server["url"]
+    page.goto(url + path)
+    settle(page, path)
+    page.add_script_tag(path=str(AXE))
+    violations = page.evaluate(SCAN)
+    assert violations == [], violations
+
+
+@pytest.mark.parametrize("path", ["/live", "/play", f"/replay/{RID}"])
+def test_the_legend_and_the_top_bar_are_reached_with_the_keyboard(replay_server, page, path):
+    url = replay_server["url"]
+    page.goto(url + path)
+    settle(page, path)
+    seen = []
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        seen.append(page.evaluate(
+            "(() => { const e = document.activeElement; return e ? (e.id || e.className || e.tagName) : ''; })()"))
+        if "legend-toggle" in seen[-1]:
+            break
+    assert any("legend-toggle" in s for s in seen), seen
+    page.keyboard.press("Enter")
+    expect(page.locator(".map-legend .legend-body")).to_be_visible()
