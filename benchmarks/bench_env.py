@@ -9,7 +9,9 @@
 - a vector of 8: `gymnasium.make_vec(..., num_envs=8)` in `sync` and `async` mode; its rate is
   environment steps (8 per vector step) per second.
 
-The ratio is each rate over the engine's (goal: >= 0.5). Results as JSON on stdout.
+The ratio is each rate over the engine's (goal: >= 0.5). Then one env's step is timed part by
+part (decoding and submitting the action, the pipeline's tick, the achievements, the engine's
+observation, the array encoding) to show where the time goes. Results as JSON on stdout.
 
 Run: python benchmarks/bench_env.py [--steps N] [--size N]
 """
@@ -43,6 +45,37 @@ def one_env(steps: int, size: int) -> float:
     return steps / seconds
 
 
+def parts(steps: int, size: int) -> dict[str, float]:
+    """Microseconds per step of each part of `env.step`, timed apart (the same actions)."""
+    env = gymnasium.make("ASIWorld-v0", size=size, max_ticks=10**9, world_seed=7).unwrapped
+    env.reset(seed=7)
+    env.action_space.seed(7)
+    actions = [env.action_space.sample() for _ in range(steps)]
+    headless, seat, clock = env.headless, env.seat, time.perf_counter
+    spent = dict.fromkeys(("decode and submit (the world's checks)", "pipeline tick",
+                           "achievements", "World.observe", "array encoding"), 0.0)
+    names = list(spent)
+    for action in actions:
+        t0 = clock()
+        headless.act(seat.char, env.decoder.action(action, seat.raw))
+        t1 = clock()
+        events = headless.advance(1)
+        t2 = clock()
+        seat.progress(events, headless.world.tick)
+        t3 = clock()
+        seat.raw = headless.observe(seat.char)
+        t4 = clock()
+        env.encoder.encode(seat.raw)
+        t5 = clock()
+        for name, (a, b) in zip(names, ((t0, t1), (t1, t2), (t2, t3), (t3, t4), (t4, t5)),
+                                strict=True):
+            spent[name] += b - a
+    out = {name: round(1e6 * s / steps, 1) for name, s in spent.items()}
+    out["of which World.step"] = round(1e6 * headless.pipeline.engine_seconds / steps, 1)
+    env.close()
+    return out
+
+
 def vector(steps: int, size: int, mode: str, num_envs: int = 8) -> float:
     envs = gymnasium.make_vec("ASIWorld-v0", num_envs=num_envs, vectorization_mode=mode,
                               size=size, max_ticks=10**9, world_seed=7)
@@ -69,6 +102,7 @@ def main() -> None:
     rates = {"one env": one_env(args.steps, args.size),
              "vector of 8, sync": vector(args.steps, args.size, "sync"),
              "vector of 8, async": vector(args.steps, args.size, "async")}
+    breakdown = parts(args.steps, args.size)
     after = bench_engine(1, args.steps)["ticks_per_second"]
     engine = (before + after) / 2
     report = {
@@ -76,6 +110,7 @@ def main() -> None:
         "engine_ticks_per_second": {"before": before, "after": after, "mean": round(engine, 1)},
         "env_steps_per_second": {k: round(v, 1) for k, v in rates.items()},
         "ratio_to_engine": {k: round(v / engine, 3) for k, v in rates.items()},
+        "one_env_microseconds_per_step": breakdown,
         "steps": args.steps,
         "size": args.size,
     }
