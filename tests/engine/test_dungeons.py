@@ -604,3 +604,14 @@ def test_the_planner_completes_both_tasks_on_the_default_seed_within_the_horizon
     assert set(done) == {"production", "exploration"}
     bosses = {e["tier"] for e in run.events if e["kind"] == "boss_defeated"}
     assert bosses == {1, 2, 3, 4}
+
+
+def test_an_offer_away_from_the_altar_does_not_say_where_the_altar_is():
+    """The altar is found by exploring (the sign board shows only the plaza, the merchant and
+    the gates): a refusal must not hand its position to every agent that tries `offer`."""
+    world = make_world()
+    ada = hero(world, items=dict(ALL_SIGILS))
+    result = world.submit(ada.id, {"type": "offer"})
+    assert result.code == "not_at_altar"
+    ax, ay = world.landmarks.altar
+    assert str(ax) not in result.message and str(ay) not in result.message

@@ -183,9 +183,9 @@ register(
 
 # ---------------------------------------------------------------------------- the altar
 def _check_offer(world: World, char: Character, args: dict) -> None:
-    ax, ay = world.landmarks.altar
     if not _near_altar(world, char):
-        raise Refusal("not_at_altar", f"{char.name} must stand next to the altar at ({ax}, {ay})")
+        # Not where it is: the altar is found by exploring (the sign board does not show it)
+        raise Refusal("not_at_altar", f"{char.name} must stand next to the altar to offer")
     if char.sanctum_open:
         raise Refusal(
             "already_offered",
