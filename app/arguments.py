@@ -209,3 +209,30 @@ def http_url(text: str) -> str:
     except ValueError:
         raise BadValue("bad_url", f"must have a port 1..65535 (got {text!r})") from None
     return text
+
+
+SEEDS_MAX = 10_000  # one world per seed: more than this is a typo, not a study
+
+
+def seed_list(text: str) -> list[int]:
+    """World seeds: `A..B` (A to B, both included), or `A,B,C`; whole numbers 0 or more."""
+    def one(part: str) -> int:
+        part = part.strip()
+        if not part.isdigit():
+            raise BadValue("bad_seeds", f"must be seeds like 1..4 or 3,5,8 (got {text!r})")
+        return int(part)
+
+    if ".." in text:
+        first, _, last = text.partition("..")
+        low, high = one(first), one(last)
+        if high < low:
+            raise BadValue("bad_seeds", f"must run upwards: {text!r} ends below its start")
+        seeds = list(range(low, high + 1)) if high - low < SEEDS_MAX else []
+    else:
+        seeds = [one(part) for part in text.split(",")]
+        twice = next((s for s in seeds if seeds.count(s) > 1), None)
+        if twice is not None:
+            raise BadValue("bad_seeds", f"names seed {twice} twice (got {text!r})")
+    if not seeds or len(seeds) > SEEDS_MAX:
+        raise BadValue("bad_seeds", f"must name 1 to {SEEDS_MAX} seeds (got {text!r})")
+    return seeds

@@ -96,6 +96,11 @@ def transient_cause(err: Exception) -> str | None:
     """The incident cause of a model error worth retrying; None for errors that are not."""
     import openai
 
+    # A failure read back from a transcript (a resumed study replays its model calls): the
+    # cause it had then.
+    replayed = getattr(err, "incident_cause", None)
+    if replayed is not None:
+        return None if replayed == "model_refused" else replayed
     if isinstance(err, openai.APITimeoutError):
         return "model_timeout"
     if isinstance(err, openai.APIConnectionError):
@@ -140,6 +145,7 @@ class Call:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     tool_calls: list[dict] = field(default_factory=list)
+    content: str | None = None  # the answer's text, when it has one
     error: dict | None = None
 
 
@@ -348,6 +354,7 @@ class Harness:
             self.stats.completion_tokens += call.completion_tokens
         choices = getattr(reply, "choices", None) or []
         message = getattr(choices[0], "message", None) if choices else None
+        call.content = getattr(message, "content", None)
         for tc in getattr(message, "tool_calls", None) or []:
             call.tool_calls.append(
                 {"name": tc.function.name, "arguments": tc.function.arguments}
@@ -421,6 +428,7 @@ class Harness:
                 "tick_sent": call.tick_sent, "tick_answered": answered if last else None,
                 "latency_ms": call.latency_ms, "prompt_tokens": call.prompt_tokens,
                 "completion_tokens": call.completion_tokens, "tool_calls": call.tool_calls,
+                "content": call.content,
                 "results": results if last and call.error is None else [],
                 "error": call.error,
             })

@@ -3,9 +3,10 @@
 Each line is one request to the model, failed ones included:
     {"call": 7, "turn": 5, "attempt": 2, "tick_sent": 120, "tick_answered": 123,
      "latency_ms": 41.2, "prompt_tokens": 1900, "completion_tokens": 31,
-     "tool_calls": [{"name": "move", "arguments": "{\"dir\":\"n\"}"}],
+     "tool_calls": [{"name": "move", "arguments": "{\"dir\":\"n\"}"}], "content": null,
      "results": ["move({\"dir\":\"n\"}) -> {\"ok\":true,...}"], "error": null}
-`error` is `{"cause", "detail"}` for a call that failed (the cause is the incident's).
+`error` is `{"cause", "detail"}` for a call that failed (the cause is the incident's); `content`
+is the answer's text (a resumed study gives it back to the harness, app/study/resume.py).
 
 The file is appended to, never rewritten: a resumed study opens it again, learns the last call
 written (`last_call`) and numbers on from there; a line for a call already written is skipped,

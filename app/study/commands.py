@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -28,10 +29,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("file", type=Path)
     run.add_argument("--out", type=Path, required=True, help="folder for the results")
     run.add_argument("--force", action="store_true",
-                     help="replace the results of an earlier study in --out")
+                     help="replace the results of an earlier study in --out (an interrupted "
+                          "study in --out is resumed without it)")
     run.add_argument("--port", type=checked.port, default=None,
                      help="loopback port of the external seats' agent API (default: the study "
                      "file's [serve] port, else a free one)")
+    run.add_argument("--seeds", type=checked.seed_list, default=None, metavar="A..B",
+                     help="one world per seed (1..4 or 3,5,8), instead of the file's seeds")
+    run.add_argument("--ray", default=None, metavar="ADDRESS",
+                     help="play each seed's world as a Ray task: local (start Ray here), "
+                          "auto (this machine's cluster) or a cluster address")
     run.set_defaults(func=cmd_run)
 
     study.set_defaults(func=lambda args: _usage(study))
@@ -82,8 +89,7 @@ def earlier_study(out: Path, force: bool = False) -> list[str]:
 
     if out.exists() and not out.is_dir():
         raise StudyError("bad_out", f"{out} exists and is not a folder")
-    earlier = [p for p in ("results.json", "transcripts", "replay.asirep", "E1")
-               if (out / p).exists()]
+    _, earlier = folder_state(out, many=False)
     if earlier and not force:
         # Transcripts are appended to (a resume's rule): a new study must not add to old ones.
         raise StudyError("out_in_use", f"{out} holds an earlier study ({', '.join(earlier)}); "
@@ -94,7 +100,7 @@ def earlier_study(out: Path, force: bool = False) -> list[str]:
 def cmd_run(args: argparse.Namespace) -> int:
     import json
 
-    from .run import run_study
+    from .run import check_resumable, clear_outputs, run_study
     from .spec import StudyError, load_study
 
     try:
@@ -104,26 +110,67 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.port is not None:
         study = study.model_copy(update={"serve": study.serve.model_copy(
             update={"port": args.port})})
+    if args.seeds is not None:  # the command line's seeds win over the file's
+        world = study.world.model_copy(update={"seed": None, "seeds": args.seeds})
+        study = study.model_copy(update={"world": world})
+    if args.out.exists() and not args.out.is_dir():
+        return fail("bad_out", f"{args.out} exists and is not a folder")
+    many = len(study.world.seed_list()) > 1
+    state, found = folder_state(args.out, many)
+    resume = False
+    if args.force:
+        clear_outputs(args.out)
+    elif state == "interrupted":
+        try:
+            check_resumable(study, text, args.out)
+        except StudyError as exc:
+            return fail(exc.code, exc.message)
+        resume = True
+        print(f"{args.out} holds this study, interrupted: resuming it (--force starts it again)",
+              file=sys.stderr)
+    elif state != "empty":
+        # Transcripts are appended to (a resume's rule): a new study must not add to old ones.
+        why = "a finished study" if state == "done" else "an earlier study"
+        return fail("out_in_use", f"{args.out} holds {why} ({', '.join(found)}); "
+                    "give an empty folder, or --force to replace it")
     try:
-        earlier = earlier_study(args.out, args.force)
-    except StudyError as exc:
-        return fail(exc.code, exc.message)
-    if earlier:
-        import shutil
+        if args.ray is not None:
+            from .fanout import run_on_ray
 
-        for name in earlier:
-            target = args.out / name
-            if target.is_dir():
-                shutil.rmtree(target)
-            else:
-                target.unlink()
-    try:
-        results = run_study(study, text, args.out, where=str(args.file))
+            results = run_on_ray(study, text, args.out, args.ray, where=str(args.file),
+                                 resume=resume)
+        else:
+            results = run_study(study, text, args.out, where=str(args.file), resume=resume)
     except StudyError as exc:
         return fail(exc.code, exc.message)
     summary = [{k: r.get(k) for k in ("seed", "minutes", "ticks", "wall_seconds", "state_hash")}
                for r in results]
-    print(f"wrote {args.out}/results.json, report.md, replay.asirep, transcripts/",
-          file=sys.stderr)
+    where = f"{args.out}/E1..E{len(results)} and the comparison in {args.out}" if many \
+        else f"{args.out}/results.json, report.md, replay.asirep, transcripts/"
+    print(f"wrote {where}", file=sys.stderr)
     print(json.dumps(summary[0] if len(summary) == 1 else summary, indent=2))
     return 0
+
+
+def folder_state(out: Path, many: bool) -> tuple[str, list[str]]:
+    """What --out holds: "empty" (nothing a study writes), "done" (a finished study),
+    "interrupted" (a study of this shape that stopped before its end) or "earlier" (anything
+    else a study writes: another shape, or an older version's); and the names found."""
+    from .resume import STORE_NAME
+    from .run import OUTPUTS
+
+    if not out.is_dir():
+        return "empty", []
+    found = sorted(p.name for p in out.iterdir()
+                   if p.name in OUTPUTS or (p.is_dir() and re.fullmatch(r"E\d+", p.name)))
+    if not found:
+        return "empty", []
+    finished = "comparison.json" if many else "results.json"
+    if finished in found:
+        return "done", found
+    runs = [name for name in found if name.startswith("E")]
+    if many and runs and STORE_NAME not in found:
+        return "interrupted", found
+    if not many and not runs and STORE_NAME in found:
+        return "interrupted", found
+    return "earlier", found

@@ -11,6 +11,9 @@ replay.asirep; written by the evaluation and replay packages) and, per model con
 transcripts/NAME.jsonl. results.json also holds the asiworld version, the git commit (when the
 code runs from a checkout), the content hash, the study file itself, the clock and its rule,
 and the cost table's rows (`costs`).
+
+A lockstep study keeps its progress in its folder (world.sqlite3: the world's acknowledged
+inputs, and the transcripts) and a killed one is resumed from there (resume.py).
 """
 
 from __future__ import annotations
@@ -29,6 +32,15 @@ from asiworld.pipeline import Pipeline, Tick
 from asiworld.programs.manager import ProgramManager
 
 from .external import ExternalSeats
+from .resume import (
+    STORE_NAME,
+    ReplayedModel,
+    Resume,
+    StudyStore,
+    identity,
+    mismatch,
+    saved_study,
+)
 from .seats import LockstepSeats, ModelSeat, RealtimeSeats, seat_model
 from .spec import (
     BuiltinConfiguration,
@@ -42,8 +54,12 @@ from .spec import (
 
 
 class StudyRun:
+    """One seed's world of a study. With `resume`, the folder holds this study interrupted:
+    it is played again from the store and the transcripts up to where it stopped (resume.py),
+    then on to the horizon."""
+
     def __init__(self, study: Study, text: str, out: Path, seed: int,
-                 where: str = "study.toml") -> None:
+                 where: str = "study.toml", resume: bool = False) -> None:
         self.study, self.text, self.out, self.seed, self.where = study, text, Path(out), seed, where
         self.external: ExternalSeats | None = None
         if any(isinstance(c, ExternalConfiguration) for c in study.configurations):
@@ -62,6 +78,13 @@ class StudyRun:
         self.models: LockstepSeats | RealtimeSeats | None = None
         self.runner: Any = None
         self.pipeline.watch(self._collect)
+        self.lockstep = isinstance(study.clock, Lockstep)
+        self.identity = identity(text, seed)
+        self.resume: Resume | None = None
+        self.store: StudyStore | None = None
+        self.replayed: dict[str, ReplayedModel] = {}
+        if resume:  # a lockstep study's folder (check_resumable)
+            self.resume = Resume(self.out, self.horizon, self.identity)
 
     # --- entry ---------------------------------------------------------------------------
 
@@ -93,8 +116,10 @@ class StudyRun:
                         from None
                 self.users.add(cid, agent, tick=world.tick, config=conf.name)
             elif isinstance(conf, OpenAIConfiguration):
-                self.model_seats.append(
-                    seat_model(self.pipeline, conf, cid, self.out, clock, call=call))
+                seat = seat_model(self.pipeline, conf, cid, self.out, clock, call=call)
+                if self.resume is not None:
+                    self._replay_transcript(seat)
+                self.model_seats.append(seat)
             elif isinstance(conf, ExternalConfiguration):
                 self.external.add(conf, cid)
         if isinstance(clock, Lockstep):
@@ -107,6 +132,19 @@ class StudyRun:
         if self.external is not None:
             self.external.open(self.runner, say)
 
+    def _replay_transcript(self, seat: ModelSeat) -> None:
+        """A resumed seat: its calls so far are answered from its transcript, numbered from 1
+        again (the transcript skips the lines it has), and their back-off is not slept again."""
+        from asiworld.agents.transcript import read_transcript
+
+        harness = seat.harness
+        replayed = ReplayedModel(harness.llm, read_transcript(seat.transcript.path))
+        sleep = harness.sleep
+        harness.llm = replayed
+        harness.calls_made = 0
+        harness.sleep = lambda seconds: None if replayed.replaying else sleep(seconds)
+        self.replayed[seat.conf.name] = replayed
+
     def _collect(self, tick: Tick) -> None:
         self.events.extend(tick.events)
 
@@ -117,9 +155,14 @@ class StudyRun:
 
         started = time.perf_counter()
         try:
+            if self.lockstep and self.resume is None:  # before the joins: they are inputs too
+                self.store = StudyStore(self.out, self.horizon)
+                self.store.begin(self.pipeline, self.identity, self.study.world.size)
             self.prepare(say=say)
             say(f"{len(self.characters)} configurations joined at tick {self.world.tick}; "
                 f"{self.study.clock.describe()}; horizon tick {self.horizon}")
+            if self.resume is not None:
+                self._catch_up(say)
             if self.runner is None:
                 self.pipeline.run_until(self.horizon)
             else:
@@ -148,6 +191,9 @@ class StudyRun:
     def finish(self) -> None:
         """Stop the external and model seats, the clock and the program host; close the
         replay."""
+        for store in (self.store, self.resume.store if self.resume is not None else None):
+            if store is not None:
+                store.close()  # twice is harmless
         if self.external is not None:
             self.external.close()
         if self.models is not None:
@@ -158,6 +204,22 @@ class StudyRun:
         recording = getattr(self, "recording", None)
         if recording is not None:
             recording.close()
+
+    def _catch_up(self, say: Any) -> None:
+        """Play the interrupted study again up to the last tick its store saved, checking each
+        tick's inputs against the acknowledged ones; then save again from there."""
+        resume = self.resume
+        calls = sum(len(r.calls) for r in self.replayed.values())
+        say(f"resuming the interrupted study in {self.out}: replaying ticks 0..{resume.target} "
+            f"({resume.inputs} acknowledged inputs, {calls} model calls from the transcripts)")
+        self.pipeline.watch(resume.check)
+        self.pipeline.run_until(resume.target, stop=lambda: resume.diverged is not None)
+        if resume.diverged is not None:
+            resume.store.close()
+            raise StudyError("resume_diverged", f"{self.out}: {resume.diverged}")
+        self.store = resume.store
+        self.store.attach_pipeline(self.pipeline)
+        say(f"caught up at tick {self.world.tick}; going on to tick {self.horizon}")
 
     def _realtime(self, say: Any) -> None:
         done = threading.Event()
@@ -207,6 +269,9 @@ class StudyRun:
         """One row per configuration: model calls, tokens, latency p50/p95, failures and
         incidents for model seats; the decisions of the others."""
         by_name = {seat.conf.name: seat.cost() for seat in self.model_seats}
+        for name, replayed in self.replayed.items():  # the latencies the calls had when made
+            measured = replayed.latencies()
+            by_name[name]["latencies_ms"][: len(measured)] = measured
         rows = []
         for conf in self.study.configurations:
             row = by_name.get(conf.name)
@@ -239,14 +304,24 @@ def write_study(out: Path, run: StudyRun, results: dict[str, Any]) -> None:
 
 
 def run_study(study: Study, text: str, out: Path, where: str = "study.toml",
-              say: Any = None) -> list[dict[str, Any]]:
+              say: Any = None, resume: bool = False) -> list[dict[str, Any]]:
     """Every seed's world (one seed: DIR itself; several: DIR/E1, DIR/E2, ... and the
-    comparison in DIR)."""
+    comparison in DIR). With `resume`, a seed whose folder holds its results is kept and one
+    whose folder holds its store is resumed."""
+    import json
+
+    say = say or (lambda line: print(line, file=sys.stderr))
     seeds = study.world.seed_list()
     results = []
-    for i, seed in enumerate(seeds, start=1):
-        folder = out if len(seeds) == 1 else out / f"E{i}"
-        run = StudyRun(study, text, folder, seed, where)
+    for i, (seed, folder) in enumerate(seed_folders(study, out), start=1):
+        if resume and len(seeds) > 1 and (folder / "results.json").is_file():
+            say(f"E{i}: seed {seed} was done before the interruption; its results are kept")
+            results.append(json.loads((folder / "results.json").read_text(encoding="utf-8")))
+            continue
+        again = resume and saved_study(folder) is not None
+        if resume and not again:
+            clear_outputs(folder)  # a seed that had not begun (or not got as far as its store)
+        run = StudyRun(study, text, folder, seed, where, resume=again)
         res = run.run(say)
         if len(seeds) > 1:
             res["run"] = f"E{i}"
@@ -257,3 +332,46 @@ def run_study(study: Study, text: str, out: Path, where: str = "study.toml",
 
         compare_runs(out, results)
     return results
+
+
+def seed_folders(study: Study, out: Path) -> list[tuple[int, Path]]:
+    """Each seed and its folder: DIR itself for one seed, DIR/E1, DIR/E2, ... for several."""
+    seeds = study.world.seed_list()
+    if len(seeds) == 1:
+        return [(seeds[0], Path(out))]
+    return [(seed, Path(out) / f"E{i}") for i, seed in enumerate(seeds, start=1)]
+
+
+def check_resumable(study: Study, text: str, out: Path) -> None:
+    """StudyError unless every interrupted world in `out` is one of this study's."""
+    if not isinstance(study.clock, Lockstep):
+        raise StudyError(
+            "resume_unsupported",
+            f"{out} holds an interrupted study, and only a lockstep study can be resumed (a "
+            "realtime world did not wait for its models); give --force to start it again",
+        )
+    for seed, folder in seed_folders(study, out):
+        found = saved_study(folder)
+        if found is not None and found != identity(text, seed):
+            raise mismatch(folder)
+
+
+OUTPUTS = ("results.json", "report.md", "events.jsonl", "replay.asirep", "comparison.json",
+           "transcripts", "figures", "tables", STORE_NAME, f"{STORE_NAME}-wal",
+           f"{STORE_NAME}-shm")
+
+
+def clear_outputs(out: Path) -> None:
+    """Remove what a study writes into `out` (and its E1, E2, ... folders); nothing else."""
+    import re
+    import shutil
+
+    out = Path(out)
+    if not out.is_dir():
+        return
+    for path in out.iterdir():
+        if path.name in OUTPUTS or (path.is_dir() and re.fullmatch(r"E\d+", path.name)):
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
