@@ -116,9 +116,11 @@ def _landmarks(world: World, char: Character) -> dict[str, Any]:
 LEGEND_ORDER = ("@", "character", "sheep", "boar", "shade")
 
 
-def observe_text(world: World, char: Character) -> str:
-    """A compact rendering for language models: stats, the visible map, what is in view."""
-    obs = observe(world, char, consume=False)
+def observe_text(world: World, char: Character, obs: dict[str, Any] | None = None) -> str:
+    """A compact rendering for language models: stats, the visible map, what is in view. `obs`:
+    the character's observation of this tick when the caller has it (one observation, not two)."""
+    if obs is None:
+        obs = observe(world, char, consume=False)
     me, view, t = obs["self"], obs["view"], obs["time"]
     grid = [list(row) for row in view["tiles"]]
     marks: dict[str, str] = {}

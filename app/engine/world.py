@@ -337,10 +337,10 @@ class World:
 
         return observe(self, self.character(char_id), full_memory=full_memory, consume=consume)
 
-    def observe_text(self, char_id: int) -> str:
+    def observe_text(self, char_id: int, obs: dict | None = None) -> str:
         from .observation import observe_text
 
-        return observe_text(self, self.character(char_id))
+        return observe_text(self, self.character(char_id), obs)
 
     def state_hash(self) -> str:
         """A stable digest of everything that decides the future (not caches, not memory);

@@ -92,8 +92,8 @@ class LocalClient:
         def read() -> dict:
             pipeline, cid = self.pipeline, self.character
             if format == "text":
-                text = pipeline.world.observe_text(cid)
-                obs = pipeline.observe(cid)  # consumes the events the text listed
+                obs = pipeline.observe(cid)  # consumes the events the text lists
+                text = pipeline.world.observe_text(cid, obs)
                 extra = {k: obs.get(k, []) for k in ("programs", "program_events")}
                 return {"tick": obs["tick"], "text": text + program_lines(extra),
                         "self": obs["self"], "memory": obs.get("memory", {}), **extra}

@@ -30,12 +30,29 @@ from .spec import Lockstep, OpenAIConfiguration
 log = logging.getLogger(__name__)
 
 
+_HTTP: Any = None
+_HTTP_LOCK = threading.Lock()
+
+
+def http_client() -> Any:
+    """One HTTP client (connection pool, TLS context) for every model seat of this process:
+    making one loads the CA bundle, about 0.1 s each, and httpx clients are thread-safe."""
+    global _HTTP
+    with _HTTP_LOCK:
+        if _HTTP is None:
+            import openai
+
+            _HTTP = openai.DefaultHttpxClient()
+        return _HTTP
+
+
 def make_llm(conf: OpenAIConfiguration) -> Any:
     import openai
 
     # Local servers (vLLM, llama.cpp, Ollama, the fake model) accept any key.
     key = os.environ.get(conf.api_key_env) or "not-needed"
-    return openai.OpenAI(base_url=conf.model_url, api_key=key, max_retries=0)
+    return openai.OpenAI(base_url=conf.model_url, api_key=key, max_retries=0,
+                         http_client=http_client())
 
 
 def harness_config(conf: OpenAIConfiguration) -> HarnessConfig:
