@@ -158,8 +158,10 @@ def test_the_resumed_replay_verifies(studies):
 def test_another_study_file_does_not_resume_it_and_changes_nothing(studies):
     code, said = studies["refused"]
     assert code == 2
-    assert said.startswith("error: resume_mismatch: ")
-    assert "Traceback" not in said
+    # the last line (the fake model's server thread may report the killed study's dropped
+    # connection on the same stderr meanwhile)
+    assert said.strip().splitlines()[-1].startswith("error: resume_mismatch: "), said
+    assert "resuming" not in said
     # and the resume that came after it still equals the uninterrupted study (the test above)
 
 
