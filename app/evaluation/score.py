@@ -3,7 +3,9 @@
     Score = 30·Hero + 10·Outfit + 15·Depth/3 + 15·Bosses/max(Bosses) + 25·Crafts/max(Crafts)
             + 5·Trial/8
 
-A ratio whose cohort maximum is zero counts 0. Configurations are ranked by the unrounded score;
+The weights, and how each component is normalised, are content (app/engine/content/score.toml,
+checked when content loads); T6 is written from the same list. A ratio whose cohort maximum is
+zero counts 0. Configurations are ranked by the unrounded score;
 exact ties keep name order, so the ranking is stable. Scores are shown with one decimal.
 """
 
@@ -12,16 +14,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-WEIGHTS = {
-    "hero": 30.0,
-    "outfit": 10.0,
-    "depth": 15.0,
-    "bosses": 15.0,
-    "crafts": 25.0,
-    "trial": 5.0,
-}
-MAX_DEPTH = 3
-MAX_TRIAL = 8
+from asiworld.engine.content import ScoreWeights, load_content
+
+
+def _score_content() -> ScoreWeights:
+    weights = load_content().score
+    assert weights is not None  # load_content builds it or raises ContentError
+    return weights
+
+
+SCORE = _score_content()
+COMPONENTS = SCORE.components  # in the paper's order j
+WEIGHTS = SCORE.weights()
+MAX_DEPTH = SCORE.max_depth
+MAX_TRIAL = SCORE.max_trial
 
 
 @dataclass(frozen=True)
@@ -60,15 +66,16 @@ def _ratio(value: float, maximum: float) -> float:
 
 
 def contributions(row: RawMeasures, max_bosses: int, max_crafts: int) -> dict[str, float]:
-    """Each component's points (weight times its normalised value), in the order of WEIGHTS."""
-    return {
-        "hero": WEIGHTS["hero"] * (1.0 if row.hero else 0.0),
-        "outfit": WEIGHTS["outfit"] * (1.0 if row.outfit else 0.0),
-        "depth": WEIGHTS["depth"] * row.depth / MAX_DEPTH,
-        "bosses": WEIGHTS["bosses"] * _ratio(row.bosses, max_bosses),
-        "crafts": WEIGHTS["crafts"] * _ratio(row.crafts, max_crafts),
-        "trial": WEIGHTS["trial"] * row.trial / MAX_TRIAL,
+    """Each component's points (weight times its normalised value), in the order j."""
+    value = {
+        "hero": 1.0 if row.hero else 0.0,
+        "outfit": 1.0 if row.outfit else 0.0,
+        "depth": row.depth / MAX_DEPTH,
+        "bosses": _ratio(row.bosses, max_bosses),
+        "crafts": _ratio(row.crafts, max_crafts),
+        "trial": row.trial / MAX_TRIAL,
     }
+    return {c.key: c.weight * value[c.key] for c in COMPONENTS}
 
 
 def composite(row: RawMeasures, max_bosses: int, max_crafts: int) -> float:

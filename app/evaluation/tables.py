@@ -17,7 +17,7 @@ from typing import Any
 
 from asiworld.evaluation.achievements import STAGE_NAMES
 from asiworld.evaluation.measures import CATEGORIES, LEVELS
-from asiworld.evaluation.score import WEIGHTS
+from asiworld.evaluation.score import COMPONENTS, WEIGHTS
 
 Results = dict[str, Any]
 Grid = tuple[list[str], list[list[str]]]  # a table's header and rows, for Markdown and CSV
@@ -320,24 +320,16 @@ def _clock(run: Results, meta: dict[str, Any]) -> str:
     return text + "; 1 tick = 1 simulated second, a day = 30 minutes (20 day, 10 night)"
 
 
-COMPONENTS = (
-    ("hero", "h_m", "Task outcome: Shadow King defeat"),
-    ("outfit", "o_m", "Task outcome: travel-outfit production"),
-    ("depth", "d_m/3", "Progression: dungeon depth"),
-    ("bosses", "B_m/max_k B_k", "Activity: defeated dungeon bosses"),
-    ("crafts", "C_m/max_k C_k", "Activity: successful crafts"),
-    ("trial", "R_m/8", "Native Trial progress"),
-)
-
-
 def score_rows(runs: list[Results]) -> Grid:
-    """Table 6: the composite's components and weights, and each configuration's points."""
+    """Table 6: the composite's components and weights (content/score.toml), and each
+    configuration's points."""
     names = names_in_order(runs)
     header = ["j", "Component x_m,j", "Interpretation", "Weight w_j"] + names
     rows = []
-    for j, (key, symbol, meaning) in enumerate(COMPONENTS, start=1):
+    for j, comp in enumerate(COMPONENTS, start=1):
+        key = comp.key
         points = [_cell(runs, n, lambda r, key=key: f"{r['contributions'][key]:.1f}") for n in names]
-        rows.append([str(j), symbol, meaning, f"{WEIGHTS[key]:g}"] + points)
+        rows.append([str(j), comp.symbol, comp.meaning, f"{comp.weight:g}"] + points)
     total = f"{sum(WEIGHTS.values()):g}"
     rows.append(["", "Score", "Sum of weighted components", total]
                 + [_cell(runs, n, lambda r: r["score_shown"]) for n in names])  # fmt: skip

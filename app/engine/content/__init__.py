@@ -15,7 +15,7 @@ import numpy as np
 CONTENT_DIR = Path(__file__).parent
 # Files the world never reads (the evaluation's numbers): left out of the content hash, which
 # says which world a replay was made with.
-NOT_HASHED = frozenset({"achievements"})
+NOT_HASHED = frozenset({"achievements", "score", "configurations"})
 
 
 class ContentError(ValueError):
@@ -56,6 +56,27 @@ class Recipe:
     cooking: bool = False
 
 
+@dataclass(frozen=True)
+class ScoreComponent:
+    key: str
+    symbol: str
+    meaning: str
+    value: str  # how it is normalised: flag, depth, cohort_max, trial
+    weight: float
+
+
+@dataclass(frozen=True)
+class ScoreWeights:
+    """The composite score's components in the paper's order j, and its two fixed divisors."""
+
+    components: tuple[ScoreComponent, ...]
+    max_depth: int
+    max_trial: int
+
+    def weights(self) -> dict[str, float]:
+        return {c.key: c.weight for c in self.components}
+
+
 @dataclass
 class Content:
     raw: dict[str, dict[str, Any]]
@@ -74,6 +95,7 @@ class Content:
     structures: dict[str, dict[str, Any]] = field(default_factory=dict)
     creatures: dict[str, dict[str, Any]] = field(default_factory=dict)
     achievements: Section | None = None  # the curriculum's thresholds (achievements.toml)
+    score: ScoreWeights | None = None  # the composite score's components (score.toml)
 
     def section(self, name: str) -> Section:
         try:
@@ -120,7 +142,7 @@ def load_content(directory: Path | str | None = None) -> Content:
             values = json.dumps(raw[path.stem], sort_keys=True, separators=(",", ":"))
             digest.update(path.name.encode() + b"\0" + values.encode())
     for needed in ("world", "terrain", "items", "recipes", "resources", "structures", "creatures",
-                   "dungeons", "achievements"):
+                   "dungeons", "achievements", "score"):
         _require(needed in raw, f"content: {needed}.toml is missing")
     content = Content(raw=raw, hash=digest.hexdigest()[:16])
     _build_tiles(content)
@@ -131,6 +153,7 @@ def load_content(directory: Path | str | None = None) -> Content:
     _build_creatures(content)
     _check_dungeons(content)
     _build_achievements(content)
+    _build_score(content)
     return content
 
 
@@ -268,3 +291,47 @@ def _build_achievements(c: Content) -> None:
     unknown = set(table) - set(ACHIEVEMENT_NUMBERS) - {"steady_tiers"}
     _require(not unknown, f"content: achievements.toml [thresholds] has unknown {sorted(unknown)}")
     c.achievements = Section("thresholds", table)
+
+
+SCORE_VALUES = {"hero": "flag", "outfit": "flag", "depth": "depth", "bosses": "cohort_max",
+                "crafts": "cohort_max", "trial": "trial"}
+
+
+def _build_score(c: Content) -> None:
+    """The composite's components: each measure once, normalised the way it can be, and a
+    weight that is a number >= 0 (a typo fails here, not as a wrong score)."""
+    raw = c.raw["score"]
+    listed = raw.get("components")
+    _require(isinstance(listed, list) and listed,
+             "content: score.toml has no [[components]] list")
+    components = []
+    for j, comp in enumerate(listed, start=1):
+        key = comp.get("key")
+        _require(key in SCORE_VALUES,
+                 f"content: score.toml component {j} key {key!r} is not one of "
+                 f"{', '.join(SCORE_VALUES)}")
+        _require(comp.get("value") == SCORE_VALUES[key],
+                 f"content: score.toml component {key!r} value must be "
+                 f"{SCORE_VALUES[key]!r}, not {comp.get('value')!r}")
+        weight = comp.get("weight")
+        _require(type(weight) in (int, float) and weight >= 0,
+                 f"content: score.toml component {key!r} weight must be a number >= 0, "
+                 f"not {weight!r}")
+        for field_name in ("symbol", "meaning"):
+            _require(isinstance(comp.get(field_name), str) and comp[field_name],
+                     f"content: score.toml component {key!r} has no {field_name}")
+        components.append(ScoreComponent(key=key, symbol=comp["symbol"], meaning=comp["meaning"],
+                                         value=comp["value"], weight=float(weight)))
+    keys = [comp.key for comp in components]
+    _require(sorted(keys) == sorted(SCORE_VALUES),
+             f"content: score.toml must list each of {', '.join(SCORE_VALUES)} once, "
+             f"not {', '.join(keys)}")
+    for key in ("max_depth", "max_trial"):
+        value = raw.get(key)
+        _require(type(value) is int and value >= 1,
+                 f"content: score.toml {key} must be a whole number >= 1, not {value!r}")
+    tiers = {int(t) for t in c.raw["dungeons"]["tiers"]}
+    _require(raw["max_depth"] == max(tiers),
+             f"content: score.toml max_depth {raw['max_depth']} is not the deepest tier of "
+             f"dungeons.toml ({max(tiers)})")
+    c.score = ScoreWeights(tuple(components), raw["max_depth"], raw["max_trial"])
