@@ -1,4 +1,8 @@
-"""The built-in configurations, by name. Each is an Agent that sees only its observations."""
+"""The built-in configurations, by name. Each is an Agent that sees only its observations.
+
+Most are one strategy (strategy.py) with a named parameter set of
+app/engine/content/configurations.toml (parameters.py); `forager` and `random` are small
+classes of their own (the floor, and the quiet bot many tests seat)."""
 
 from __future__ import annotations
 
@@ -6,15 +10,17 @@ import importlib
 import importlib.util
 
 from .base import Agent
+from .parameters import shipped_sets
+from .strategy import Strategy
 
-# name -> "module:Class"; looked up lazily so a configuration in progress never breaks the rest.
-CONFIGURATIONS: dict[str, str] = {
+# name -> "module:Class" for the configurations that are not parameter sets; looked up lazily.
+CLASSES: dict[str, str] = {
     "forager": "asiworld.agents.forager:Forager",
-    "planner": "asiworld.agents.planner:Planner",
-    "rusher": "asiworld.agents.rusher:Rusher",
-    "builder": "asiworld.agents.builder:Builder",
     "random": "asiworld.agents.random_agent:RandomAgent",
 }
+# The nine-configuration cohort, in join order (docs/configurations.md).
+COHORT: tuple[str, ...] = ("steady", "scripted", "brawler", "hasty", "cautious", "thrifty",
+                           "light", "homebody", "reckless")
 
 
 class UnknownConfiguration(ValueError):
@@ -22,9 +28,9 @@ class UnknownConfiguration(ValueError):
 
 
 def available() -> list[str]:
-    """Configurations whose module is present."""
-    out = []
-    for name, target in CONFIGURATIONS.items():
+    """Every configuration name: the parameter sets, then the classes whose module is present."""
+    out = list(shipped_sets())
+    for name, target in CLASSES.items():
         module = target.split(":")[0]
         if importlib.util.find_spec(module) is not None:
             out.append(name)
@@ -32,7 +38,10 @@ def available() -> list[str]:
 
 
 def make_agent(name: str, seed: int = 0, think_ticks: int = 0) -> Agent:
-    target = CONFIGURATIONS.get(name)
+    sets = shipped_sets()
+    if name in sets:
+        return Strategy(seed=seed, think_ticks=think_ticks, params=sets[name])
+    target = CLASSES.get(name)
     if target is None or name not in available():
         raise UnknownConfiguration(
             f"unknown configuration {name!r}; available: {', '.join(available())}")

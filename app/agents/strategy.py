@@ -1,0 +1,973 @@
+"""The one strategy of the built-in configurations, parameterised (parameters.py: the named sets
+of content/configurations.toml). With the planner's set it prepares, then goes deep: it mines and
+smelts iron for a sword and armor, builds a locked stone home with a bed inside
+(skills.build_house) and sleeps there at night, weaves cloth, tans hides, cooks potions, and sets
+up a tailoring table; then clears the Outer Court and the Inner Temple, buys the travel-outfit
+design with the coins and tailors the outfit (production), cooks spare potions while a five-day
+streak without a knockdown completes, lights a torch for the Royal Tomb, offers the three sigils
+at the altar and defeats the Shadow King (exploration). Other sets leave out parts of the
+preparation (armor, the home, the stove, the outfit), stop at a shallower tier, drink, retreat
+and recover at other health levels, hand other tiers to the steady_clear program, or spend their
+coins otherwise. It sees only its observations and keeps its own notes."""
+
+from __future__ import annotations
+
+import heapq
+import math
+from typing import Any
+
+from . import program_library
+from .base import Agent
+from .parameters import Params
+from .parameters import params as parameter_set
+from .skills import (
+    House,
+    MapNotes,
+    adjacent,
+    build_house,
+    find_house_site,
+    gather,
+    goto,
+    inv,
+    me,
+    near,
+    nearest_reachable,
+    stand_spot,
+    unless_doing,
+)
+
+Pos = tuple[int, int]
+WALKABLE_INSIDE = set(":EoO;")  # dungeon floor, entrance, portals, sanctum floor
+FOODS = ("berry_stew", "cooked_meat", "berries")
+MEALS = ("berry_stew", "cooked_meat")  # what cooking means: food made at the stove
+# Ingots each piece of the plan needs (the parameter set says which pieces are in its plan).
+INGOTS = {
+    "anvil": 3,
+    "iron_sword": 2,
+    "iron_armor": 5,
+    "stove": 1,
+    "tailoring_table": 1,
+    "travel_outfit": 1,
+    "lock": 1,
+}
+EXTRA_IRON = frozenset({"iron_armor", "lock"})  # what it gives up when iron cannot be found
+IRON_SEARCH = 1500  # ticks of looking for unknown iron or coal before it gives those up
+OUTFIT_PRICE = 40  # coins for the travel-outfit design (content/merchant.toml)
+TORCH_PRICE = 3
+WAYPOINT_STEP = 10  # tiles between the points it explores toward
+EXPLORE_PATIENCE = 300  # ticks it walks toward one such point before it gives it up
+DUG = ("c", "i")  # coal and iron: fetched by digging to them when no open face is known
+MINEABLE = set("#ci")  # rock, coal, iron: a pickaxe takes them down to ground
+OPEN = set(".,_=123")  # open ground a character walks on
+MINE_COST = 7  # a rock tile mined costs about this many steps of walking (6 units, fast)
+DIG_REACH = 5000  # the most route cost it searches
+DIG_PATIENCE = 30  # ticks standing in one place on its way to a tile before it tries another
+DAY_TICKS = 1800  # one day of 30 simulation minutes (world rules)
+STREAK_DAYS = 5  # days in a row without a knockdown, for the Royal Tomb stage
+STREAK_BY = 9600  # hold the risky tiers for a streak that ends by this tick (minute 160)
+COST = {
+    "workbench": {"wood": 4},
+    "furnace": {"stone": 6},
+    "anvil": {"iron_ingot": 3},
+    "loom": {"wood": 4, "fibre": 2},
+    "stove": {"stone": 4, "iron_ingot": 1},
+    "tailoring_table": {"wood": 4, "cloth": 2, "iron_ingot": 1},
+}
+WANTED = {
+    "hide",
+    "outer_sigil",
+    "inner_sigil",
+    "royal_sigil",
+    "healing_potion",
+    "berry_stew",
+    "cooked_meat",
+    "leather",
+    "iron_ingot",
+    "cloth",
+    "torch",
+}
+SOURCE = {"wood": "T", "stone": "#", "coal": "c", "fibre": "f", "berries": "b", "iron_ore": "i"}
+
+
+class DungeonNotes:
+    """What the character has seen of the instance it is in."""
+
+    def __init__(self, area: int):
+        self.area = area
+        self.tiles: dict[Pos, str] = {}
+        self.boss: Pos | None = None
+        self.portal: Pos | None = None
+        self.entrance: Pos | None = None
+        self.cleared = False
+        self.failed: set[Pos] = set()
+        self.handed_over = False  # the steady_clear program was given this instance
+
+    def update(self, obs: dict[str, Any]) -> None:
+        view = obs["view"]
+        x0, y0 = view["x0"], view["y0"]
+        for i, row in enumerate(view["tiles"]):
+            for j, ch in enumerate(row):
+                if ch != " ":
+                    pos = (x0 + j, y0 + i)
+                    self.tiles[pos] = ch
+                    if ch in "oO":
+                        self.portal = pos
+                    elif ch == "E":
+                        self.entrance = pos
+        for e in obs["entities"]:
+            if e.get("boss"):
+                self.boss = (e["x"], e["y"])
+
+    def chests(self) -> list[Pos]:
+        return [p for p, ch in self.tiles.items() if ch == "C" and p not in self.failed]
+
+    def frontier(self, here: Pos) -> Pos | None:
+        best, best_d = None, 10**9
+        for (x, y), ch in self.tiles.items():
+            if ch not in WALKABLE_INSIDE or (x, y) in self.failed:
+                continue
+            if any(
+                (x + dx, y + dy) not in self.tiles for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
+            ):
+                d = abs(x - here[0]) + abs(y - here[1])
+                if d < best_d:
+                    best, best_d = (x, y), d
+        return best
+
+
+def dig_route(notes: MapNotes, start: Pos, kind: str, avoid: set) -> list[Pos] | None:
+    """The cheapest route from `start` to a known tile of `kind` over remembered tiles: open
+    ground costs 1, rock, coal and iron to mine through MINE_COST, the seam itself ends it.
+    The route's tiles after `start`, or None."""
+    tiles = notes.tiles
+    best: dict[Pos, int] = {start: 0}
+    came: dict[Pos, Pos] = {}
+    heap = [(0, start)]
+    while heap:
+        cost, p = heapq.heappop(heap)
+        if cost > best.get(p, 10**9) or cost > DIG_REACH:
+            continue
+        if p != start and tiles.get(p) == kind:
+            route = [p]
+            while route[-1] in came and came[route[-1]] != start:
+                route.append(came[route[-1]])
+            return route[::-1]
+        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            q = (p[0] + dx, p[1] + dy)
+            ch = tiles.get(q)
+            if q in avoid and ch != kind:
+                continue
+            if ch in OPEN:
+                step = 1
+            elif ch in MINEABLE:
+                step = MINE_COST
+            else:
+                continue
+            if cost + step < best.get(q, 10**9):
+                best[q] = cost + step
+                came[q] = p
+                heapq.heappush(heap, (cost + step, q))
+    return None
+
+
+class Strategy(Agent):
+    """One configuration: the strategy with one parameter set (the planner's by default)."""
+
+    def __init__(self, seed: int = 0, think_ticks: int = 0, params: Params | None = None):
+        super().__init__(seed, think_ticks)
+        self.p = params or parameter_set("planner")
+        self.name = self.p.name
+        self.description = self.p.description
+        self.notes = MapNotes()
+        self.sites: dict[str, Pos] = {}
+        self.avoid: set[Pos] = set()
+        self.last_target: Pos | None = None
+        self.explore_to: Pos | None = None
+        self.dungeon: DungeonNotes | None = None
+        self.sigils_offered = False
+        self.altar_tries: list[Pos] | None = None
+        self.hides_wanted = 2
+        self.house = House()  # the locked stone home with the bed inside (skills.House)
+        self.seen_structures: set[Pos] = set()  # anyone's, so the house site avoids them
+        self.calm_night = False  # a whole night without damage has been had
+        self.place_failures: dict[Pos, int] = {}
+        self.streak = 0  # full days in a row without a knockdown, from the day reports
+        self.streak_met = False
+        self.down_today = False
+        # A meal made at the stove: Self-sufficiency asks for one, and a potion is not a meal.
+        self.cooked_meal = False
+        self.entering: int | None = None  # the tier of the last `enter`
+        self.iron_poor = False  # armor and lock given up: no more iron or coal to be found
+        self.searched = 0  # ticks spent looking for iron or coal it knew nowhere of
+        self.search_tick: int | None = None
+        self.dig_plans: dict[str, list[Pos] | None] = {}  # the way to a coal or iron seam
+        self.dig_at: tuple[Pos, Pos] | None = None  # (where it stood, where it walked to)
+        self.dig_since = 0
+        self.explore_since = 0  # tick it set out for the point it explores toward
+
+    # ------------------------------------------------------------------ feedback
+    def feedback(self, result: dict[str, Any]) -> None:
+        if not result.get("ok") and self.last_target is not None:
+            self._failed(self.last_target)
+
+    def _failed(self, target: Pos) -> None:
+        if self.dungeon is not None:
+            self.dungeon.failed.add(target)
+        else:
+            self.avoid.add(target)
+            if self.explore_to == target:
+                self.explore_to = None
+
+    def _learn(self, obs: dict[str, Any]) -> None:
+        area = obs["self"]["area"]
+        if area == 0:
+            self.dungeon = None
+            self.notes.update(obs)
+            for st in obs["structures"]:
+                self.seen_structures.add((st["x"], st["y"]))
+        else:
+            if self.dungeon is None or self.dungeon.area != area:
+                self.dungeon = DungeonNotes(area)
+            self.dungeon.update(obs)
+        self.house.learn(obs["events"])
+        for e in obs["events"]:
+            kind = e["kind"]
+            if kind == "night_report" and e.get("damage", 1) == 0:
+                self.calm_night = True
+            elif kind == "down":
+                self.down_today = True
+            elif kind == "day_report":
+                self._day_report(e)
+            if kind == "op_failed" and self.last_target is not None:
+                self._failed(self.last_target)
+            elif kind == "placed":
+                self.sites.setdefault(e["item"], (e["x"], e["y"]))
+            elif kind == "boss_defeated" and self.dungeon is not None:
+                self.dungeon.cleared = True
+            elif kind == "offered":
+                self.sigils_offered = True
+            elif kind == "crafted" and e.get("recipe") in MEALS and e.get("char") == obs["self"]["id"]:
+                self.cooked_meal = True
+        if len(self.avoid) > 300:
+            self.avoid.clear()
+
+    # ------------------------------------------------------------------ deciding
+    def decide(self, obs: dict[str, Any]) -> dict[str, Any] | None:
+        self._learn(obs)
+        s = obs["self"]
+        if s["down"] or s["asleep"]:
+            return None
+        items = inv(obs)
+        if self._program_running(obs):
+            return self._while_program_runs(obs, items)
+        handover = self._hand_over(obs)
+        if handover is not None:
+            return handover
+        threat = self._adjacent_threat(obs)
+        heal = self._heal(obs, items)
+        if heal is not None:
+            return heal
+        if threat is not None:
+            return {"type": "attack", "target": threat}
+        loot = self._loot(obs)
+        if loot is not None:
+            return loot
+        if s["area"] != 0:
+            return self._inside(obs, items)
+        action = s["action"]
+        if action is not None and action["type"] in ("gather", "craft"):
+            return None
+        food = next((f for f in FOODS if items.get(f)), None)
+        if s["hunger"] < 55 and food:
+            return {"type": "eat", "item": food}
+        choice = self._go_to_bed(obs) if self._bedtime(obs) else self._plan(obs, items)
+        if (
+            action is not None
+            and choice is not None
+            and choice["type"] == action["type"]
+            and all(action["args"].get(k) == v for k, v in choice.items() if k != "type")
+        ):
+            return None  # already doing it
+        return choice
+
+    def _loot(self, obs: dict[str, Any]) -> dict[str, Any] | None:
+        """Bags with something worth having (a boar's hide, a boss's sigil) are picked up."""
+        here = me(obs)
+        bags = [
+            b
+            for b in obs["loot"]
+            if any(i in WANTED for i in b["items"])
+            and (b["x"], b["y"]) not in self.avoid
+            and near(here, (b["x"], b["y"]), 8)
+        ]
+        if not bags:
+            return None
+        bag = min(bags, key=lambda b: abs(b["x"] - here[0]) + abs(b["y"] - here[1]))
+        spot = (bag["x"], bag["y"])
+        self.last_target = spot
+        if near(here, spot, 1):
+            return {"type": "pick_up"}
+        action = obs["self"]["action"]
+        if (
+            action is not None
+            and action["type"] == "move_to"
+            and (action["args"]["x"], action["args"]["y"]) == spot
+        ):
+            return None
+        return goto(*spot)
+
+    def _heal(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any] | None:
+        s = obs["self"]
+        low = 45 if s["area"] == 0 else self.p.drink_below
+        if (
+            s["health"] < low
+            and items.get("healing_potion")
+            and (s["area"] != 0 or s["health"] < 30)
+        ):
+            return {"type": "use", "item": "healing_potion"}
+        if s["health"] < 70 and s["area"] != 0 and items.get("berry_stew"):
+            return {"type": "eat", "item": "berry_stew"}
+        return None
+
+    # ------------------------------------------------------------------ the surface plan
+    def _plan(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any] | None:
+        s = obs["self"]
+        eq = s["equipment"]
+        have = {k for k, v in items.items() if v} | {v for v in eq.values() if v}
+        tasks = s.get("tasks", {})
+        # Tools and the workbench.
+        if items.get("berries", 0) < 4 and s["hunger"] < 70:
+            return self._fetch(obs, "b")
+        if "workbench" not in self.sites:
+            return (
+                self._fetch(obs, "T") if items.get("wood", 0) < 4 else self._place(obs, "workbench")
+            )
+        for tool, needs in (("wooden_pickaxe", {"wood": 3}), ("wooden_sword", {"wood": 3})):
+            if (
+                tool not in have
+                and "stone_pickaxe" not in have
+                and not (tool == "wooden_sword" and ("iron_sword" in have))
+            ):
+                return self._make(obs, items, "workbench", tool, needs)
+        if "wooden_sword" in items and eq["weapon"] is None:
+            return {"type": "equip", "item": "wooden_sword"}
+        if "stone_pickaxe" not in have:
+            return self._make(obs, items, "workbench", "stone_pickaxe", {"wood": 1, "stone": 3})
+        if "axe" not in have:
+            return self._make(obs, items, "workbench", "axe", {"wood": 2, "stone": 1})
+        if self.p.weapon == "stone" and "stone_sword" not in have:
+            return self._make(obs, items, "workbench", "stone_sword", {"wood": 1, "stone": 3})
+        if "stone_sword" in items and eq["weapon"] in (None, "wooden_sword"):
+            return {"type": "equip", "item": "stone_sword"}
+        # Iron, for the pieces of its plan: the ones the tasks need first, then armor and lock
+        # (given up for leather and no home when the world's iron or coal cannot be found).
+        plan = self._iron_plan()
+        for pieces in (plan - EXTRA_IRON, plan & EXTRA_IRON):
+            need = sum(INGOTS[t] for t in pieces if not self._done(t, have, tasks))
+            short = max(0, need - items.get("iron_ingot", 0))
+            if short:
+                return self._smelt(obs, items, short)
+        if "anvil" not in self.sites and "anvil" in plan:
+            return self._place(obs, "anvil", near_site="workbench")
+        for gear in ("iron_sword", "iron_armor"):
+            if gear not in plan:
+                continue
+            if gear not in have:
+                return self._make(
+                    obs, items, "anvil", gear, {"wood": 1} if gear == "iron_sword" else {}
+                )
+            if gear in items:
+                return {"type": "equip", "item": gear}
+        # A locked stone home with a bed inside, to sleep in at night.
+        home = self._home(obs, items) if self._builds_home() else None
+        if home is not None:
+            return home
+        # Cloth and leather for the table and the outfit.
+        outfit_done = not self.p.production or self._done("travel_outfit", have, tasks)
+        table = "tailoring_table" in self.sites or not self.p.production
+        cloth_need = (0 if table else 2) + (0 if outfit_done else 4)
+        if items.get("cloth", 0) < cloth_need:
+            if "loom" not in self.sites:
+                if items.get("fibre", 0) < 2:
+                    return self._fetch(obs, "f")
+                return self._place(obs, "loom", near_site="workbench")
+            missing = cloth_need - items.get("cloth", 0)
+            if items.get("fibre", 0) < 3 * missing:
+                return self._fetch(obs, "f")
+            return self._make(obs, items, "loom", "cloth", {}, count=missing)
+        if not table:
+            return self._place(obs, "tailoring_table", near_site="workbench")
+        leather_need = (0 if outfit_done else 2) + (4 if self._wants_leather_armor(have) else 0)
+        if items.get("leather", 0) < leather_need:
+            if items.get("hide", 0) >= leather_need - items.get("leather", 0):
+                return self._make(
+                    obs, items, "workbench", "leather", {},
+                    count=leather_need - items.get("leather", 0),
+                )
+            return self._hunt(obs, "boar")
+        if self._wants_leather_armor(have):
+            return self._make(obs, items, "workbench", "leather_armor", {})
+        if "leather_armor" in items and eq["armor"] is None:
+            return {"type": "equip", "item": "leather_armor"}
+        if self.p.cook and "stove" not in self.sites:
+            if items.get("stone", 0) < 4:
+                return self._fetch(obs, "#")
+            return self._place(obs, "stove", near_site="workbench")
+        if self.p.cook and not self.cooked_meal and items.get("raw_meat"):
+            return self._make(obs, items, "stove", "cooked_meat", {"wood": 1})
+        # The outfit as soon as the design is affordable.
+        if not outfit_done:
+            if items.get("travel_outfit_design"):
+                return self._make(obs, items, "tailoring_table", "travel_outfit", {})
+            if s["coins"] >= OUTFIT_PRICE:
+                return self._buy(obs, "travel_outfit_design", 1)
+        if "travel_outfit" in items:
+            return {"type": "equip", "item": "travel_outfit"}
+        # Supplies for the next descent, then go.
+        tier = self._next_tier(items, tasks, s["coins"], outfit_done)
+        if tier is None:
+            return self._pastime(obs, items)
+        want = self.p.potions_for(tier)
+        if items.get("healing_potion", 0) < want:
+            reserve = 0 if outfit_done else OUTFIT_PRICE
+            if self.p.buy_potions and s["coins"] >= 10 + reserve:
+                n = min(want - items.get("healing_potion", 0), (s["coins"] - reserve) // 10)
+                if n > 0:
+                    return self._buy(obs, "healing_potion", n)
+            if "stove" in self.sites:
+                return self._cook_potions(obs, items, want - items.get("healing_potion", 0))
+        if items.get("berries", 0) < 8:
+            return self._fetch(obs, "b")
+        if tier >= 3 and "torch" not in have:
+            if s["coins"] >= TORCH_PRICE:
+                return self._buy(obs, "torch", min(2, s["coins"] // TORCH_PRICE))
+            return self._make(obs, items, "workbench", "torch", {"wood": 1, "coal": 1})
+        if tier >= 3 and self._hold_for_streak(obs):
+            return self._pastime(obs, items)
+        if s["health"] < self.p.enter_above:
+            return self._recover(obs, items)
+        return self._descend(obs, items, tier)
+
+    def _iron_plan(self) -> set[str]:
+        """The pieces of its plan that take iron ingots."""
+        plan = set()
+        if self.p.weapon == "iron":
+            plan |= {"anvil", "iron_sword"}
+        if self._armor() == "iron":
+            plan |= {"anvil", "iron_armor"}
+        if self.p.cook:
+            plan.add("stove")
+        if self.p.production:
+            plan |= {"tailoring_table", "travel_outfit"}
+        if self._builds_home():
+            plan.add("lock")
+        return plan
+
+    def _armor(self) -> str:
+        if self.p.armor == "iron" and self.iron_poor:
+            return "leather"
+        return self.p.armor
+
+    def _builds_home(self) -> bool:
+        return self.p.home and not (self.iron_poor and not self.house.lock_fitted)
+
+    def _wants_leather_armor(self, have: set) -> bool:
+        return self._armor() == "leather" and not {"leather_armor", "iron_armor"} & have
+
+    def _smelt(self, obs: dict[str, Any], items: dict[str, int], short: int) -> dict[str, Any]:
+        """Ore and coal for `short` ingots, then the furnace. When one of them is nowhere in
+        sight, what it carries is smelted first, so the next piece can be made meanwhile."""
+        if "furnace" not in self.sites:
+            if items.get("stone", 0) < 6:
+                return self._fetch(obs, "#")
+            return self._place(obs, "furnace", near_site="workbench")
+        ore, coal = items.get("iron_ore", 0), items.get("coal", 0)
+        for kind, held in (("i", ore), ("c", coal)):
+            if held < short:
+                if self.notes.nearest(kind, *me(obs), avoid=self.avoid) is None:
+                    self._searching(obs)
+                    if min(ore, coal) > 0:
+                        return self._make(obs, items, "furnace", "iron_ingot", {},
+                                          count=min(ore, coal))
+                return self._fetch(obs, kind)
+        return self._make(obs, items, "furnace", "iron_ingot", {}, count=short)
+
+    def _searching(self, obs: dict[str, Any]) -> None:
+        """Time spent looking for iron or coal it knows nowhere of; past IRON_SEARCH with the
+        tasks' own iron in hand, armor and lock are given up (leather armor, no home)."""
+        tick = obs["tick"]
+        if self.search_tick is not None:
+            self.searched += min(tick - self.search_tick, 60)
+        self.search_tick = tick
+        if self.searched > IRON_SEARCH:
+            self.iron_poor = True
+
+    def _recover(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any]:
+        """Health back before it goes in: a stew, a potion when far down, sleep at home at
+        night, else rest (health comes back while fed)."""
+        s = obs["self"]
+        if items.get("berry_stew") and s["hunger"] < 90:
+            return {"type": "eat", "item": "berry_stew"}
+        if s["health"] < 30 and items.get("healing_potion"):
+            return {"type": "use", "item": "healing_potion"}
+        return {"type": "wait", "ticks": 30}
+
+    def _cook_potions(self, obs: dict[str, Any], items: dict[str, int], n: int) -> dict[str, Any]:
+        """Gather berries and flax for `n` potions (some berries kept to eat), then cook them."""
+        n = max(1, min(n, 8))
+        if items.get("fibre", 0) < n:
+            return self._fetch(obs, "f")
+        if items.get("berries", 0) < 4 * n + 4:
+            return self._fetch(obs, "b")
+        return self._make(obs, items, "stove", "healing_potion", {}, count=n)
+
+    def _pastime(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any]:
+        """Nothing risky to do now: cook spare potions and make torches, a craft at a time."""
+        spare = self.p.spare_potions
+        if "stove" in self.sites and items.get("healing_potion", 0) < spare:
+            return self._cook_potions(obs, items, spare - items.get("healing_potion", 0))
+        if items.get("torch", 0) < self.p.spare_torches:
+            return self._make(obs, items, "workbench", "torch", {"wood": 1, "coal": 1})
+        return {"type": "wait", "ticks": 30}
+
+    # ------------------------------------------------------------------ the streak
+    def _day_report(self, e: dict[str, Any]) -> None:
+        if not e.get("full", True):
+            return  # a day joined part-way neither counts nor breaks a streak
+        self.streak = self.streak + 1 if int(e.get("downs", 0)) == 0 else 0
+        self.streak_met = self.streak_met or self.streak >= STREAK_DAYS
+        self.down_today = False
+
+    def _hold_for_streak(self, obs: dict[str, Any]) -> bool:
+        """Keep out of the Royal Tomb and the Sanctum (where knockdowns happen) while a
+        five-day streak without one can still be completed early enough; then go anyway."""
+        if self.streak_met or not self.p.hold_for_streak:
+            return False
+        day = obs["time"]["day"]
+        if self.down_today:
+            last_day = day + STREAK_DAYS
+        else:
+            last_day = day + STREAK_DAYS - self.streak - 1
+        return last_day * DAY_TICKS <= STREAK_BY
+
+    def _done(self, thing: str, have: set, tasks: dict) -> bool:
+        if thing in ("anvil", "stove", "tailoring_table"):
+            return thing in self.sites
+        if thing == "travel_outfit":
+            return "production" in tasks or "travel_outfit" in have
+        return thing in have
+
+    def _next_tier(
+        self, items: dict[str, int], tasks: dict, coins: int, outfit_done: bool
+    ) -> int | None:
+        """The tier to go to next, or None: nothing deeper for this configuration. One that stops
+        short of the Sanctum goes back to its deepest tier while the outfit's coins are short."""
+        if "exploration" in tasks:
+            return None
+        if self.sigils_offered or items.get("royal_sigil"):
+            tier = 4
+        elif items.get("inner_sigil"):
+            tier = 3
+        elif items.get("outer_sigil"):
+            tier = 2
+        else:
+            tier = 1
+        if tier <= self.p.max_tier:
+            return tier
+        if self.p.max_tier >= 1 and not outfit_done and coins < OUTFIT_PRICE:
+            return self.p.max_tier
+        return None
+
+    def _descend(self, obs: dict[str, Any], items: dict[str, int], tier: int) -> dict[str, Any]:
+        s = obs["self"]
+        if tier == 4:
+            altar = obs["landmarks"].get("altar")
+            if altar is None:
+                return self._seek_altar(obs)
+            altar = tuple(altar)
+            if not adjacent(me(obs), altar):
+                return self._go(altar)
+            if not self.sigils_offered:
+                return {"type": "offer"}
+            self.entering = 4
+            return {"type": "enter"}
+        gate = tuple(obs["landmarks"]["gates"][tier - 1])
+        if me(obs) != gate:
+            return self._go(gate)
+        if tier == 3 and s["equipment"]["light"] is None and items.get("torch"):
+            return {"type": "equip", "item": "torch"}
+        self.entering = tier
+        return {"type": "enter"}
+
+    def _seek_altar(self, obs: dict[str, Any]) -> dict[str, Any]:
+        """The altar lies along one of the eight compass lines from the plaza that no gate
+        takes, at the far distance: walk to each candidate until it comes into view."""
+        lm = obs["landmarks"]
+        cx, cy = lm["plaza"]
+        if self.altar_tries is None:
+            angles = [math.atan2(g[1] - cy, g[0] - cx) for g in lm["gates"]]
+            steps = [round(a / (math.pi / 4)) % 8 for a in angles]
+            offset = sum(a - round(a / (math.pi / 4)) * math.pi / 4 for a in angles) / len(angles)
+            size = 2 * cx
+            tries = []
+            for k in range(8):
+                if k in steps:
+                    continue
+                for dist in (54, 48):
+                    a = k * math.pi / 4 + offset
+                    x = min(max(int(round(cx + dist * math.cos(a))), 3), size - 4)
+                    y = min(max(int(round(cy + dist * math.sin(a))), 3), size - 4)
+                    tries.append((x, y))
+            self.altar_tries = tries
+        x, y = me(obs)
+        while self.altar_tries and (
+            self.altar_tries[0] in self.avoid or near((x, y), self.altar_tries[0], 3)
+        ):
+            self.altar_tries.pop(0)
+        if not self.altar_tries:
+            self.altar_tries = None
+            return self._explore(obs)
+        return self._go(self.altar_tries[0])
+
+    # ------------------------------------------------------------------ the home
+    def _home(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any] | None:
+        """The next step toward a locked house with a bed in it; None once both stand."""
+        if not self.house.lock_fitted and not items.get("lock"):
+            if items.get("iron_ingot", 0) < 1:
+                return None  # the ingot plan above makes one first
+            return self._make(obs, items, "workbench", "lock", {})
+        step = build_house(
+            obs,
+            items,
+            self.house,
+            self.notes,
+            find_site=lambda: self._house_site(obs),
+            craft=lambda station, recipe, needs, count: self._make(
+                obs, items, station, recipe, needs, count=count, batch=True
+            ),
+            fetch=lambda material: self._fetch(obs, SOURCE[material]),
+            place_at=lambda item, target: self._place_at(obs, item, target),
+            explore=lambda: self._explore(obs),
+            blocked=self._blocked(),
+        )
+        if step is not None:
+            return step
+        if "bed" in self.sites:
+            return None
+        if items.get("bed"):
+            return self._place_at(obs, "bed", self.house.bed_tile())
+        if items.get("cloth", 0) < 3:
+            if "loom" not in self.sites:
+                return self._place(obs, "loom", near_site="workbench")
+            need = 3 - items.get("cloth", 0)
+            return self._make(obs, items, "loom", "cloth", {"fibre": 3}, count=need)
+        return self._make(obs, items, "workbench", "cloth_bed", {"wood": 4, "cloth": 3})
+
+    def _house_site(self, obs: dict[str, Any]) -> Pos | None:
+        taken = self.seen_structures | set(self.sites.values()) | self.avoid
+        site = find_house_site(self.notes, [self.sites["workbench"]], taken, radius=25)
+        return site or find_house_site(self.notes, [me(obs)], taken)
+
+    def _blocked(self) -> set[Pos]:
+        """Tiles nobody stands on: refused targets, its stations and bed, its walls."""
+        return self.avoid | set(self.sites.values()) | self.house.walls()
+
+    def _place_at(self, obs: dict[str, Any], item: str, target: Pos) -> dict[str, Any]:
+        """Place `item` on `target`, walking next to it first (inside the house for the bed)."""
+        here = me(obs)
+        if adjacent(here, target):
+            self.last_target = None  # a refused place (a sheep in the way) is tried again
+            self.place_failures[target] = self.place_failures.get(target, 0) + 1
+            if self.place_failures[target] > 6:
+                self._move_house(target)
+            return {"type": "place", "item": item, "x": target[0], "y": target[1]}
+        within = self.house.inside if item == "bed" else None
+        spot = stand_spot(self.notes, here, target, self._blocked(), within)
+        if spot is None and within is not None:
+            # Tiles of its own house put off-limits by earlier refusals (walking in before the
+            # door stood, say): inside its locked house they are reachable now.
+            self.avoid = {p for p in self.avoid if not within(p)}
+            spot = stand_spot(self.notes, here, target, self._blocked(), within)
+        if spot is None:
+            self._move_house(target)
+            return {"type": "wait", "ticks": 1}
+        return self._go(spot)
+
+    def _move_house(self, target: Pos) -> None:
+        """A tile of the house cannot be built: look for another site (before walls stand)."""
+        self.avoid.add(target)
+        house = self.house
+        if house.site is not None and not house.walls():
+            house.site, house.built = None, {}
+
+    def _bedtime(self, obs: dict[str, Any]) -> bool:
+        """At night, home to bed: for a first calm night, and whenever energy runs low."""
+        s = obs["self"]
+        if (
+            not self.p.home
+            or obs["time"]["phase"] != "night"
+            or not self.house.locked
+            or "bed" not in self.sites
+        ):
+            return False
+        if not self.calm_night or s["energy"] < 50:
+            return True
+        return not self.streak_met and self._hold_for_streak(obs)
+
+    def _go_to_bed(self, obs: dict[str, Any]) -> dict[str, Any]:
+        bed = self.sites["bed"]
+        here = me(obs)
+        if adjacent(here, bed) and self.house.inside(here):
+            return {"type": "sleep"}
+        spot = stand_spot(self.notes, here, bed, self._blocked(), self.house.inside)
+        return self._go(spot or bed)
+
+    # ------------------------------------------------------------------ programs
+    def _program_running(self, obs: dict[str, Any]) -> bool:
+        return any(p["status"] in ("running", "waiting") for p in obs.get("programs", ()))
+
+    def _while_program_runs(self, obs: dict[str, Any], items: dict[str, int]):
+        """The program keeps the beat; step in (which stops it) only to stay alive or fed."""
+        s = obs["self"]
+        if s["health"] < 30 and items.get("healing_potion"):
+            return {"type": "use", "item": "healing_potion"}
+        food = next((f for f in FOODS if items.get(f)), None)
+        if s["hunger"] < 25 and food:
+            return {"type": "eat", "item": food}
+        return None
+
+    def _hand_over(self, obs: dict[str, Any]) -> dict[str, Any] | None:
+        """In a fresh Inner Temple, hand the fight to the steady_clear program: deciding every
+        few ticks, the planner cannot keep the enemies' two-tick beat; a program can, and a clear
+        with little damage and no supplies is the curriculum's Steadiness stage."""
+        d = self.dungeon
+        if d is None or d.handed_over or d.cleared or self.entering not in self.p.hand_over:
+            return None
+        if "programs" not in obs:  # this world hosts no programs
+            return None
+        d.handed_over = True
+        return {
+            "type": "program",
+            "name": "steady_clear",
+            "source": program_library.source("steady_clear"),
+        }
+
+    # ------------------------------------------------------------------ inside
+    def _inside(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any] | None:
+        d = self.dungeon
+        s = obs["self"]
+        here = me(obs)
+        action = s["action"]
+        food = next((f for f in FOODS if items.get(f)), None)
+        if s["hunger"] < 40 and food:
+            return {"type": "eat", "item": food}
+        if d.cleared:
+            if d.portal is not None:
+                if here == d.portal:
+                    return {"type": "leave"}
+                return self._go(d.portal)
+        elif self._retreats(s["health"], items) and d.entrance is not None:
+            if here == d.entrance:
+                return {"type": "leave"}  # retreat to fight another day
+            return self._go(d.entrance)
+        chests = sorted(d.chests(), key=lambda p: abs(p[0] - here[0]) + abs(p[1] - here[1]))
+        if chests and (d.cleared or abs(chests[0][0] - here[0]) + abs(chests[0][1] - here[1]) < 12):
+            if adjacent(here, chests[0]):
+                self.last_target = chests[0]
+                return unless_doing(obs, gather(chests[0]))
+            if action is not None and action["type"] == "move_to":
+                return None
+            return self._go(chests[0])
+        if action is not None and action["type"] == "move_to":
+            return None
+        if d.boss is not None and not d.cleared:
+            return self._go(d.boss)
+        target = d.frontier(here)
+        if target is None:
+            if d.entrance is not None and here != d.entrance:
+                return self._go(d.entrance)
+            return {"type": "leave"}
+        return self._go(target)
+
+    def _retreats(self, health: int, items: dict[str, int]) -> bool:
+        """Whether it leaves an instance it has not cleared, to recover on the surface."""
+        if self.p.retreat_below < 0 or health >= self.p.retreat_below:
+            return False
+        return self.p.retreat_with_potions or not items.get("healing_potion")
+
+    # ------------------------------------------------------------------ small moves
+    def _adjacent_threat(self, obs: dict[str, Any]) -> int | None:
+        x, y = me(obs)
+        best = None
+        for e in obs["entities"]:
+            if (e.get("hostile") or e["kind"] == "boar") and max(
+                abs(e["x"] - x), abs(e["y"] - y)
+            ) <= 1:
+                if best is None or e["health"] < best[0]:
+                    best = (e["health"], e["id"])
+        return best[1] if best else None
+
+    def _go(self, target: Pos) -> dict[str, Any]:
+        self.last_target = target
+        return goto(*target)
+
+    def _explore(self, obs: dict[str, Any], systematic: bool = False) -> dict[str, Any]:
+        """Somewhere not yet seen: a random nearby place, or (looking for iron or coal it knows
+        nowhere of) the nearest unseen point of a grid over the map."""
+        x, y = me(obs)
+        if self.explore_to is not None and obs["tick"] - self.explore_since > EXPLORE_PATIENCE:
+            self.avoid.add(self.explore_to)  # a point it cannot get to or see: not again
+            self.explore_to = None
+        if (
+            self.explore_to is None
+            or near((x, y), self.explore_to, 2)
+            or self.explore_to in self.notes.tiles
+        ):
+            waypoint = self._unseen_waypoint(x, y) if systematic else None
+            self.explore_to = waypoint or self.notes.frontier(self.rng, x, y)
+            self.explore_since = obs["tick"]
+        return self._go(self.explore_to)
+
+    def _unseen_waypoint(self, x: int, y: int) -> Pos | None:
+        """The nearest point of a coarse grid over the map it has not seen: exploring ring by
+        ring finds a far seam of coal in minutes where a random walk may take an hour."""
+        size = self.notes.size
+        best, best_d = None, 10**9
+        for gy in range(WAYPOINT_STEP // 2, size, WAYPOINT_STEP):
+            for gx in range(WAYPOINT_STEP // 2, size, WAYPOINT_STEP):
+                p = (gx, gy)
+                if p in self.notes.tiles or p in self.avoid:
+                    continue
+                d = abs(gx - x) + abs(gy - y)
+                if d < best_d:
+                    best, best_d = p, d
+        return best
+
+    def _fetch(self, obs: dict[str, Any], kind: str) -> dict[str, Any]:
+        x, y = me(obs)
+        target = self.notes.nearest(kind, x, y, avoid=self.avoid)
+        if kind in DUG and nearest_reachable(self.notes, kind, x, y, avoid=self.avoid) is None:
+            dig = self._dig(obs, kind)  # no open face known: dig to a seam inside the rock
+            if dig is not None:
+                return dig
+        if target is None:
+            return self._explore(obs, systematic=kind in DUG)
+        if adjacent((x, y), target):
+            self.last_target = target
+            return gather(target)
+        return self._go(target)
+
+    def _dig(self, obs: dict[str, Any], kind: str) -> dict[str, Any] | None:
+        """Coal and iron sit mostly inside rock: the cheapest way to a known seam, walking on
+        open ground and mining through rock (a mined tile becomes ground), and the next step of
+        it. None when no known seam can be got at (then it looks for one)."""
+        here = me(obs)
+        plan = self.dig_plans.get(kind)
+        if plan is None or not self._plan_holds(plan, kind):
+            blocked = self.avoid | self.seen_structures | self._blocked()
+            blocked |= {(e["x"], e["y"]) for e in obs["entities"]}
+            plan = dig_route(self.notes, here, kind, blocked)
+            self.dig_plans[kind] = plan
+            if plan is None:
+                return None
+        # The first tile of the route still to be mined: stand next to it and gather it.
+        for i, p in enumerate(plan):
+            if self.notes.tiles.get(p) in MINEABLE:
+                if adjacent(here, p):
+                    self.last_target = p
+                    return unless_doing(obs, gather(p))
+                before = plan[i - 1] if i > 0 else None
+                if before is None or self.notes.tiles.get(before) not in OPEN:
+                    self.dig_plans[kind] = None
+                    return None
+                # Walked up to it and still not there (something stands on it): another way.
+                if self.dig_at != (here, before):
+                    self.dig_at, self.dig_since = (here, before), obs["tick"]
+                elif obs["tick"] - self.dig_since > DIG_PATIENCE:
+                    self.avoid.add(before)
+                    self.dig_plans[kind], self.dig_at = None, None
+                return self._go(before)
+        self.dig_plans[kind] = None
+        return None
+
+    def _plan_holds(self, plan: list[Pos], kind: str) -> bool:
+        end = plan[-1]
+        return self.notes.tiles.get(end) == kind and end not in self.avoid and not any(
+            p in self.avoid for p in plan)
+
+    def _hunt(self, obs: dict[str, Any], kind: str) -> dict[str, Any]:
+        x, y = me(obs)
+        prey = [e for e in obs["entities"] if e["kind"] == kind]
+        if not prey:
+            return self._explore(obs)
+        e = min(prey, key=lambda e: abs(e["x"] - x) + abs(e["y"] - y))
+        if max(abs(e["x"] - x), abs(e["y"] - y)) <= 1:
+            return {"type": "attack", "target": e["id"]}
+        return self._go((e["x"], e["y"]))
+
+    def _place(
+        self, obs: dict[str, Any], item: str, near_site: str | None = None
+    ) -> dict[str, Any]:
+        items = inv(obs)
+        for mat, n in COST[item].items():
+            if items.get(mat, 0) < n and mat in SOURCE:
+                return self._fetch(obs, SOURCE[mat])
+        site = self.sites.get(near_site) if near_site else None
+        if site is not None and not near(me(obs), site, 1):
+            return self._go(site)
+        spot = self._spot(obs)
+        if spot is None:
+            x, y = me(obs)
+            return self._go(self.notes.frontier(self.rng, x, y, reach=4))
+        self.last_target = spot
+        return {"type": "place", "item": item, "x": spot[0], "y": spot[1]}
+
+    def _spot(self, obs: dict[str, Any]) -> Pos | None:
+        """A free buildable neighbour that does not wall the character in: corners first, and a
+        side only while two other sides stay open."""
+        x, y = me(obs)
+        busy = {(e["x"], e["y"]) for e in obs["entities"]}
+        busy |= {(s["x"], s["y"]) for s in obs["structures"]}
+        busy |= {(b["x"], b["y"]) for b in obs.get("loot", [])}
+        busy |= self.house.footprint()  # stations stay off the house and the way around it
+        sides = [(x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)]
+        open_sides = [
+            p for p in sides if self.notes.tiles.get(p) in (".", ",", "_", "=") and p not in busy
+        ]
+        for p in ((x + 1, y + 1), (x - 1, y + 1), (x + 1, y - 1), (x - 1, y - 1)):
+            if self.notes.tiles.get(p) in (".", ",", "_") and p not in busy and p not in self.avoid:
+                return p
+        if len(open_sides) >= 3:
+            for p in open_sides:
+                if self.notes.tiles.get(p) in (".", ",", "_") and p not in self.avoid:
+                    return p
+        return None
+
+    def _make(
+        self,
+        obs: dict[str, Any],
+        items: dict[str, int],
+        station: str,
+        recipe: str,
+        needs: dict[str, int],
+        count: int = 1,
+        batch: bool = False,
+    ) -> dict[str, Any]:
+        """Craft `count` (as many as the materials allow); with `batch`, first gather the
+        materials for all of them, so one walk to the station makes the whole lot."""
+        for item, n in needs.items():
+            if items.get(item, 0) < n * (count if batch else 1):
+                return self._fetch(obs, SOURCE[item])
+        if station not in self.sites:
+            return self._place(obs, station, near_site="workbench")
+        site = self.sites[station]
+        if not near(me(obs), site, 2):
+            return self._go(site)
+        most = min(items.get(m, 0) // n for m, n in needs.items()) if needs else count
+        return {"type": "craft", "recipe": recipe, "count": max(1, min(count, most))}
+
+    def _buy(self, obs: dict[str, Any], item: str, count: int) -> dict[str, Any]:
+        merchant = tuple(obs["landmarks"]["merchant"])
+        if not adjacent(me(obs), merchant):
+            return self._go(merchant)
+        return {"type": "buy", "item": item, "count": count}
