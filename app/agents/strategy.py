@@ -56,6 +56,9 @@ OUTFIT_PRICE = 40  # coins for the travel-outfit design (content/merchant.toml)
 TORCH_PRICE = 3
 WAYPOINT_STEP = 10  # tiles between the points it explores toward
 EXPLORE_PATIENCE = 300  # ticks it walks toward one such point before it gives it up
+CROWD_RADIUS = 8  # a workbench is not set up with CROWD_STRUCTURES others' within this
+CROWD_STRUCTURES = 3
+CROWDED = 3  # times without a free tile by the workbench before it builds a little further off
 DUG = ("c", "i")  # coal and iron: fetched by digging to them when no open face is known
 MINEABLE = set("#ci")  # rock, coal, iron: a pickaxe takes them down to ground
 OPEN = set(".,_=123")  # open ground a character walks on
@@ -204,6 +207,8 @@ class Strategy(Agent):
         self.dig_at: tuple[Pos, Pos] | None = None  # (where it stood, where it walked to)
         self.dig_since = 0
         self.explore_since = 0  # tick it set out for the point it explores toward
+        self.no_spot = 0  # times in a row it found no free tile beside it to place a station
+        self.place_target: Pos | None = None
 
     # ------------------------------------------------------------------ feedback
     def feedback(self, result: dict[str, Any]) -> None:
@@ -339,9 +344,11 @@ class Strategy(Agent):
         if items.get("berries", 0) < 4 and s["hunger"] < 70:
             return self._fetch(obs, "b")
         if "workbench" not in self.sites:
-            return (
-                self._fetch(obs, "T") if items.get("wood", 0) < 4 else self._place(obs, "workbench")
-            )
+            if items.get("wood", 0) < 4:
+                return self._fetch(obs, "T")
+            if self._crowded(obs):
+                return self._explore(obs)  # others' stations all round: set up further off
+            return self._place(obs, "workbench")
         for tool, needs in (("wooden_pickaxe", {"wood": 3}), ("wooden_sword", {"wood": 3})):
             if (
                 tool not in have
@@ -912,15 +919,50 @@ class Strategy(Agent):
         for mat, n in COST[item].items():
             if items.get(mat, 0) < n and mat in SOURCE:
                 return self._fetch(obs, SOURCE[mat])
+        here = me(obs)
+        target = self.place_target
+        if target is not None and self._free_to_build(obs, target):
+            # A crowded workbench: the free tile found nearby (below), walked up to.
+            if adjacent(here, target):
+                self.place_target, self.no_spot = None, 0
+                self.last_target = target
+                return {"type": "place", "item": item, "x": target[0], "y": target[1]}
+            stand = stand_spot(self.notes, here, target, self._blocked())
+            if stand is not None:
+                return self._go(stand)
+        self.place_target = None
         site = self.sites.get(near_site) if near_site else None
-        if site is not None and not near(me(obs), site, 1):
+        if site is not None and not near(here, site, 1) and self.no_spot < CROWDED:
             return self._go(site)
         spot = self._spot(obs)
         if spot is None:
-            x, y = me(obs)
+            self.no_spot += 1
+            if self.no_spot >= CROWDED:
+                taken = self._taken(obs)
+                anchor = site or here
+                self.place_target = self.notes.open_spot_near(*anchor, taken, radius=10)
+            x, y = here
             return self._go(self.notes.frontier(self.rng, x, y, reach=4))
+        self.no_spot = 0
         self.last_target = spot
         return {"type": "place", "item": item, "x": spot[0], "y": spot[1]}
+
+    def _crowded(self, obs: dict[str, Any]) -> bool:
+        """Others' structures near here: a shared world's plaza fills with stations and houses,
+        and a base among them gets walled in."""
+        here = me(obs)
+        others = [p for p in self.seen_structures if near(here, p, CROWD_RADIUS)]
+        return len(others) >= CROWD_STRUCTURES
+
+    def _taken(self, obs: dict[str, Any]) -> set[Pos]:
+        """Tiles no station goes on: anything standing or lying there, its house and way round."""
+        taken = {(e["x"], e["y"]) for e in obs["entities"]}
+        taken |= {(st["x"], st["y"]) for st in obs["structures"]}
+        taken |= {(b["x"], b["y"]) for b in obs.get("loot", [])}
+        return taken | self.seen_structures | self._blocked() | self.house.footprint()
+
+    def _free_to_build(self, obs: dict[str, Any], p: Pos) -> bool:
+        return self.notes.tiles.get(p) in (".", ",", "_") and p not in self._taken(obs)
 
     def _spot(self, obs: dict[str, Any]) -> Pos | None:
         """A free buildable neighbour that does not wall the character in: corners first, and a
