@@ -411,7 +411,10 @@ class Strategy(Agent):
                     obs, items, "workbench", "leather", {},
                     count=leather_need - items.get("leather", 0),
                 )
-            return self._hunt(obs, "boar")
+            # Boars are few in a shared world: the outfit's hides are hunted when one is in
+            # sight, or once nothing else is left to do (_pastime); leather armor is preparation.
+            if self._wants_leather_armor(have) or self._in_sight(obs, "boar"):
+                return self._hunt(obs, "boar")
         if self._wants_leather_armor(have):
             return self._make(obs, items, "workbench", "leather_armor", {})
         if "leather_armor" in items and eq["armor"] is None:
@@ -424,7 +427,7 @@ class Strategy(Agent):
             return self._make(obs, items, "stove", "cooked_meat", {"wood": 1})
         # The outfit as soon as the design is affordable.
         if not outfit_done:
-            if items.get("travel_outfit_design"):
+            if items.get("travel_outfit_design") and items.get("leather", 0) >= 2:
                 return self._make(obs, items, "tailoring_table", "travel_outfit", {})
             if s["coins"] >= OUTFIT_PRICE:
                 return self._buy(obs, "travel_outfit_design", 1)
@@ -530,6 +533,14 @@ class Strategy(Agent):
 
     def _pastime(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any]:
         """Nothing risky to do now: cook spare potions and make torches, a craft at a time."""
+        s = obs["self"]
+        have = {k for k, v in items.items() if v} | {v for v in s["equipment"].values() if v}
+        outfit_done = not self.p.production or self._done("travel_outfit", have, s.get("tasks", {}))
+        if not outfit_done and items.get("leather", 0) < 2:
+            if items.get("hide", 0) >= 2 - items.get("leather", 0):
+                return self._make(obs, items, "workbench", "leather", {},
+                                  count=2 - items.get("leather", 0))
+            return self._hunt(obs, "boar")
         spare = self.p.spare_potions
         if "stove" in self.sites and items.get("healing_potion", 0) < spare:
             return self._cook_potions(obs, items, spare - items.get("healing_potion", 0))
@@ -901,6 +912,9 @@ class Strategy(Agent):
         end = plan[-1]
         return self.notes.tiles.get(end) == kind and end not in self.avoid and not any(
             p in self.avoid for p in plan)
+
+    def _in_sight(self, obs: dict[str, Any], kind: str) -> bool:
+        return any(e["kind"] == kind for e in obs["entities"])
 
     def _hunt(self, obs: dict[str, Any], kind: str) -> dict[str, Any]:
         x, y = me(obs)
