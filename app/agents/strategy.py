@@ -56,6 +56,7 @@ OUTFIT_PRICE = 40  # coins for the travel-outfit design (content/merchant.toml)
 TORCH_PRICE = 3
 WAYPOINT_STEP = 10  # tiles between the points it explores toward
 EXPLORE_PATIENCE = 300  # ticks it walks toward one such point before it gives it up
+HOUSE_PATIENCE = 20  # such times before it gives the home up
 CROWD_RADIUS = 8  # a workbench is not set up with CROWD_STRUCTURES others' within this
 CROWD_STRUCTURES = 3
 CROWDED = 3  # times without a free tile by the workbench before it builds a little further off
@@ -207,6 +208,8 @@ class Strategy(Agent):
         self.dig_at: tuple[Pos, Pos] | None = None  # (where it stood, where it walked to)
         self.dig_since = 0
         self.explore_since = 0  # tick it set out for the point it explores toward
+        self.house_stuck = 0  # times a tile of its house had nowhere to stand beside it
+        self.home_given_up = False
         self.no_spot = 0  # times in a row it found no free tile beside it to place a station
         self.place_target: Pos | None = None
 
@@ -411,10 +414,7 @@ class Strategy(Agent):
                     obs, items, "workbench", "leather", {},
                     count=leather_need - items.get("leather", 0),
                 )
-            # Boars are few in a shared world: the outfit's hides are hunted when one is in
-            # sight, or once nothing else is left to do (_pastime); leather armor is preparation.
-            if self._wants_leather_armor(have) or self._in_sight(obs, "boar"):
-                return self._hunt(obs, "boar")
+            return self._hunt(obs, "boar")
         if self._wants_leather_armor(have):
             return self._make(obs, items, "workbench", "leather_armor", {})
         if "leather_armor" in items and eq["armor"] is None:
@@ -479,7 +479,10 @@ class Strategy(Agent):
         return self.p.armor
 
     def _builds_home(self) -> bool:
-        return self.p.home and not (self.iron_poor and not self.house.lock_fitted)
+        if self.house.locked:
+            return self.p.home
+        return self.p.home and not self.home_given_up and not (
+            self.iron_poor and not self.house.lock_fitted)
 
     def _wants_leather_armor(self, have: set) -> bool:
         return self._armor() == "leather" and not {"leather_armor", "iron_armor"} & have
@@ -533,14 +536,6 @@ class Strategy(Agent):
 
     def _pastime(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any]:
         """Nothing risky to do now: cook spare potions and make torches, a craft at a time."""
-        s = obs["self"]
-        have = {k for k, v in items.items() if v} | {v for v in s["equipment"].values() if v}
-        outfit_done = not self.p.production or self._done("travel_outfit", have, s.get("tasks", {}))
-        if not outfit_done and items.get("leather", 0) < 2:
-            if items.get("hide", 0) >= 2 - items.get("leather", 0):
-                return self._make(obs, items, "workbench", "leather", {},
-                                  count=2 - items.get("leather", 0))
-            return self._hunt(obs, "boar")
         spare = self.p.spare_potions
         if "stove" in self.sites and items.get("healing_potion", 0) < spare:
             return self._cook_potions(obs, items, spare - items.get("healing_potion", 0))
@@ -708,6 +703,9 @@ class Strategy(Agent):
             spot = stand_spot(self.notes, here, target, self._blocked(), within)
         if spot is None:
             self._move_house(target)
+            self.house_stuck += 1
+            if self.house_stuck > HOUSE_PATIENCE:
+                self.home_given_up = True  # walled round by others: no home this time
             return {"type": "wait", "ticks": 1}
         return self._go(spot)
 
@@ -912,9 +910,6 @@ class Strategy(Agent):
         end = plan[-1]
         return self.notes.tiles.get(end) == kind and end not in self.avoid and not any(
             p in self.avoid for p in plan)
-
-    def _in_sight(self, obs: dict[str, Any], kind: str) -> bool:
-        return any(e["kind"] == kind for e in obs["entities"])
 
     def _hunt(self, obs: dict[str, Any], kind: str) -> dict[str, Any]:
         x, y = me(obs)
