@@ -17,7 +17,11 @@ One tick, in this order:
    driver that raises is logged and skipped: a broken agent never stops the world.
 2. **the program host** (`programs.before_step()`) resumes hosted programs, which submit too;
 3. **durability**: the `durable` callbacks (a server's store) save what was accepted, before it
-   is applied; if one raises, the tick does not happen (the exception propagates);
+   is applied; if one raises, the tick does not happen (the exception propagates). Besides the
+   engine's inputs, the inputs the engine never sees are saved too: program submissions and
+   ends (the program host hands them to `journal`) and durable outside events (an agent's
+   incident, `add_event(event, durable=True)`); a store that saves them calls
+   `keep_inputs(sink)`, and on a restart brings them back (asiworld.server.persistence);
 4. **the engine** steps (`world.step()`), then the program host reads the tick's events
    (`programs.after_step`);
 5. the tick's events are the engine's, then the program host's lifecycle events (stamped with
@@ -110,6 +114,8 @@ class Pipeline:
         self.frames = frames  # a FrameBuilder for this world, or None (no frames built)
         self.drivers: list[Any] = []
         self.durable: list[Callable[[], None]] = []
+        # Where inputs outside the engine go to be saved (see keep_inputs), or None.
+        self.journal: Callable[[dict], None] | None = None
         self._order = tuple(observer_order)
         self._observers: list[_Observer] = []
         self._outside: queue.SimpleQueue[dict] = queue.SimpleQueue()
@@ -155,6 +161,14 @@ class Pipeline:
     def _rank(self, name: str) -> int:
         return len(self._order) if name == WATCH else self._order.index(name)
 
+    def keep_inputs(self, sink: Callable[[dict], None]) -> None:
+        """Hand every input outside the engine to `sink` from now on, on the clock's thread: the
+        program host's submissions and ends and durable outside events (a store saves them with
+        the engine's inputs, before they are acknowledged)."""
+        self.journal = sink
+        if self.programs is not None:
+            self.programs.journal = sink
+
     def make_durable(self) -> None:
         """Run the durability callbacks (a server also calls this after every command)."""
         for callback in self.durable:
@@ -162,9 +176,13 @@ class Pipeline:
 
     # --- outside inputs ---------------------------------------------------------------------
 
-    def add_event(self, event: dict) -> None:
+    def add_event(self, event: dict, durable: bool = False) -> None:
         """Queue an event from outside the engine (any thread); it joins the next tick's events,
-        stamped with that tick."""
+        stamped with that tick. `durable`: an input that must survive a restart (an agent's
+        incident, acknowledged to it): handed to the journal too — call it on the clock's
+        thread then (`WorldRunner.call`), so it is saved before the acknowledgement."""
+        if durable and self.journal is not None:
+            self.journal({"kind": "event", "event": dict(event)})
         self._outside.put(dict(event))
 
     def submit(self, char: int, action: Any) -> dict:

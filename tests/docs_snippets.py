@@ -53,10 +53,10 @@ def run_program(block: Block) -> None:
     for _ in range(PROGRAM_TICKS):
         programs.before_step()
         programs.after_step(world.step())
-        status = programs.status(submitted["id"])
+        status = programs.status(cid, submitted["id"])
         if status["status"] in ENDED:
             break
-    assert status["status"] == "finished", (status, programs.logs(submitted["id"]))
+    assert status["status"] == "finished", (status, programs.logs(cid, submitted["id"]))
 
 
 def run_page(rows: list[dict], url: str) -> None:

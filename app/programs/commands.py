@@ -89,17 +89,17 @@ def run_program(
         pid = submitted["id"]
         ticks = int(minutes * 60)
         def ended() -> bool:
-            return not keep_ticking and manager.status(pid)["status"] not in ACTIVE
+            return not keep_ticking and manager.status(char, pid)["status"] not in ACTIVE
 
         pipeline.run_until(world.tick + ticks, stop=ended)
         own = world.observe(char, consume=False)["self"]
-        status = manager.status(pid)
+        status = manager.status(char, pid)
         return {
             "ok": True,
             "ticks": world.tick,
             "status": status,
-            "logs": manager.logs(pid),
-            "outcome": manager.outcome(pid),
+            "logs": manager.logs(char, pid),
+            "outcome": manager.outcome(char, pid),
             "character": {
                 k: own.get(k)
                 for k in ("x", "y", "area", "health", "hunger", "energy", "inventory", "equipment")

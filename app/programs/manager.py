@@ -12,6 +12,17 @@ A runner calls `before_step()` and `after_step(events)` around every `world.step
 
 A program parked on a long operation is in no per-tick list at all, so it costs nothing.
 
+Program ids count per character (a character's first program is 1, whoever else submits), so
+an id tells nothing about other characters' programs; the program host knows each program by a
+key that counts for the whole world and is never reused (it also seeds the program's `random`).
+A character's ended programs beyond the newest `ended_kept` are forgotten, so the records a
+long-lived world holds stay bounded.
+
+Durability: every submission and every end (finished, failed, stopped, cancelled, replaced,
+interrupted) is handed to `journal` when one is set (a server's store saves it before the
+submission is acknowledged); `restore_state(state, journal)` brings the records back after a
+restart from a snapshot's `to_state()` and the journal entries saved after it.
+
 The direct-action rule: a character has at most one program. A direct action other than `say`
 stops that character's program (status `stopped`, code `direct_action`); the server should call
 `direct_action(char_id, action)` (or `submit_direct`) before submitting it, and an `action` event
@@ -37,6 +48,7 @@ NEVER_INTERRUPTS = ("say",)
 MAX_NAME = 64
 FEEDBACK_EVENTS = 50  # recent program events kept per character
 LOG_LINES = 200
+ENDED_KEPT = 50  # ended programs kept per character (its newest ones)
 
 
 def action_table() -> list[dict]:
@@ -50,7 +62,7 @@ def action_table() -> list[dict]:
 class ProgramRecord:
     """What the engine side knows about one program (the host holds the running code)."""
 
-    id: int
+    id: int  # counts per character
     char: int
     name: str
     submitted: int  # tick
@@ -64,6 +76,7 @@ class ProgramRecord:
     op: int | None = None
     uses_observation: bool = True  # the first slice always gets an observation
     ended: int | None = None  # tick
+    key: int = 0  # the host's name for it: unique in the world, never reused
 
     def status_dict(self) -> dict:
         out = {
@@ -99,18 +112,28 @@ class ProgramManager:
         in_process: bool = False,
         host_factory: Callable[[], Any] | None = None,
         slice_deadline: float | None = None,
+        ended_kept: int = ENDED_KEPT,
     ) -> None:
         """`slice_deadline`: seconds a live world waits each tick for its programs (see
-        asiworld.programs.pool); None, for headless and lockstep runs, waits for every answer."""
+        asiworld.programs.pool); None, for headless and lockstep runs, waits for every answer.
+        `ended_kept`: ended programs kept per character (at least 1)."""
+        if type(ended_kept) is not int or ended_kept < 1:
+            raise ValueError("ended_kept is a whole number of at least 1")
         self.world = world
         self.budget = budget
+        self.ended_kept = ended_kept
+        # Internally every table is keyed by the program's key (see the module docstring).
         self.records: dict[int, ProgramRecord] = {}
-        self.active: dict[int, int] = {}  # char id -> program id
-        self.runnable: set[int] = set()  # program ids to resume before the next step
-        self.replies: dict[int, dict] = {}  # program id -> reply to its pending call
-        self.waiting_ops: dict[int, int] = {}  # op id -> program id
+        self.active: dict[int, int] = {}  # char id -> program key
+        self.runnable: set[int] = set()  # program keys to resume before the next step
+        self.replies: dict[int, dict] = {}  # program key -> reply to its pending call
+        self.waiting_ops: dict[int, int] = {}  # op id -> program key
         self.feedback: dict[int, deque] = {}  # char id -> recent program events
-        self.next_id = 1
+        self.next_key = 1
+        self.next_ids: dict[int, int] = {}  # char id -> its next program id
+        self._keys: dict[tuple[int, int], int] = {}  # (char id, program id) -> key
+        # Where submissions and ends go to be saved (a server's store), or None.
+        self.journal: Callable[[dict], Any] | None = None
         self._host_factory = host_factory or (
             LocalHost if in_process else partial(HostPool, slice_deadline=slice_deadline)
         )
@@ -131,13 +154,13 @@ class ProgramManager:
             return _refusal("bad_argument", f"a program name is 1 to {MAX_NAME} characters")
         if type(source) is not str:
             return _refusal("bad_argument", "program source must be text")
-        pid = self.next_id
-        seed = f"{self.world.seed}:{char_id}:{pid}"
+        key = self.next_key
+        seed = f"{self.world.seed}:{char_id}:{key}"
         try:
             reply = self._request(
                 {
                     "op": "submit",
-                    "pid": pid,
+                    "pid": key,
                     "char": char_id,
                     "name": name,
                     "source": source,
@@ -153,46 +176,64 @@ class ProgramManager:
             out = _refusal(error.get("code", "forbidden"), error.get("message", "refused"))
             out["line"] = error.get("line")
             return out
-        self.next_id += 1
+        self.next_key += 1
+        pid = self.next_ids.get(char_id, 1)
+        self.next_ids[char_id] = pid + 1
         previous = self.active.get(char_id)
         if previous is not None:
             self._stop(previous, "replaced", f"replaced by program {pid} ({name})")
-        record = ProgramRecord(id=pid, char=char_id, name=name, submitted=self.world.tick)
-        self.records[pid] = record
-        self.active[char_id] = pid
-        self.runnable.add(pid)
+        record = ProgramRecord(
+            id=pid, char=char_id, name=name, submitted=self.world.tick, key=key
+        )
+        self._add(record)
+        self.active[char_id] = key
+        self.runnable.add(key)
+        self._note(
+            "program_submitted", record, name=name, submitted=record.submitted
+        )
         self._feedback(record, "program_started")
         self._publish(record, "program_started", source=source)
         return {"ok": True, "id": pid}
 
-    def status(self, pid: int) -> dict | None:
-        record = self.records.get(pid)
+    def record(self, char_id: int, pid: int) -> ProgramRecord | None:
+        """Character `char_id`'s program `pid`, or None (never another character's)."""
+        key = self._keys.get((char_id, pid))
+        return None if key is None else self.records[key]
+
+    def programs_of(self, char_id: int) -> list[ProgramRecord]:
+        """A character's programs still on record, oldest first."""
+        return sorted(
+            (r for r in self.records.values() if r.char == char_id), key=lambda r: r.id
+        )
+
+    def status(self, char_id: int, pid: int) -> dict | None:
+        record = self.record(char_id, pid)
         return record.status_dict() if record else None
 
-    def logs(self, pid: int) -> list[str] | None:
-        record = self.records.get(pid)
+    def logs(self, char_id: int, pid: int) -> list[str] | None:
+        record = self.record(char_id, pid)
         return list(record.logs) if record else None
 
-    def outcome(self, pid: int) -> dict | None:
-        record = self.records.get(pid)
+    def outcome(self, char_id: int, pid: int) -> dict | None:
+        record = self.record(char_id, pid)
         return record.outcome if record else None
 
-    def cancel(self, pid: int) -> dict:
+    def cancel(self, char_id: int, pid: int) -> dict:
         """Stop a program. The character's current operation is left to finish."""
-        record = self.records.get(pid)
+        record = self.record(char_id, pid)
         if record is None:
-            return _refusal("unknown_program", f"there is no program {pid!r}")
+            return _refusal("unknown_program", f"this character has no program {pid!r}")
         if record.status not in ACTIVE:
             return _refusal("not_running", f"program {pid} already {record.status}")
-        self._stop(pid, "cancelled", "cancelled on request")
+        self._stop(record.key, "cancelled", "cancelled on request")
         return {"ok": True, "id": pid, "status": record.status}
 
     def direct_action(self, char_id: int, action: Any) -> None:
         """Apply the direct-action rule before a direct action is submitted for a character."""
         kind = action.get("type") if isinstance(action, dict) else None
-        pid = self.active.get(char_id)
-        if pid is not None and kind not in NEVER_INTERRUPTS:
-            self._stop(pid, "direct_action", f"stopped by a direct {kind} action")
+        key = self.active.get(char_id)
+        if key is not None and kind not in NEVER_INTERRUPTS:
+            self._stop(key, "direct_action", f"stopped by a direct {kind} action")
 
     def submit_direct(self, char_id: int, action: Any) -> ActionResult:
         """A direct action with the rule applied: the program stops, then the world checks it."""
@@ -223,19 +264,19 @@ class ProgramManager:
         for event in events:
             kind = event.get("kind")
             if kind in OP_ENDS:
-                pid = waiting.pop(event.get("op"), None)
-                if pid is not None:
-                    self._op_ended(pid, kind, event)
+                key = waiting.pop(event.get("op"), None)
+                if key is not None:
+                    self._op_ended(key, kind, event)
             elif kind == "action" and event.get("char") in active:
-                pid = active[event["char"]]
-                record = self.records[pid]
+                key = active[event["char"]]
+                record = self.records[key]
                 if event.get("op") != record.op and event.get("type") not in NEVER_INTERRUPTS:
                     self._stop(
-                        pid, "direct_action", f"stopped by a direct {event.get('type')} action"
+                        key, "direct_action", f"stopped by a direct {event.get('type')} action"
                     )
 
-    def _order(self, pid: int) -> tuple[int, int]:
-        return (self.records[pid].char, pid)
+    def _order(self, key: int) -> tuple[int, int]:
+        return (self.records[key].char, key)
 
     def _run_slices(self, due: list[int]) -> None:
         """Run the due programs' slices and submit their actions as the slices stream in.
@@ -253,11 +294,11 @@ class ProgramManager:
         while pending:
             piece = SliceRow(*host.next_slice())
             pending -= 1
-            pid = piece.pid
+            key = piece.pid
             if piece.kind == "thinking":  # a live world's deadline passed: it answers later
-                self.runnable.add(pid)
+                self.runnable.add(key)
                 continue
-            record = self.records[pid]
+            record = self.records[key]
             self._apply_slice(record, piece)
             if piece.kind == "intent":
                 again = not self._submit_intent(record, piece.action)
@@ -267,25 +308,25 @@ class ProgramManager:
             else:
                 again = False
                 if piece.kind == "preempted":
-                    self.runnable.add(pid)
+                    self.runnable.add(key)
                 else:
                     self._ended(record)
             if not again:
                 continue
-            if runs[pid] >= most:
-                self.runnable.add(pid)
+            if runs[key] >= most:
+                self.runnable.add(key)
                 continue
-            runs[pid] += 1
-            self._send_runs(host, [pid], new_tick=False)
+            runs[key] += 1
+            self._send_runs(host, [key], new_tick=False)
             pending += 1
 
-    def _send_runs(self, host: Any, pids: list[int], new_tick: bool) -> None:
+    def _send_runs(self, host: Any, keys: list[int], new_tick: bool) -> None:
         replies, records = self.replies, self.records
         runs = []
-        for pid in pids:
-            record = records[pid]
+        for key in keys:
+            record = records[key]
             observation = self._observe(record.char) if record.uses_observation else None
-            runs.append([pid, replies.pop(pid, None), observation])
+            runs.append([key, replies.pop(key, None), observation])
         host.send_runs({"op": "run", "tick": self.world.tick, "new_tick": new_tick, "runs": runs})
 
     def _submit_intent(self, record: ProgramRecord, action: dict) -> bool:
@@ -295,11 +336,11 @@ class ProgramManager:
         if result.ok:
             record.op = result.op
             record.status = "waiting"
-            self.waiting_ops[result.op] = record.id
+            self.waiting_ops[result.op] = record.key
             return True
         record.op = None
         record.status = "running"
-        self.replies[record.id] = _refusal(result.code, result.message)
+        self.replies[record.key] = _refusal(result.code, result.message)
         self._feedback(
             record,
             "program_call",
@@ -310,8 +351,8 @@ class ProgramManager:
         )
         return False
 
-    def _op_ended(self, pid: int, kind: str, event: dict) -> None:
-        record = self.records[pid]
+    def _op_ended(self, key: int, kind: str, event: dict) -> None:
+        record = self.records[key]
         if record.status not in ACTIVE:
             return
         if kind == "op_done":
@@ -344,16 +385,16 @@ class ProgramManager:
             )
         record.op = None
         record.status = "running"
-        self.replies[pid] = reply
-        self.runnable.add(pid)
+        self.replies[key] = reply
+        self.runnable.add(key)
 
-    def _stop(self, pid: int, code: str, message: str, status: str = "stopped") -> None:
-        record = self.records[pid]
+    def _stop(self, key: int, code: str, message: str, status: str = "stopped") -> None:
+        record = self.records[key]
         if record.status not in ACTIVE:
             return
         try:
             reply = self._request(
-                {"op": "stop", "pid": pid, "code": code, "message": message, "status": status}
+                {"op": "stop", "pid": key, "code": code, "message": message, "status": status}
             )
             self._apply_report(record, reply["report"])
         except HostCrashed as exc:
@@ -364,26 +405,59 @@ class ProgramManager:
         self._ended(record)
 
     def _ended(self, record: ProgramRecord) -> None:
-        pid = record.id
+        key = record.key
         record.ended = self.world.tick
-        self.runnable.discard(pid)
-        self.replies.pop(pid, None)
+        self.runnable.discard(key)
+        self.replies.pop(key, None)
         if record.op is not None:
             self.waiting_ops.pop(record.op, None)
-        if self.active.get(record.char) == pid:
+        if self.active.get(record.char) == key:
             del self.active[record.char]
+        self._note_end(record)
         self._feedback(record, f"program_{record.status}", outcome=record.outcome)
-        self._drops.append(pid)
+        self._forget_ended(record.char)
+        self._drops.append(key)
         if not self._streaming:  # mid-stream the pipe carries slices: drop afterwards
             self._flush_drops()
+
+    def _add(self, record: ProgramRecord) -> None:
+        self.records[record.key] = record
+        self._keys[(record.char, record.id)] = record.key
+
+    def _forget_ended(self, char_id: int) -> None:
+        """Keep a character's newest `ended_kept` ended programs; forget the older ones."""
+        ended = [r for r in self.records.values() if r.char == char_id and r.status not in ACTIVE]
+        if len(ended) <= self.ended_kept:
+            return
+        ended.sort(key=lambda r: r.id)
+        for record in ended[: len(ended) - self.ended_kept]:
+            del self.records[record.key]
+            del self._keys[(record.char, record.id)]
+
+    def _note(self, kind: str, record: ProgramRecord, **fields: Any) -> None:
+        if self.journal is not None:
+            self.journal(
+                {"kind": kind, "key": record.key, "id": record.id, "char": record.char, **fields}
+            )
+
+    def _note_end(self, record: ProgramRecord) -> None:
+        self._note(
+            "program_ended",
+            record,
+            status=record.status,
+            outcome=record.outcome,
+            line=record.line,
+            ended=record.ended,
+            steps_total=record.steps_total,
+        )
 
     def _flush_drops(self) -> None:
         """Tell the host to forget ended programs."""
         if not self._drops or self._host is None:
             return
-        pids, self._drops = self._drops, []
+        keys, self._drops = self._drops, []
         try:
-            self._request({"op": "drop", "pids": pids})
+            self._request({"op": "drop", "pids": keys})
         except HostCrashed:
             pass
 
@@ -391,8 +465,8 @@ class ProgramManager:
         """Every program of the dead host fails; the next request starts a fresh host."""
         self._host = None
         self.host_restarts += 1
-        for pid in sorted(self.active.values()):
-            record = self.records[pid]
+        for key in sorted(self.active.values()):
+            record = self.records[key]
             record.status = "failed"
             record.outcome = {
                 "error": {
@@ -402,9 +476,12 @@ class ProgramManager:
                 }
             }
             record.ended = self.world.tick
+            self._note_end(record)
             self._feedback(record, "program_failed", outcome=record.outcome)
             if record.op is not None:
                 self.waiting_ops.pop(record.op, None)
+        for char_id in list(self.active):
+            self._forget_ended(char_id)
         self.active.clear()
         self.runnable.clear()
         self.replies.clear()
@@ -439,7 +516,7 @@ class ProgramManager:
     # -- observations ---------------------------------------------------------------------
     def observation_extra(self, char_id: int, consume: bool = True) -> dict:
         """Program status and recent program events to merge into a character's observation."""
-        mine = [r for r in self.records.values() if r.char == char_id]
+        mine = self.programs_of(char_id)
         current = [r.status_dict() for r in mine if r.status in ACTIVE]
         last_ended = [r for r in mine if r.status not in ACTIVE]
         if last_ended:
@@ -488,38 +565,82 @@ class ProgramManager:
     def to_state(self) -> dict:
         """JSON-ready records (not the running code: programs do not survive a restart)."""
         return {
-            "next_id": self.next_id,
+            "next_key": self.next_key,
+            "next_ids": {str(char): n for char, n in sorted(self.next_ids.items())},
             "records": [vars(r) | {"logs": list(r.logs)} for r in self.records.values()],
         }
 
-    def restore_state(self, state: dict) -> None:
-        """After a restart: programs that were running or waiting are marked `interrupted`."""
-        self.next_id = state["next_id"]
-        for data in state["records"]:
-            record = ProgramRecord(**data)
-            self.records[record.id] = record
+    def restore_state(self, state: dict, journal: list[dict] = ()) -> None:
+        """After a restart: the records of `state` (a snapshot's `to_state()`), then the journal
+        entries saved after it, in order (submissions and ends: nothing acknowledged is lost);
+        programs that were running or waiting are marked `interrupted`, and that end is journaled
+        too. A state written when ids were global (`next_id`, records without a key) reads as
+        keys equal to those ids."""
+        self.next_key = max(self.next_key, int(state.get("next_key", state.get("next_id", 1))))
+        for char, n in (state.get("next_ids") or {}).items():
+            self.next_ids[int(char)] = max(self.next_ids.get(int(char), 1), int(n))
+        for data in state.get("records", ()):
+            record = ProgramRecord(**({"key": data["id"]} | data))
+            self._restored(record)
+        for entry in journal:
+            self._replay(entry)
+        for record in sorted(self.records.values(), key=lambda r: r.key):
             if record.status in ACTIVE:
-                where = f" at line {record.line}" if record.line else ""
-                record.status = "interrupted"
-                record.ended = self.world.tick
-                record.outcome = {
-                    "error": {
-                        "code": "interrupted",
-                        "line": record.line,
-                        "message": f"the server restarted at tick {self.world.tick} while program "
-                        f"{record.name!r} was running{where}; it did not resume — submit "
-                        "it again",
-                    }
-                }
-                self._feedback(record, "program_interrupted", outcome=record.outcome)
+                self._interrupted(record)
+        for char_id in {r.char for r in self.records.values()}:
+            self._forget_ended(char_id)
+
+    def _restored(self, record: ProgramRecord) -> None:
+        self._add(record)
+        self.next_key = max(self.next_key, record.key + 1)
+        self.next_ids[record.char] = max(self.next_ids.get(record.char, 1), record.id + 1)
+
+    def _replay(self, entry: dict) -> None:
+        """One saved journal entry (idempotent: a snapshot may already hold its effect)."""
+        key = int(entry["key"])
+        record = self.records.get(key)
+        if entry["kind"] == "program_submitted" and record is None:
+            self._restored(
+                ProgramRecord(
+                    id=int(entry["id"]),
+                    char=int(entry["char"]),
+                    name=entry["name"],
+                    submitted=int(entry["submitted"]),
+                    key=key,
+                )
+            )
+        elif entry["kind"] == "program_ended" and record is not None:
+            record.status = entry["status"]
+            record.outcome = entry.get("outcome")
+            record.line = entry.get("line")
+            record.ended = entry.get("ended")
+            record.steps_total = entry.get("steps_total", record.steps_total)
+            record.action = record.op = None
+
+    def _interrupted(self, record: ProgramRecord) -> None:
+        where = f" at line {record.line}" if record.line else ""
+        record.status = "interrupted"
+        record.ended = self.world.tick
+        record.action = record.op = None
+        record.outcome = {
+            "error": {
+                "code": "interrupted",
+                "line": record.line,
+                "message": f"the server restarted at tick {self.world.tick} while program "
+                f"{record.name!r} was running{where}; it did not resume — submit it again",
+            }
+        }
+        self._note_end(record)
+        self._feedback(record, "program_interrupted", outcome=record.outcome)
 
     def rebind(self, world: Any) -> None:
         """Host programs for `world` from now on (a fork replaced the live world): the old
         world's programs are forgotten with their host process (their character ids name other
-        characters now); program ids keep counting, so an id is never reused."""
+        characters now); program ids and keys keep counting, so an id is never reused."""
         self.close()
         self.world = world
         self.records.clear()
+        self._keys.clear()
         self.active.clear()
         self.runnable.clear()
         self.replies.clear()

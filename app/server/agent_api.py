@@ -69,8 +69,11 @@ class AgentService:
         self.sid_char: dict[str, int] = {}  # socket id -> char
         self.calls: Counter[int] = Counter()  # char -> authorised requests and connections
         self.seq = 0
-        self._open_programs: set[int] = set()  # program ids whose end is not yet reported
+        # (char, program id) of programs whose end is not yet reported
+        self._open_programs: set[tuple[int, int]] = set()
         self._lock = threading.Lock()  # guards the event buffers and the token table
+        # Numbered events a server's store has not saved yet (None: nothing saves them).
+        self.unsaved: list[dict] | None = None
         runner.pipeline.add_observer("agents", self.on_tick, on_replace=self.world_replaced)
 
     @property
@@ -144,48 +147,49 @@ class AgentService:
         def submit() -> dict:
             reply = self.programs.submit(cid, name, source)
             if reply.get("ok"):
-                self._open_programs.add(reply["id"])
+                self._open_programs.add((cid, reply["id"]))
             return reply
 
         return self.runner.call(submit)
 
-    def program(self, pid: int) -> dict | None:
+    def program(self, cid: int, pid: int) -> dict | None:
+        """Character `cid`'s program `pid` with its logs and outcome, or None."""
+
         def read() -> dict | None:
-            status = self.programs.status(pid)
-            if status is None:
+            record = self.programs.record(cid, pid)
+            if record is None:
                 return None
-            return {
-                **status,
-                "logs": self.programs.logs(pid),
-                "outcome": self.programs.outcome(pid),
-            }
+            return {**record.status_dict(), "logs": list(record.logs), "outcome": record.outcome}
 
         return self.runner.call(read)
 
     def programs_of(self, cid: int) -> list[dict]:
         def read() -> list[dict]:
-            records = self.programs.records.values()
-            return [r.status_dict() for r in records if r.char == cid]
+            return [r.status_dict() for r in self.programs.programs_of(cid)]
 
         return self.runner.call(read)
 
-    def cancel(self, pid: int) -> dict:
-        return self.runner.call(lambda: self.programs.cancel(pid))
+    def cancel(self, cid: int, pid: int) -> dict:
+        return self.runner.call(lambda: self.programs.cancel(cid, pid))
 
     def incident(self, cid: int, cause: str, start: int | None, end: int | None, detail: str):
-        """Queue an incident for the world's event stream (the runner stamps the tick)."""
-        now = self.runner.world.tick
-        event = {
-            "kind": "incident",
-            "char": cid,
-            "cause": cause,
-            "start": now if start is None else start,
-            "end": end,
-        }
-        if detail:
-            event["detail"] = detail
-        self.runner.add_event(event)
-        return event
+        """Queue an incident for the world's event stream (stamped with the next tick). On the
+        runner thread, so a server's store has saved it before it is acknowledged."""
+
+        def queue() -> dict:
+            event = {
+                "kind": "incident",
+                "char": cid,
+                "cause": cause,
+                "start": self.runner.world.tick if start is None else start,
+                "end": end,
+            }
+            if detail:
+                event["detail"] = detail
+            self.runner.pipeline.add_event(event, durable=True)
+            return event
+
+        return self.runner.call(queue)
 
     # --- events ----------------------------------------------------------------------------
 
@@ -204,15 +208,17 @@ class AgentService:
                 event = {**event, "seq": self.seq}
                 self.seats[event["char"]].events.append(event)
                 numbered.append(event)
+            if self.unsaved is not None:
+                self.unsaved.extend(numbered)
         for event in numbered:
             self.socketio.emit("event", event, to=room(event["char"]), namespace=NAMESPACE)
 
     def _program_ends(self, tick: int) -> list[dict]:
         ends = []
-        for pid in sorted(self._open_programs):
-            record = self.programs.records.get(pid)
+        for cid, pid in sorted(self._open_programs):
+            record = self.programs.record(cid, pid)
             if record is None or record.status in PROGRAM_ENDS:
-                self._open_programs.discard(pid)
+                self._open_programs.discard((cid, pid))
             if record is not None and record.status in PROGRAM_ENDS:
                 ends.append(
                     {
@@ -316,8 +322,8 @@ def _int_arg(name: str, default: int) -> int:
 def _own_program(service: AgentService, cid: int, pid: int) -> dict:
     """The program, if it is this character's. Another character's program gets the very
     answer an unused id gets, so ids tell nothing about other characters' programs."""
-    info = service.program(pid)
-    if info is None or info["char"] != cid:
+    info = service.program(cid, pid)
+    if info is None:
         raise ApiError(404, "unknown_program", f"this character has no program {pid}")
     return info
 
@@ -403,7 +409,7 @@ def program_status(cid: int, pid: int) -> ResponseReturnValue:
 def cancel_program(cid: int, pid: int) -> ResponseReturnValue:
     service = _authorise(cid)
     _own_program(service, cid, pid)
-    reply = service.cancel(pid)
+    reply = service.cancel(cid, pid)
     if not reply.get("ok"):
         raise ApiError(409, reply["code"], reply["message"])
     return jsonify(reply)

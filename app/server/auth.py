@@ -204,9 +204,8 @@ def kick(app: Flask, char: int) -> dict:
                 count += 1
                 service.by_token.pop(seat.token_hash, None)
                 sids.extend((sid, "/agent") for sid, c in service.sid_char.items() if c == char)
-            for record in list(service.programs.records.values()):
-                if record.char == char:  # its programs stop too (a no-op for ended ones)
-                    service.programs.cancel(record.id)
+            for record in service.programs.programs_of(char):
+                service.programs.cancel(char, record.id)  # a no-op for ended ones
         return count
 
     count = live.runner.call(revoke)

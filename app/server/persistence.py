@@ -6,6 +6,12 @@ What is saved, and when (all on the runner thread):
   command of the runner and before every step of the pipeline (`Pipeline.durable`). It saves
   whatever the world accepted since the last flush — joins (the engine's input log) and queued actions — and commits.
   Only then does the command's result (the acknowledgement) leave the runner, or the tick run.
+* **Inputs outside the engine, the same way** (`journal`): program submissions and ends, and
+  agents' incidents (`Pipeline.keep_inputs`), saved by the same `flush()` before the
+  submission or the incident is acknowledged. A snapshot notes the last journal row its program
+  records include; resuming applies the rows after it (asiworld.programs.manager).
+* **Agents' event buffers** (`agent_events`): the events numbered in a tick are saved with that
+  tick, so a resumed server's buffers hold them and numbering goes on from the last number.
 * **The applied log of each tick.** After a step, `after_tick()` (the pipeline's last observer,
   "store") replaces that tick's journal rows with the engine's own input-log rows (same actions,
   in the order the engine applied them) and records the tick as done.
@@ -68,6 +74,18 @@ CREATE TABLE IF NOT EXISTS snapshots (
     state_hash TEXT NOT NULL,
     saved REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS journal (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    tick INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS agent_events (
+    seq INTEGER PRIMARY KEY,
+    char INTEGER NOT NULL,
+    event TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS agent_events_by_char ON agent_events (char, seq);
 CREATE TABLE IF NOT EXISTS tokens (
     hash TEXT PRIMARY KEY,
     char INTEGER NOT NULL,
@@ -121,6 +139,7 @@ class WorldStore:
         self._seen_live: set[str] = set()  # raw browser tokens already looked at (memory)
         self._last_snapshot = -1
         self.builtin: list[dict] = []
+        self._journal: list[tuple[int, dict]] = []  # (tick, entry) not saved yet
 
     # --- meta -------------------------------------------------------------------------------
 
@@ -225,6 +244,10 @@ class WorldStore:
         self.app = app
         self.runner = runner = services(app).runner
         world = runner.world
+        runner.pipeline.keep_inputs(self._note)
+        service = app.extensions.get("asiworld_agents")
+        if service is not None:
+            service.unsaved = []
         with self._lock:
             if self.exists():
                 self._resume_server_state(app)
@@ -255,6 +278,7 @@ class WorldStore:
         from asiworld.server import services
 
         saved = self.meta("builtin", [])
+        last_saved = int(self.meta("last_tick", 0))  # the last tick whose events were seen
         world = self.runner.world
         with self._lock:
             self.db.execute("BEGIN IMMEDIATE")
@@ -273,11 +297,59 @@ class WorldStore:
                 builtin.seat(pipeline, seat["char"], seat["config"], seat["seed"],
                              seat.get("think_ticks"))
         self.builtin = builtin.records()
+        programs = pipeline.programs
+        if programs is not None:
+            entries = self._journal_rows(after_seq=int(server.get("journal_seq", 0)))
+            saved_programs = [body for _, _, kind, body in entries if kind.startswith("program_")]
+            state = server.get("programs") or {}
+            self.runner.call(lambda: programs.restore_state(state, saved_programs))
+        self._requeue_events(pipeline, last_saved, world.tick)
         service = app.extensions.get("asiworld_agents")
         if service is not None:
-            if server.get("programs"):
-                self.runner.call(lambda: service.programs.restore_state(server["programs"]))
             restore_agent_seats(service, self.tokens(kind="agent"))
+            self._restore_agent_events(service)
+
+    def _requeue_events(self, pipeline: Any, last_saved: int, now: int) -> None:
+        """Durable outside events (incidents) saved after the last tick whose events were seen
+        join the resumed world's next tick; their rows move to the resumed tick, so a second
+        crash before that tick queues them again."""
+        rows = [row for row in self._journal_rows(since_tick=last_saved) if row[2] == "event"]
+        for _, _, _, body in rows:
+            pipeline.add_event(body["event"])
+        if rows:
+            with self._lock:
+                self.db.executemany(
+                    "UPDATE journal SET tick = ? WHERE seq = ?", [(now, row[0]) for row in rows]
+                )
+
+    def _restore_agent_events(self, service: Any) -> None:
+        """Each agent's saved events back in its buffer; numbering goes on after the last."""
+        from asiworld.server.agent_api import EVENTS_KEPT
+
+        with self._lock:
+            last = self.db.execute("SELECT MAX(seq) FROM agent_events").fetchone()[0]
+            for char, seat in service.seats.items():
+                rows = self.db.execute(
+                    "SELECT event FROM agent_events WHERE char = ? ORDER BY seq DESC LIMIT ?",
+                    (char, EVENTS_KEPT),
+                ).fetchall()
+                seat.events.extend(json.loads(row[0]) for row in reversed(rows))
+        service.seq = max(service.seq, last or 0)
+
+    def _journal_rows(
+        self, after_seq: int = 0, since_tick: int | None = None
+    ) -> list[tuple[int, int, str, dict]]:
+        query, args = "SELECT seq, tick, kind, body FROM journal WHERE seq > ?", [after_seq]
+        if since_tick is not None:
+            query += " AND tick >= ?"
+            args.append(since_tick)
+        with self._lock:
+            rows = self.db.execute(query + " ORDER BY seq", args).fetchall()
+        return [(seq, tick, kind, json.loads(body)) for seq, tick, kind, body in rows]
+
+    def _note(self, entry: dict) -> None:
+        """The pipeline's journal sink (runner thread): saved by the next flush or tick."""
+        self._journal.append((self.runner.world.tick, entry))
 
     # --- the runner's hooks (runner thread) -------------------------------------------------
 
@@ -288,13 +360,14 @@ class WorldStore:
         pending = world.pending
         queued = pending[self._pending_journaled :]
         tokens = self._new_tokens()
-        if not log_rows and not queued and not tokens:
+        if not log_rows and not queued and not tokens and not self._journal:
             return
         rows = [(tick, char, action) for tick, char, action in log_rows]
         rows += [(world.tick, char, action) for char, action, *_ in queued]
         with self._lock:
             self.db.execute("BEGIN IMMEDIATE")
             self._insert_inputs(rows)
+            self._insert_journal()
             self._insert_tokens(tokens)
             self.db.execute("COMMIT")
         self._log_journaled = world.input_log_end
@@ -310,6 +383,8 @@ class WorldStore:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.executemany("DELETE FROM inputs WHERE tick = ?", [(t,) for t in ticks])
             self._insert_inputs(applied)
+            self._insert_journal()
+            self._insert_agent_events()
             self._set_meta("last_tick", info.tick)
             if info.tick - self._last_snapshot >= self.snapshot_every:
                 self._write_snapshot(world)
@@ -330,13 +405,14 @@ class WorldStore:
         so the old inputs, snapshots and tokens no longer lead anywhere. Runner thread only."""
         with self._lock:
             self.db.execute("BEGIN IMMEDIATE")
-            for table in ("inputs", "snapshots", "tokens"):
+            for table in ("inputs", "snapshots", "tokens", "journal", "agent_events"):
                 self.db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
             self.builtin = builtin
             self._set_meta("seed", world.seed)
             self._set_meta("builtin", builtin)
             self._set_meta("last_tick", world.tick)
             self._set_meta("forked", {"tick": world.tick, "at": time.time()})
+            self._journal = []  # the old world's programs and incidents
             self._write_snapshot(world)
             self.db.execute("COMMIT")
         self._log_applied = self._log_journaled = world.input_log_end
@@ -417,6 +493,26 @@ class WorldStore:
             [(tick, char, json.dumps(action, sort_keys=True)) for tick, char, action in rows],
         )
 
+    def _insert_journal(self) -> None:
+        rows, self._journal = self._journal, []
+        self.db.executemany(
+            "INSERT INTO journal (tick, kind, body) VALUES (?, ?, ?)",
+            [
+                (tick, entry["kind"], json.dumps(entry, sort_keys=True, default=str))
+                for tick, entry in rows
+            ],
+        )
+
+    def _insert_agent_events(self) -> None:
+        service = self.app.extensions.get("asiworld_agents") if self.app is not None else None
+        if service is None or not service.unsaved:
+            return
+        events, service.unsaved = service.unsaved, []
+        self.db.executemany(
+            "INSERT OR REPLACE INTO agent_events (seq, char, event) VALUES (?, ?, ?)",
+            [(e["seq"], e["char"], json.dumps(e, sort_keys=True, default=str)) for e in events],
+        )
+
     def _insert_tokens(self, tokens: list[tuple[str, int, str, str, str]]) -> None:
         self.db.executemany(
             "INSERT OR IGNORE INTO tokens (hash, char, kind, name, label) VALUES (?, ?, ?, ?, ?)",
@@ -424,8 +520,13 @@ class WorldStore:
         )
 
     def _write_snapshot(self, world: World) -> None:
+        from asiworld.server.agent_api import EVENTS_KEPT
+
         blob = world.snapshot()
-        server = json.dumps(self._server_state(), sort_keys=True, default=str)
+        self._insert_journal()  # the records saved below include every journal row so far
+        state = self._server_state()
+        state["journal_seq"] = self.db.execute("SELECT MAX(seq) FROM journal").fetchone()[0] or 0
+        server = json.dumps(state, sort_keys=True, default=str)
         self.db.execute(
             "INSERT OR REPLACE INTO snapshots (tick, world, server, state_hash, saved) "
             "VALUES (?, ?, ?, ?, ?)",
@@ -441,6 +542,14 @@ class WorldStore:
         oldest = min(kept)
         self.db.execute("DELETE FROM snapshots WHERE tick < ?", (oldest,))
         self.db.execute("DELETE FROM inputs WHERE tick < ?", (oldest,))
+        # journal rows from before the older snapshot are in both snapshots' records
+        self.db.execute("DELETE FROM journal WHERE tick < ?", (oldest,))
+        self.db.execute(
+            "DELETE FROM agent_events WHERE seq IN (SELECT seq FROM (SELECT seq, ROW_NUMBER() "
+            "OVER (PARTITION BY char ORDER BY seq DESC) AS newer FROM agent_events) "
+            "WHERE newer > ?)",
+            (EVENTS_KEPT,),
+        )
 
     def _server_state(self) -> dict:
         state: dict[str, Any] = {"builtin": self.builtin}

@@ -117,20 +117,19 @@ class LocalClient:
             if programs is None:
                 raise ApiError(409, "programs_unavailable", "this world hosts no programs")
             if pid is None:
-                mine = [r.status_dict() for r in programs.records.values()
-                        if r.char == self.character]
+                mine = [r.status_dict() for r in programs.programs_of(self.character)]
                 return {"programs": mine}
-            record = programs.records.get(pid)
-            if record is None or record.char != self.character:
+            record = programs.record(self.character, pid)
+            if record is None:
                 raise ApiError(404, "unknown_program", f"you have no program {pid}")
-            return {**programs.status(pid), "logs": programs.logs(pid),
-                    "outcome": programs.outcome(pid)}
+            return {**record.status_dict(), "logs": list(record.logs),
+                    "outcome": record.outcome}
 
         return self.call(read)
 
     def cancel(self, pid: int) -> dict:
         self.program_status(pid)  # yours, or ApiError
-        return self.call(lambda: self.pipeline.programs.cancel(pid))
+        return self.call(lambda: self.pipeline.programs.cancel(self.character, pid))
 
     def wait_for_event(self, kinds: Iterable[str] | None = None, timeout: float = 30.0,
                        **_: Any) -> dict | None:

@@ -60,7 +60,7 @@ def test_a_direct_action_after_the_hand_over_stops_the_program():
     )
     world, char, manager, driver = world_with(agent)
     tick(world, manager, driver, 3)
-    status = manager.status(1)
+    status = manager.status(char, 1)
     assert status["status"] == "stopped"
     assert status["outcome"]["error"]["code"] == "direct_action"
 

@@ -55,7 +55,7 @@ def test_the_program_api_refuses_the_new_bound_before_the_world_sees_it(craft_co
         f"try:\n    craft('plank', {NEW_MAX})\nexcept GameError:\n    pass\n"  # no station here
         f"craft('plank', {NEW_MAX + 1})\n"
     )
-    status = run_until_done(manager, world, manager.submit(ada, "crafty", source)["id"])
+    status = run_until_done(manager, world, ada, manager.submit(ada, "crafty", source)["id"])
     error = status["outcome"]["error"]
     assert error["code"] == "bad_argument" and f"between 1 and {NEW_MAX}" in error["message"]
     assert error["line"] == 5

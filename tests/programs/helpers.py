@@ -14,12 +14,14 @@ def run_ticks(manager: ProgramManager, world, ticks: int) -> list[dict]:
     return events
 
 
-def run_until_done(manager: ProgramManager, world, pid: int, limit: int = 500) -> dict:
+def run_until_done(
+    manager: ProgramManager, world, char: int, pid: int, limit: int = 500
+) -> dict:
     for _ in range(limit):
-        if manager.status(pid)["status"] not in ("running", "waiting"):
+        if manager.status(char, pid)["status"] not in ("running", "waiting"):
             break
         run_ticks(manager, world, 1)
-    return manager.status(pid)
+    return manager.status(char, pid)
 
 
 def watch_submits(world: World) -> list[tuple[int, dict, ActionResult]]:

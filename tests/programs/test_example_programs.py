@@ -32,9 +32,9 @@ def cleared_with(seed: int, tier: int) -> tuple[dict, AchievementRecord]:
         for event in run_ticks(manager, world, 100):
             if event.get("char") == char:
                 record.feed(event)
-        if manager.status(pid)["status"] not in ("running", "waiting"):
+        if manager.status(char, pid)["status"] not in ("running", "waiting"):
             break
-    status = manager.status(pid)
+    status = manager.status(char, pid)
     assert status["status"] == "finished", status
     return status["outcome"]["value"], record
 

@@ -55,17 +55,17 @@ def test_each_api_call_submits_the_contract_action_and_returns_the_result(call, 
     manager = ProgramManager(world, in_process=True)
     pid = manager.submit(ada, "one call", f"def main():\n    return {call}\n")["id"]
     events = []
-    while manager.status(pid)["status"] in ("running", "waiting") and world.tick < 500:
+    while manager.status(ada, pid)["status"] in ("running", "waiting") and world.tick < 500:
         events += run_ticks(manager, world, 1)
     ((char, sent, answer),) = submits
     assert (char, sent) == (ada, action)
-    outcome = manager.outcome(pid)
+    outcome = manager.outcome(ada, pid)
     if answer.ok:  # the call returns the operation's result
         (done,) = [e for e in events if e["kind"] == "op_done" and e["op"] == answer.op]
-        assert manager.status(pid)["status"] == "finished"
+        assert manager.status(ada, pid)["status"] == "finished"
         assert outcome["value"] == done["result"]
     else:  # a refusal is a GameError with the engine's code and sentence
-        assert manager.status(pid)["status"] == "failed"
+        assert manager.status(ada, pid)["status"] == "failed"
         assert outcome["error"]["code"] == answer.code
         assert outcome["error"]["message"] == f"line 2: {answer.message}"
 
@@ -101,7 +101,7 @@ def test_bad_arguments_raise_game_error_before_reaching_the_world(call):
     submits = watch_submits(world)
     manager = ProgramManager(world, in_process=True)
     pid = manager.submit(ada, "bad", f"{call}\n")["id"]
-    status = run_until_done(manager, world, pid)
+    status = run_until_done(manager, world, ada, pid)
     assert status["status"] == "failed"
     assert status["outcome"]["error"]["code"] == "bad_argument"
     assert status["outcome"]["error"]["line"] == 1
@@ -124,8 +124,8 @@ def test_observation_helpers_read_the_latest_observation_without_blocking():
         "            [e['id'] for e in entities('sheep')], me()['id'], observe()['tick']]\n"
     )
     pid = manager.submit(ada, "look", source)["id"]
-    assert run_until_done(manager, world, pid)["status"] == "finished"
-    assert manager.outcome(pid)["value"] == [[20, 21], {"wood": 2}, 2, 0, 0, seen, ada, 0]
+    assert run_until_done(manager, world, ada, pid)["status"] == "finished"
+    assert manager.outcome(ada, pid)["value"] == [[20, 21], {"wood": 2}, 2, 0, 0, seen, ada, 0]
     assert submits == []
 
 
@@ -133,8 +133,8 @@ def test_log_and_print_both_go_to_the_program_log():
     world, ada = world_with_ada()
     manager = ProgramManager(world, in_process=True)
     pid = manager.submit(ada, "talk", "log('a', 1)\nprint('b', 2)\n")["id"]
-    run_until_done(manager, world, pid)
-    assert manager.logs(pid) == ["a 1", "b 2"]
+    run_until_done(manager, world, ada, pid)
+    assert manager.logs(ada, pid) == ["a 1", "b 2"]
 
 
 def test_a_refused_call_raises_game_error_in_the_same_tick_and_the_program_can_go_on():
@@ -148,7 +148,7 @@ def test_a_refused_call_raises_game_error_in_the_same_tick_and_the_program_can_g
         (ada, {"type": "craft", "recipe": "nothing", "count": 1}, "unknown_recipe"),
         (ada, {"type": "move", "dir": "s"}, "accepted"),
     ]
-    assert manager.logs(pid) == ["unknown_recipe"]
+    assert manager.logs(ada, pid) == ["unknown_recipe"]
 
 
 def test_submit_refuses_unknown_characters_bad_names_and_bad_source_without_a_program():
@@ -171,8 +171,8 @@ def test_the_random_object_is_seeded_so_reruns_draw_the_same_numbers():
         pid = manager.submit(
             ada, "dice", "def main():\n    return [random.randint(1, 6) for i in range(8)]\n"
         )["id"]
-        run_until_done(manager, world, pid)
-        draws.append(manager.outcome(pid)["value"])
+        run_until_done(manager, world, ada, pid)
+        draws.append(manager.outcome(ada, pid)["value"])
     assert draws[0] == draws[1]
 
 
@@ -193,8 +193,8 @@ def test_ordinary_python_still_works_under_the_guards():
         "            total, 2 ** 10, (lambda n: n * 2)(4), max(items), ', '.join(['p', 'q'])]\n"
     )
     pid = manager.submit(ada, "plain python", source)["id"]
-    assert run_until_done(manager, world, pid)["status"] == "finished", manager.outcome(pid)
-    assert manager.outcome(pid)["value"] == [
+    assert run_until_done(manager, world, ada, pid)["status"] == "finished", manager.outcome(ada, pid)
+    assert manager.outcome(ada, pid)["value"] == [
         True,
         True,
         True,

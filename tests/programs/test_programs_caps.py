@@ -62,8 +62,8 @@ def run(source: str, steps_total: int = 2_000_000) -> dict:
     try:
         submitted = manager.submit(char, "probe", source)
         assert submitted["ok"], submitted
-        status = run_until_done(manager, world, submitted["id"], limit=5000)
-        status["logs"] = manager.logs(submitted["id"])
+        status = run_until_done(manager, world, char, submitted["id"], limit=5000)
+        status["logs"] = manager.logs(char, submitted["id"])
         return status
     finally:
         manager.close()

@@ -90,9 +90,9 @@ def test_no_generated_program_builds_a_value_over_a_cap_or_takes_the_host_down(e
         steady = manager.submit(bystander, "steady", "while True:\n    wait(1)\n")["id"]
         submitted = manager.submit(char, "fuzz", PROGRAM.format(expression=expression))
         assert submitted["ok"], submitted
-        status = run_until_done(manager, world, submitted["id"], limit=400)
-        logs = manager.logs(submitted["id"])
-        assert manager.status(steady)["status"] in ("running", "waiting")
+        status = run_until_done(manager, world, char, submitted["id"], limit=400)
+        logs = manager.logs(char, submitted["id"])
+        assert manager.status(bystander, steady)["status"] in ("running", "waiting")
         assert manager.host_restarts == 0
     finally:
         manager.close()

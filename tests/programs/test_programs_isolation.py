@@ -31,7 +31,7 @@ def two_programs(in_process: bool, source: str):
     manager = ProgramManager(world, in_process=in_process)
     other = manager.submit(other_char, "steady", OTHER)["id"]
     pid = manager.submit(attacker, "attack", source)["id"]
-    return world, manager, other, pid
+    return world, manager, (other_char, other), (attacker, pid)  # (character, program id)
 
 
 @pytest.mark.timeout(120)
@@ -41,14 +41,14 @@ def test_values_built_from_shared_references_end_only_their_own_program(in_proce
     source, status, code = SHARED_REFERENCE_ATTACKS[name]
     world, manager, other, pid = two_programs(in_process, source)
     try:
-        ended = run_until_done(manager, world, pid, limit=100)
+        ended = run_until_done(manager, world, *pid, limit=100)
         run_ticks(manager, world, 3)
         assert ended["status"] == status, ended
         if code is not None:
             assert ended["outcome"]["error"]["code"] == code
         assert len(str(ended["outcome"])) < 100_000  # the outcome is a bounded copy
-        assert all(len(line) <= 300 for line in manager.logs(pid))
-        assert manager.status(other)["status"] in ("running", "waiting")
+        assert all(len(line) <= 300 for line in manager.logs(*pid))
+        assert manager.status(*other)["status"] in ("running", "waiting")
         assert manager.host_restarts == 0
     finally:
         manager.close()
@@ -57,7 +57,7 @@ def test_values_built_from_shared_references_end_only_their_own_program(in_proce
 def test_an_outcome_of_shared_references_is_cut_off_not_walked_whole():
     world, manager, other, pid = two_programs(True, SHARED + "def main():\n    return a\n")
     try:
-        value = run_until_done(manager, world, pid, limit=100)["outcome"]["value"]
+        value = run_until_done(manager, world, *pid, limit=100)["outcome"]["value"]
     finally:
         manager.close()
     parts, stack = 0, [value]
@@ -94,11 +94,11 @@ ISSUE_ATTACKS = {  # name: (source, the codes it may end with)
 def test_work_in_c_ends_only_its_own_program_in_a_lockstep_world():
     world, manager, other, pid = two_programs(False, C_HANG)
     try:
-        ended = run_until_done(manager, world, pid, limit=20)
+        ended = run_until_done(manager, world, *pid, limit=20)
         run_ticks(manager, world, 3)
         assert ended["status"] == "failed"
         assert ended["outcome"]["error"]["code"] == "cpu_time_exceeded"
-        assert manager.status(other)["status"] in ("running", "waiting")
+        assert manager.status(*other)["status"] in ("running", "waiting")
         assert manager.host_restarts == 0 and manager._host.killed == 1
     finally:
         manager.close()
@@ -114,19 +114,20 @@ def test_a_live_world_keeps_its_speed_while_every_attack_runs():
     world = World.create(seed=3, size=48)
     manager = ProgramManager(world, slice_deadline=LIVE_SLICE_DEADLINE)
     runner = WorldRunner(Pipeline(world, programs=manager, frames=FrameBuilder(world)), speed=10.0)
-    bystander = manager.submit(world.add_character(name="bystander"), "steady", OTHER)["id"]
-    attackers = {
-        name: manager.submit(world.add_character(name=f"attacker{i}"), "attack", source)["id"]
-        for i, (name, (source, _)) in enumerate(ISSUE_ATTACKS.items())
-    }
+    calm = world.add_character(name="bystander")
+    bystander = manager.submit(calm, "steady", OTHER)["id"]
+    attackers = {}
+    for i, (name, (source, _)) in enumerate(ISSUE_ATTACKS.items()):
+        attacker = world.add_character(name=f"attacker{i}")
+        attackers[name] = (attacker, manager.submit(attacker, "attack", source)["id"])
     runner.start()
     try:
         start_tick, start = runner.call(lambda: world.tick), time.monotonic()
         time.sleep(10)
         ticks = runner.call(lambda: world.tick) - start_tick
         elapsed = time.monotonic() - start
-        statuses = runner.call(lambda: {n: manager.status(p) for n, p in attackers.items()})
-        steady = runner.call(lambda: manager.status(bystander))
+        statuses = runner.call(lambda: {n: manager.status(*p) for n, p in attackers.items()})
+        steady = runner.call(lambda: manager.status(calm, bystander))
     finally:
         runner.stop()
         manager.close()
@@ -159,6 +160,6 @@ def test_a_spare_host_that_died_while_it_waited_does_not_refuse_the_next_program
         spare.process.poll = lambda: None  # as if the kernel had not told us yet
         reply = manager.submit(char, "counting", "n = 0\nwhile n < 3:\n    wait(1)\n    n += 1\n")
         assert reply["ok"], reply
-        assert run_until_done(manager, world, reply["id"], limit=50)["status"] == "finished"
+        assert run_until_done(manager, world, char, reply["id"], limit=50)["status"] == "finished"
     finally:
         manager.close()

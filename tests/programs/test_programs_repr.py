@@ -29,8 +29,8 @@ def test_game_functions_show_plain_names_and_no_addresses(in_process):
     manager = ProgramManager(world, in_process=in_process)
     try:
         pid = manager.submit(char, "look", SOURCE)["id"]
-        assert run_until_done(manager, world, pid)["status"] == "finished"
-        lines = [str(line) for line in manager.logs(pid)]
+        assert run_until_done(manager, world, char, pid)["status"] == "finished"
+        lines = [str(line) for line in manager.logs(char, pid)]
     finally:
         manager.close()
     text = "\n".join(lines)

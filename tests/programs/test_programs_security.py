@@ -38,7 +38,7 @@ def outcome_of(manager, world, char, source):
     submitted = manager.submit(char, "attempt", source)
     if not submitted["ok"]:
         return submitted, None
-    status = run_until_done(manager, world, submitted["id"], limit=200)
+    status = run_until_done(manager, world, char, submitted["id"], limit=200)
     assert world.tick > before  # the world kept ticking
     assert not os.path.exists(SENTINEL)
     return None, status
@@ -154,7 +154,7 @@ def test_escape_attempts_at_run_time_fail_with_a_clear_error(world, char, name):
     error = status["outcome"]["error"]
     assert error["code"] == code and why in error["message"]
     assert error["line"] is not None and error["message"].startswith(f"line {error['line']}: ")
-    assert not any("caught" in line for line in manager.logs(status["id"]))
+    assert not any("caught" in line for line in manager.logs(char, status["id"]))
 
 
 @pytest.mark.parametrize(
@@ -163,7 +163,7 @@ def test_escape_attempts_at_run_time_fail_with_a_clear_error(world, char, name):
 def test_big_builtin_work_is_charged_so_a_tick_stays_short(world, char, manager, work):
     pid = manager.submit(char, "heavy", f"x = [0] * 1000000\nwhile True:\n    {work}\n")["id"]
     run_ticks(manager, world, 12)
-    status = manager.status(pid)
+    status = manager.status(char, pid)
     assert status["status"] == "running"
     one_pass = 1000000 // 256  # a pass over a million items is charged by its size...
     assert status["steps_total"] >= 2 * one_pass
@@ -179,8 +179,8 @@ def test_an_endless_loop_of_refused_calls_costs_a_few_calls_per_tick(world, char
         "while True:\n    try:\n        craft('iron_sword')\n    except GameError:\n        pass\n",
     )["id"]
     run_ticks(manager, world, 5)
-    assert manager.status(pid)["status"] in ("running", "waiting")
-    assert manager.status(pid)["steps_total"] < 200
+    assert manager.status(char, pid)["status"] in ("running", "waiting")
+    assert manager.status(char, pid)["steps_total"] < 200
     assert world.tick == 5
 
 
@@ -214,8 +214,8 @@ def test_a_program_cannot_dismantle_another_characters_wall(world, char, manager
     )
     _, status = outcome_of(manager, world, char, source)
     assert status["status"] == "finished"
-    assert manager.logs(status["id"])[0] == "not_owner"
-    assert all(code in ("not_owner", "not_a_door") for code in manager.logs(status["id"]))
+    assert manager.logs(char, status["id"])[0] == "not_owner"
+    assert all(code in ("not_owner", "not_a_door") for code in manager.logs(char, status["id"]))
     assert any(s["kind"] == "wall" for s in world.observe(other, consume=False)["structures"])
 
 
