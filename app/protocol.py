@@ -12,6 +12,15 @@ from typing import Any
 
 KIND_TYPES = {"int": "integer", "str": "string", "dir": "string", "slot": "string"}
 
+# A program id, as every outside description of the program calls puts it (the OpenAPI
+# document, the LLM tools, the MCP tools): ids count per character (asiworld.programs.manager).
+PROGRAM_ID = {
+    "type": "integer",
+    "minimum": 1,
+    "description": "one of your own program ids: they count per character (your first program "
+    "is 1) and are never given twice; another character's id is answered like an unused one",
+}
+
 
 def arg_schema(arg: dict[str, Any]) -> dict[str, Any]:
     """JSON Schema of one action argument from its engine description."""

@@ -42,7 +42,7 @@ EXTRA_TOOLS: list[dict[str, Any]] = [
         "description": "Status, logs and outcome of a program (all your programs without id).",
         "parameters": {
             "type": "object",
-            "properties": {"id": {"type": "integer", "description": "a program id"}},
+            "properties": {"id": protocol.PROGRAM_ID},
         },
     },
     {
@@ -50,7 +50,7 @@ EXTRA_TOOLS: list[dict[str, Any]] = [
         "description": "Stop a running program; its current operation is left to finish.",
         "parameters": {
             "type": "object",
-            "properties": {"id": {"type": "integer", "description": "the program's id"}},
+            "properties": {"id": protocol.PROGRAM_ID},
             "required": ["id"],
         },
     },

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Ended programs a world keeps per character (its newest): the records stay bounded however long
+# a world runs (`asiworld serve --programs-kept`).
+ENDED_KEPT = 50
+
 
 @dataclass(frozen=True)
 class Budget:

@@ -39,7 +39,7 @@ from typing import Any
 
 from asiworld.engine import ActionResult, Refusal, World
 from asiworld.programs.host import HostCrashed, LocalHost, SliceRow
-from asiworld.programs.limits import DEFAULT_BUDGET, Budget
+from asiworld.programs.limits import DEFAULT_BUDGET, ENDED_KEPT, Budget
 from asiworld.programs.pool import HostPool
 
 ACTIVE = ("running", "waiting")
@@ -48,7 +48,6 @@ NEVER_INTERRUPTS = ("say",)
 MAX_NAME = 64
 FEEDBACK_EVENTS = 50  # recent program events kept per character
 LOG_LINES = 200
-ENDED_KEPT = 50  # ended programs kept per character (its newest ones)
 
 
 def action_table() -> list[dict]:

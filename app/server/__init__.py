@@ -37,6 +37,7 @@ DEFAULTS = {
     "ADMIN_TOKEN": None,
     "JOIN_TOKEN": None,  # set: a join must carry it (a closed world; server/joining.py)
     "MAX_CHARACTERS": 500,  # joins are refused once the world holds this many characters
+    "PROGRAMS_KEPT": 50,  # ended programs kept per character (asiworld.programs.limits)
     "SECRET_KEY": "asiworld-dev",
 }
 

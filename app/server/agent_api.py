@@ -195,7 +195,9 @@ class AgentService:
 
     def on_tick(self, info: Tick) -> None:
         """The pipeline's "agents" observer (runner thread): every event concerning a joined
-        character enters its buffer and its Socket.IO room."""
+        character is numbered, enters its buffer and its Socket.IO room. With a store that
+        saves them (`unsaved` is a list), they are handed over first and published only once
+        saved (`publish`), so a number an agent saw is never given again after a restart."""
         seats = self.seats
         # program ends too may concern a seat revoked meanwhile (auth.kick): skip those
         mine = [e for e in info.events + self._program_ends(info.tick) if e.get("char") in seats]
@@ -205,11 +207,18 @@ class AgentService:
             numbered = []
             for event in mine:
                 self.seq += 1
-                event = {**event, "seq": self.seq}
+                numbered.append({**event, "seq": self.seq})
+        if self.unsaved is not None:
+            self.unsaved.extend(numbered)
+        else:
+            self.publish(numbered)
+
+    def publish(self, numbered: list[dict]) -> None:
+        """Numbered events into their characters' buffers and rooms (runner thread)."""
+        with self._lock:
+            numbered = [e for e in numbered if e["char"] in self.seats]
+            for event in numbered:
                 self.seats[event["char"]].events.append(event)
-                numbered.append(event)
-            if self.unsaved is not None:
-                self.unsaved.extend(numbered)
         for event in numbered:
             self.socketio.emit("event", event, to=room(event["char"]), namespace=NAMESPACE)
 

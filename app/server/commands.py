@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from asiworld import arguments as checked
+from asiworld.programs.limits import ENDED_KEPT
 
 DEFAULT_DATA_DIR = "data"
 DEFAULT_MAX_CONNECTIONS = 256  # threads for connections (app/server/connections.py)
@@ -114,6 +115,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--max-characters",
         default=os.environ.get("ASIWORLD_MAX_CHARACTERS", "500"),
         help="joins are refused once the world holds this many characters (default 500)",
+    )
+    p.add_argument(
+        "--programs-kept",
+        default=os.environ.get("ASIWORLD_PROGRAMS_KEPT", str(ENDED_KEPT)),
+        help="ended programs kept per character, its newest (older ones are forgotten; "
+        f"default {ENDED_KEPT})",
     )
     p.add_argument(
         "--max-connections",
@@ -216,6 +223,9 @@ def _config(settings: dict[str, Any], seed: int, agents: list[str], resumed: boo
         "SPECTATOR_TOKEN": settings.get("spectator_token"),
         "JOIN_TOKEN": settings.get("join_token"),
         "MAX_CHARACTERS": count_option(settings.get("max_characters") or 500, "--max-characters"),
+        "PROGRAMS_KEPT": count_option(
+            settings.get("programs_kept") or ENDED_KEPT, "--programs-kept"
+        ),
     }
     if settings.get("replays"):
         config["REPLAY_DIRS"] = [str(d) for d in settings["replays"]]
@@ -245,6 +255,7 @@ def wsgi_app() -> Any:
         "spectator_token": env.get("ASIWORLD_SPECTATOR_TOKEN") or None,
         "join_token": env.get("ASIWORLD_JOIN_TOKEN") or None,
         "max_characters": env.get("ASIWORLD_MAX_CHARACTERS", "500"),
+        "programs_kept": env.get("ASIWORLD_PROGRAMS_KEPT", str(ENDED_KEPT)),
         "async_mode": env.get("ASIWORLD_ASYNC_MODE", "threading"),
     }
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -325,6 +336,7 @@ def serve(args: argparse.Namespace) -> int:
     try:  # before anything starts: a bad cap is the user's mistake, not a crash
         args.max_characters = count_option(args.max_characters, "--max-characters")
         args.max_connections = count_option(args.max_connections, "--max-connections")
+        args.programs_kept = count_option(args.programs_kept, "--programs-kept")
     except Invalid as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return 2
@@ -403,6 +415,7 @@ def _serve_world(args: argparse.Namespace, data_dir: Path | None, fail: Any, liv
                 "spectator_token": args.spectator_token,
                 "join_token": args.join_token,
                 "max_characters": args.max_characters,
+                "programs_kept": args.programs_kept,
                 "replays": args.replays,
                 "record_dir": record_dir(args, data_dir),
                 "study": live_study,
@@ -513,6 +526,7 @@ def serve_argv(args: argparse.Namespace) -> list[str]:
     argv += ["--snapshot-every", str(args.snapshot_every), "--async-mode", args.async_mode]
     argv += ["--max-characters", str(args.max_characters)]
     argv += ["--max-connections", str(args.max_connections)]
+    argv += ["--programs-kept", str(args.programs_kept)]
     if args.seed is not None:
         argv += ["--seed", str(args.seed)]
     flags = (("--ephemeral", args.ephemeral), ("--fsync", args.fsync), ("--new", args.new),

@@ -15,7 +15,7 @@ from asiworld import protocol
 from asiworld.server import endpoints
 from asiworld.server.schemas import json_schema
 
-PATH_PARAMETERS = {"cid": {"type": "integer"}, "pid": {"type": "integer"}, "rid": {"type": "string"}}
+PATH_PARAMETERS = {"cid": {"type": "integer"}, "pid": protocol.PROGRAM_ID, "rid": {"type": "string"}}
 
 
 def action_schemas() -> list[dict]:
@@ -80,7 +80,7 @@ def spec() -> dict:
         "ProgramStatus": {
             "type": "object",
             "properties": {
-                "id": {"type": "integer"},
+                "id": protocol.PROGRAM_ID,
                 "char": {"type": "integer"},
                 "name": {"type": "string"},
                 "status": {

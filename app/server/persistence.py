@@ -384,11 +384,13 @@ class WorldStore:
             self.db.executemany("DELETE FROM inputs WHERE tick = ?", [(t,) for t in ticks])
             self._insert_inputs(applied)
             self._insert_journal()
-            self._insert_agent_events()
+            events = self._insert_agent_events()
             self._set_meta("last_tick", info.tick)
             if info.tick - self._last_snapshot >= self.snapshot_every:
                 self._write_snapshot(world)
             self.db.execute("COMMIT")
+        if events:  # agents see them once saved
+            self.app.extensions["asiworld_agents"].publish(events)
         self._log_applied = self._log_journaled = world.input_log_end
         self._pending_journaled = len(world.pending)
         self._forget_saved_inputs(world)
@@ -503,15 +505,16 @@ class WorldStore:
             ],
         )
 
-    def _insert_agent_events(self) -> None:
+    def _insert_agent_events(self) -> list[dict]:
         service = self.app.extensions.get("asiworld_agents") if self.app is not None else None
         if service is None or not service.unsaved:
-            return
+            return []
         events, service.unsaved = service.unsaved, []
         self.db.executemany(
             "INSERT OR REPLACE INTO agent_events (seq, char, event) VALUES (?, ?, ?)",
             [(e["seq"], e["char"], json.dumps(e, sort_keys=True, default=str)) for e in events],
         )
+        return events
 
     def _insert_tokens(self, tokens: list[tuple[str, int, str, str, str]]) -> None:
         self.db.executemany(

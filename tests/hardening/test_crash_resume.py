@@ -115,3 +115,78 @@ def test_a_killed_server_resumes_with_every_acknowledged_input(tmp_path):
     assert len(builtin) == 2
     later = {char for tick, char, _ in resumed.input_log if tick >= resume_tick}
     assert builtin & later, "the built-in agents act again after the restart"
+
+
+def _events(port: int, char: int, auth: dict, after: int = 0) -> list[dict]:
+    status, reply = http("GET", port, f"/api/agents/{char}/events?after={after}&limit=500",
+                         headers=auth)
+    assert status == 200, reply
+    return reply["events"]
+
+
+@pytest.mark.timeout(120)
+def test_a_program_and_an_incident_acknowledged_before_a_kill_are_there_after_it(tmp_path):
+    data = tmp_path / "world"
+    port = free_port()
+    # No snapshot after the first: what survives comes from the saved inputs alone.
+    first = start_server(
+        port, "--data-dir", str(data), "--seed", str(SEED), "--speed", "20",
+        "--snapshot-every", "100000", "--admin-token", "admin-secret",
+    )
+    try:
+        status, joined = http("POST", port, "/api/agents/join", {"name": "ada", "label": "t"})
+        assert status == 201, joined
+        ada, auth = joined["character"], {"Authorization": f"Bearer {joined['token']}"}
+        source = "while True:\n    wait(5)\n"
+        status, reply = http("POST", port, f"/api/agents/{ada}/programs",
+                             {"name": "patient", "source": source}, auth)
+        assert status == 201 and reply == {"ok": True, "id": 1}, reply
+        deadline = time.monotonic() + 20
+        while not any(e["kind"] == "program_started" for e in _events(port, ada, auth)):
+            assert time.monotonic() < deadline, "the program never started"
+            time.sleep(0.05)
+        seen = _events(port, ada, auth)
+        status, _ = http("POST", port, f"/api/agents/{ada}/incidents",
+                         {"cause": "model_error", "detail": "just before the kill"}, auth)
+        assert status == 201
+    finally:
+        first.send_signal(signal.SIGKILL)  # right after the acknowledgement
+        first.communicate(timeout=10)
+
+    second = start_server(port, "--data-dir", str(data), "--admin-token", "admin-secret")
+    try:
+        status, program = http("GET", port, f"/api/agents/{ada}/programs/1", headers=auth)
+        assert status == 200, program
+        assert program["name"] == "patient" and program["status"] == "interrupted", program
+        assert "submit it again" in program["outcome"]["error"]["message"]
+        last = seen[-1]["seq"]
+        deadline = time.monotonic() + 20
+        while not any(e["kind"] == "program_interrupted" for e in _events(port, ada, auth, last)):
+            assert time.monotonic() < deadline, "no program_interrupted event after the restart"
+            time.sleep(0.05)
+        after = _events(port, ada, auth, last)
+        assert all(e["seq"] > last for e in after)
+        everything = _events(port, ada, auth)
+        assert everything[: len(seen)] == seen  # the numbers an agent saw mean the same events
+        numbers = [e["seq"] for e in everything]
+        assert numbers == sorted(set(numbers))
+        incidents = [e for e in everything if e["kind"] == "incident"]
+        assert [e["detail"] for e in incidents] == ["just before the kill"]
+        # ids are never given twice: ada's next program is 2; bob's own first is 1
+        status, reply = http("POST", port, f"/api/agents/{ada}/programs",
+                             {"name": "again", "source": source}, auth)
+        assert status == 201 and reply["id"] == 2, reply
+        status, joined = http("POST", port, "/api/agents/join", {"name": "bob", "label": "t"})
+        bob, bob_auth = joined["character"], {"Authorization": f"Bearer {joined['token']}"}
+        status, reply = http("POST", port, f"/api/agents/{bob}/programs",
+                             {"name": "his", "source": source}, bob_auth)
+        assert status == 201 and reply["id"] == 1, reply
+        # bob asking for a program id of ada's is told what an unused id gets
+        taken = http("GET", port, f"/api/agents/{bob}/programs/2", headers=bob_auth)
+        unused = http("GET", port, f"/api/agents/{bob}/programs/3", headers=bob_auth)
+        assert taken[0] == unused[0] == 404
+        assert taken[1]["error"]["code"] == unused[1]["error"]["code"] == "unknown_program"
+    finally:
+        second.send_signal(signal.SIGINT)
+        second.communicate(timeout=20)
+    assert second.returncode == 0

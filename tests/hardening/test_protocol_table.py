@@ -112,3 +112,23 @@ def test_every_action_and_argument_in_the_table_says_what_it_is():
         assert action["help"], action["type"]
         for name, arg in action["args"].items():
             assert arg["help"], f"{action['type']}.{name} has no sentence"
+
+
+def test_a_program_id_is_described_the_same_in_the_openapi_document_and_both_tool_sets(http):
+    from asiworld.protocol import PROGRAM_ID
+
+    spec = http.get("/api/openapi.json").get_json()
+    cancel = spec["paths"]["/api/agents/{cid}/programs/{pid}"]["delete"]["parameters"]
+    assert {p["name"]: p["schema"] for p in cancel}["pid"] == PROGRAM_ID
+    assert spec["components"]["schemas"]["ProgramStatus"]["properties"]["id"] == PROGRAM_ID
+    assert "count per character" in PROGRAM_ID["description"]
+    tools = {t["function"]["name"]: t["function"] for t in openai_tools()}
+    for name in ("program_status", "cancel_program"):
+        assert tools[name]["parameters"]["properties"]["id"] == PROGRAM_ID
+
+    async def listed() -> dict:
+        async with mcp.Client(build_server(_Client())) as session:
+            return {t.name: t.input_schema for t in (await session.list_tools()).tools}
+
+    schema = asyncio.run(listed())["cancel_program"]["properties"]["id"]
+    assert schema["description"] == PROGRAM_ID["description"] and schema["minimum"] == 1
