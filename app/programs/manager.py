@@ -130,7 +130,8 @@ class ProgramManager:
         self.feedback: dict[int, deque] = {}  # char id -> recent program events
         self.next_key = 1
         self.next_ids: dict[int, int] = {}  # char id -> its next program id
-        self._keys: dict[tuple[int, int], int] = {}  # (char id, program id) -> key
+        # char id -> its programs on record by program id, in the order of their ids
+        self._mine: dict[int, dict[int, ProgramRecord]] = {}
         # Where submissions and ends go to be saved (a server's store), or None.
         self.journal: Callable[[dict], Any] | None = None
         self._host_factory = host_factory or (
@@ -196,14 +197,11 @@ class ProgramManager:
 
     def record(self, char_id: int, pid: int) -> ProgramRecord | None:
         """Character `char_id`'s program `pid`, or None (never another character's)."""
-        key = self._keys.get((char_id, pid))
-        return None if key is None else self.records[key]
+        return self._mine.get(char_id, {}).get(pid)
 
     def programs_of(self, char_id: int) -> list[ProgramRecord]:
         """A character's programs still on record, oldest first."""
-        return sorted(
-            (r for r in self.records.values() if r.char == char_id), key=lambda r: r.id
-        )
+        return list(self._mine.get(char_id, {}).values())
 
     def status(self, char_id: int, pid: int) -> dict | None:
         record = self.record(char_id, pid)
@@ -421,17 +419,20 @@ class ProgramManager:
 
     def _add(self, record: ProgramRecord) -> None:
         self.records[record.key] = record
-        self._keys[(record.char, record.id)] = record.key
+        mine = self._mine.setdefault(record.char, {})
+        mine[record.id] = record
+        if len(mine) > 1 and next(reversed(mine)) != max(mine):  # restored out of order
+            self._mine[record.char] = dict(sorted(mine.items()))
 
     def _forget_ended(self, char_id: int) -> None:
         """Keep a character's newest `ended_kept` ended programs; forget the older ones."""
-        ended = [r for r in self.records.values() if r.char == char_id and r.status not in ACTIVE]
-        if len(ended) <= self.ended_kept:
+        mine = self._mine.get(char_id, {})
+        if len(mine) <= self.ended_kept:  # at most one of them is still running
             return
-        ended.sort(key=lambda r: r.id)
+        ended = [r for r in mine.values() if r.status not in ACTIVE]
         for record in ended[: len(ended) - self.ended_kept]:
             del self.records[record.key]
-            del self._keys[(record.char, record.id)]
+            del mine[record.id]
 
     def _note(self, kind: str, record: ProgramRecord, **fields: Any) -> None:
         if self.journal is not None:
@@ -639,7 +640,7 @@ class ProgramManager:
         self.close()
         self.world = world
         self.records.clear()
-        self._keys.clear()
+        self._mine.clear()
         self.active.clear()
         self.runnable.clear()
         self.replies.clear()
