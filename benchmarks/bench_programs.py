@@ -132,7 +132,7 @@ def parked_cost(ticks: int, in_process: bool) -> float:
         t2 = time.perf_counter()
         manager.after_step(events)
         spent += (t1 - t0) + (time.perf_counter() - t2)
-    assert all(manager.status(p)["status"] == "waiting" for p in manager.records)
+    assert all(r.status == "waiting" for r in manager.records.values())
     manager.close()
     return spent / ticks
 

@@ -43,7 +43,7 @@ def one(seed: int, tier: int, content) -> dict:
         for event in events:
             if event.get("char") == char:
                 record.feed(event)
-        status = manager.status(pid)
+        status = manager.status(char, pid)
         most_steps = max(most_steps, status["steps_tick"])
         if status["status"] not in ("running", "waiting"):
             break
