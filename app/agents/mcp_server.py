@@ -23,6 +23,7 @@ from typing import Any
 
 from asiworld.agents.sdk import Client
 from asiworld.agents.tools import ToolBox, tool_specs
+from asiworld.protocol import PROGRAM_ID
 
 # A refusal of the call itself (the arguments do not fit): published as a tool error.
 CALL_ERRORS = {"bad_argument", "bad_action", "unknown_action", "unknown_tool", "bad_json",
@@ -43,7 +44,7 @@ ACTION_RESULT = {
 }
 OUTPUTS: dict[str, dict[str, Any]] = {
     "observe": {"properties": {"tick": {"type": "integer"}, "text": {"type": "string"}}},
-    "submit_program": {"properties": {"id": {"type": "integer", "description": "program id"}}},
+    "submit_program": {"properties": {"id": PROGRAM_ID}},
     "program_status": {"properties": {"programs": {"type": "array"},
                                       "status": {"type": "string"}}},
     "cancel_program": {"properties": {"status": {"type": "string"}}},

@@ -132,3 +132,10 @@ def test_a_program_id_is_described_the_same_in_the_openapi_document_and_both_too
 
     schema = asyncio.run(listed())["cancel_program"]["properties"]["id"]
     assert schema["description"] == PROGRAM_ID["description"] and schema["minimum"] == 1
+
+
+def test_the_mcp_submit_program_answer_describes_its_id_as_the_table_does():
+    from asiworld.agents.mcp_server import output_schema
+    from asiworld.protocol import PROGRAM_ID
+
+    assert output_schema("submit_program")["properties"]["id"] == PROGRAM_ID
