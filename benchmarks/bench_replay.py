@@ -2,10 +2,16 @@
 
     python benchmarks/bench_replay.py                    # built-in configurations, 30 minutes
     python benchmarks/bench_replay.py --minutes 300 --policy random
+    python benchmarks/bench_replay.py --study --minutes 300   # the demo study, model turns in
 
 Targets (issue 7): a 300-minute, 9-character replay under 15 MB; seek to a random tick under
 150 ms (server and browser together; this measures the server's part: reading and applying).
 The size is measured on `--minutes` and projected linearly to 300 minutes.
+
+`--study` records the nine-configuration demo study instead (app/study/demo.py: six model seats
+through the stand-in model over loopback HTTP, three built-ins, lockstep, a 64 x 64 world), whose
+replay carries the model turns of its transcripts (chunk T); issue 17's goal for 300 minutes with
+model turns is under 15 MB, and the seek median stays at or under 50 ms.
 """
 
 from __future__ import annotations
@@ -112,6 +118,29 @@ def record(path: Path, minutes: int, characters: int, seed: int, policy: str) ->
     return done
 
 
+def record_study(out: Path, minutes: int) -> float:
+    """Run the demo study into `out`; the simulation minutes recorded."""
+    from asiworld.agents.fake_model import FakeModel, FakeModelServer
+    from asiworld.study.demo import demo_text
+    from asiworld.study.run import run_study
+    from asiworld.study.spec import parse_study
+
+    start = time.perf_counter()
+    with FakeModelServer(FakeModel()) as server:
+        text = demo_text(server.url, minutes=minutes)
+        (results,) = run_study(parse_study(text), text, out, say=lambda line: None)
+    with Replay.open(out / "replay.asirep") as replay:
+        turns = [r for r in replay.index if r.kind == "T"]
+        count = sum(len(c["turns"]) for c in replay.turns())
+    transcripts = sum(p.stat().st_size for p in (out / "transcripts").glob("*.jsonl"))
+    print(
+        f"recorded the demo study, {minutes} min, in {time.perf_counter() - start:.1f} s: "
+        f"{count:,} model turns in {len(turns)} T chunks of {sum(r.size for r in turns):,} bytes "
+        f"(transcripts {transcripts:,} bytes of JSON lines); state hash {results['state_hash']}"
+    )
+    return results["ticks"] / TICKS_PER_MINUTE
+
+
 def seek(path: Path, seeks: int, seed: int) -> list[float]:
     rng = random.Random(seed)
     times = []
@@ -135,10 +164,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policy", choices=("builtin", "random"), default="builtin")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", help="keep the replay at this path")
+    parser.add_argument("--study", action="store_true",
+                        help="record the demo study (model turns in the replay) instead")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(args.keep) if args.keep else Path(tmp) / "bench.asirep"
-        minutes = record(path, args.minutes, args.characters, args.seed, args.policy)
+        if args.study:
+            out = Path(args.keep) if args.keep else Path(tmp) / "study"
+            minutes = record_study(out, args.minutes)
+            path = out / "replay.asirep"
+        else:
+            path = Path(args.keep) if args.keep else Path(tmp) / "bench.asirep"
+            minutes = record(path, args.minutes, args.characters, args.seed, args.policy)
         size = path.stat().st_size
         per_minute = size / minutes
         projected = per_minute * TARGET_MINUTES

@@ -25,7 +25,7 @@ from typing import Any
 
 from asiworld.agents.sdk import ApiError, Client
 from asiworld.agents.tools import ToolBox, openai_tools
-from asiworld.agents.transcript import Transcript
+from asiworld.agents.transcript import Transcript, prompt_summary
 from asiworld.engine.errors import CodedError
 from asiworld.resources import shipped
 
@@ -421,6 +421,7 @@ class Harness:
         if self.transcript is None:
             return
         answered = pending.tick_answered
+        prompt = prompt_summary(pending.messages)
         for call in pending.calls:
             last = call is pending.calls[-1]
             self.transcript.write({
@@ -431,6 +432,8 @@ class Harness:
                 "content": call.content,
                 "results": results if last and call.error is None else [],
                 "error": call.error,
+                # once per turn: what the model was shown, in short
+                "prompt": prompt if call is pending.calls[0] else "",
             })
 
 

@@ -62,6 +62,31 @@ class Transcript:
             self._file.close()
 
 
+SECTION_KEPT = 700  # characters of each prompt section in a transcript's summary
+RECENT_KEPT = 4  # the last tool results the prompt showed
+
+
+def prompt_summary(messages: list[dict]) -> str:
+    """What a model was shown, in short, for its transcript (and the replay viewer): the last
+    user message's sections (the observation, the memory, ...), each cut to SECTION_KEPT
+    characters, the recent tool results to the last RECENT_KEPT. The system prompt is the same
+    every turn and is left out."""
+    user = next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), "")
+    if not isinstance(user, str):
+        return ""
+    parts = []
+    for section in user.split("\n## "):
+        head, _, body = section.partition("\n")
+        if head.lower().startswith("your recent tool calls"):
+            lines = [line for line in body.splitlines() if line.strip()]
+            cut = len(lines) > RECENT_KEPT
+            body = ("…\n" if cut else "") + "\n".join(lines[-RECENT_KEPT:])
+        elif len(body) > SECTION_KEPT:
+            body = body[:SECTION_KEPT] + "…"
+        parts.append(f"{head}\n{body}".strip())
+    return "\n## ".join(parts)
+
+
 def read_transcript(path: str | Path) -> list[dict[str, Any]]:
     path = Path(path)
     if not path.exists():

@@ -44,7 +44,12 @@ INDEX = "X"  # {"chunks": [[kind, t0, t1, offset, size], ...], "summary": {...}}
 # (app/engine/snapshot.py), not JSON; read it with asiworld.replay.snapshots.check_blob. A point
 # of view or a fork starts there. Older readers skip it; older files hold pickles, never read.
 WORLD = "W"
-KNOWN_KINDS = frozenset(HEADER + KEYFRAME + FRAMES + INPUTS + EVENTS + HASHES + INDEX + WORLD)
+# {"config", "char", "turns": [...]}: one language-model configuration's turns, from a study's
+# transcripts (app/replay/turns.py), over the ticks they span; written before the index.
+TURNS = "T"
+KNOWN_KINDS = frozenset(
+    HEADER + KEYFRAME + FRAMES + INPUTS + EVENTS + HASHES + INDEX + WORLD + TURNS
+)
 
 
 class ReplayError(CodedError):

@@ -23,6 +23,7 @@ from .apply import apply_frame, copy_state, keyframe_frame
 from .format import EXTENSION, ReplayError
 from .phases import timeline
 from .reader import Replay
+from .turns import marker
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_.\-]{1,80}$")
 SERIES_EVERY = 30  # ticks between two chart samples
@@ -270,6 +271,31 @@ class ReplayLibrary:
                     _, (old, _) = self._chunk_bodies.popitem(last=False)
                     self._chunk_bytes -= len(old)
         return body
+
+    def turns(self, rid: str) -> dict[str, Any]:
+        """The timeline's model-turn markers, per configuration (the turns' text is left for
+        `turn`): ``{"configurations": [{"config", "char", "markers": [...]}]}``."""
+        replay = self.get(rid)
+
+        def build() -> dict[str, Any]:
+            return {"configurations": [
+                {"config": c["config"], "char": c["char"],
+                 "markers": [marker(t) for t in c["turns"]]}
+                for c in replay.turns()
+            ]}
+
+        return self._cached(replay, "turns", build)
+
+    def turn(self, rid: str, char: int, number: int) -> dict[str, Any]:
+        """One model turn in full; ReplayError `unknown_turn` when the replay has no such one."""
+        replay = self.get(rid)
+        for conf in replay.turns():
+            if conf["char"] != char:
+                continue
+            for turn in conf["turns"]:
+                if turn["turn"] == number:
+                    return {"config": conf["config"], "char": char, **turn}
+        raise ReplayError("unknown_turn", f"character {char} has no model turn {number} here")
 
     def series(self, rid: str) -> dict[str, Any]:
         """Per character, every SERIES_EVERY ticks: health, hunger, energy, coins (for charts)."""

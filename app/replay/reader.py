@@ -295,6 +295,12 @@ class Replay:
         """State hashes by tick."""
         return {tick: h for tick, h in self._rows(fmt.HASHES, "hashes", None, None)}
 
+    def turns(self) -> list[dict[str, Any]]:
+        """The model turns per language-model configuration (T chunks, app/replay/turns.py):
+        ``[{"config", "char", "turns": [...]}]``; empty for a replay without them."""
+        refs = sorted((r for r in self.index if r.kind == fmt.TURNS), key=lambda r: r.offset)
+        return [self.read_chunk(ref) for ref in refs]
+
     def world_snapshots(self, until: int | None = None) -> list[ChunkRef]:
         """The world snapshot chunks (kind W) at or before `until`, in tick order."""
         return [r for r in self._worlds if until is None or r.t0 <= until]

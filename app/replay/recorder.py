@@ -74,6 +74,7 @@ class Recorder:
             "hashes": 0,
             "keyframes": 0,
             "snapshots": 0,
+            "turns": 0,
         }
         self.first_tick: int | None = None
         self.last_tick: int | None = None
@@ -154,6 +155,15 @@ class Recorder:
             self._append(fmt.KEYFRAME, tick, tick, {"frame": kf})
             self._last_keyframe = tick
             self.counts["keyframes"] += 1
+
+    def add_turns(self, t0: int, t1: int, body: dict) -> None:
+        """A T chunk: one configuration's model turns (app/replay/turns.py), before the index."""
+        if self._file is None:
+            raise ReplayError("recorder_closed", "the replay was already closed")
+        self._flush_segment()
+        self._append(fmt.TURNS, t0, t1, body)
+        self.counts["turns"] += len(body.get("turns", []))
+        self._sync()
 
     def close(self) -> None:
         """Flush the open segment, append the index and its footer, close the file."""

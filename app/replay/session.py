@@ -125,6 +125,20 @@ class RunRecording:
         pipeline has no frame builder)."""
         self.after_step(info.events, info.frame)
 
+    def add_turns(self, folder: str | os.PathLike, characters: dict[str, int]) -> int:
+        """Carry the model turns of `folder`'s transcripts (`NAME.jsonl`, a study's
+        transcripts/) into the replay, one T chunk per configuration; `characters` maps names
+        to character ids. Returns the number of turns."""
+        from pathlib import Path
+
+        from .turns import transcript_chunks
+
+        count = 0
+        for t0, t1, body in transcript_chunks(Path(folder), characters):
+            self.recorder.add_turns(t0, t1, body)
+            count += len(body["turns"])
+        return count
+
     def close(self) -> None:
         self.recorder.close()
 

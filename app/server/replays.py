@@ -8,6 +8,9 @@
     GET  /api/replays/<id>/state?tick=T        a keyframe frame for tick T (seek)
     GET  /api/replays/<id>/overview            phases, jump markers and the event log
     GET  /api/replays/<id>/series              chart samples per character
+    GET  /api/replays/<id>/turns               model-turn markers per language-model configuration
+    GET  /api/replays/<id>/turns/<char>/<n>    one model turn: prompt summary, text, tool calls,
+                                               the world's answers
     GET  /api/replays/<id>/pov?tick=T&char=C   what C saw at T (re-simulated observation, from
                                                the nearest world snapshot in the replay)
     POST /api/replays/<id>/fork                {tick, char, seed}: the live world becomes the fork
@@ -199,6 +202,18 @@ def overview(rid: str) -> Response:
 def series(rid: str) -> Response:
     library, _ = _services()
     return _json(library.series(rid))
+
+
+@replays.get("/api/replays/<rid>/turns")
+def turns(rid: str) -> Response:
+    library, _ = _services()
+    return _json(library.turns(rid))
+
+
+@replays.get("/api/replays/<rid>/turns/<int:char>/<int:number>")
+def turn(rid: str, char: int, number: int) -> Response:
+    library, _ = _services()
+    return _json(library.turn(rid, char, number))
 
 
 @replays.get("/api/replays/<rid>/pov")

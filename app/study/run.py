@@ -203,6 +203,9 @@ class StudyRun:
         self.pipeline.close()
         recording = getattr(self, "recording", None)
         if recording is not None:
+            # The model turns go into the replay too (the viewer shows them per character).
+            recording.add_turns(self.out / "transcripts",
+                                {seat.conf.name: seat.char for seat in self.model_seats})
             recording.close()
 
     def _catch_up(self, say: Any) -> None:

@@ -48,6 +48,11 @@ export class ReplayData {
     return this.chunks.get(index);
   }
 
+  // Model turns: the timeline's markers, then one turn in full when it is selected.
+  turns() { return getJSON(`${this.base}/turns`); }
+
+  turn(char, number) { return getJSON(`${this.base}/turns/${char}/${number}`); }
+
   chunkFor(tick) {
     return this.chunk(this.chunkIndexOf(tick));
   }

@@ -1,5 +1,6 @@
-// The timeline: one row of coloured phase bands per character, jump markers, and the cursor.
-// Click or drag anywhere to scrub; the callback gets the tick under the pointer.
+// The timeline: one row of coloured phase bands per character, jump markers, model-turn marks
+// (a study's language-model configurations), and the cursor. Click or drag anywhere to scrub;
+// the callback gets the tick under the pointer. A click on a model-turn mark selects that turn.
 
 export const PHASE_COLOURS = {
   idle: "#3a3d4d",
@@ -33,6 +34,9 @@ export class Timeline {
     this.colours = colours; // id -> css colour
     this.phases = {};
     this.markers = [];
+    this.turns = {}; // char -> [{turn, tick_sent, tick_answered, tools, failed}]
+    this.selectedTurn = null; // {char, turn}
+    this.onTurn = null;
     this.tick = first;
     this.focus = null;
     this.compare = null;
@@ -50,6 +54,8 @@ export class Timeline {
     canvas.addEventListener("pointerdown", (ev) => {
       const p = at(ev);
       if (p.x < LABEL_W) return this.clickLabel(p.y);
+      const hit = this.turnNear(p);
+      if (hit && this.onTurn) return this.onTurn(hit.char, hit.turn.turn);
       dragging = true;
       canvas.setPointerCapture(ev.pointerId);
       this.onSeek(this.tickAt(p.x), false);
@@ -72,6 +78,33 @@ export class Timeline {
     this.baseKey = "";
   }
 
+  setTurns(body) {
+    this.turns = {};
+    for (const c of body.configurations || []) this.turns[c.char] = c.markers;
+    this.baseKey = "";
+  }
+
+  // The model turn whose mark is under the pointer (within 3 pixels), in the row under it.
+  turnNear(p) {
+    const c = this.rowOf(p.y);
+    if (!c || !this.turns[c.id]) return null;
+    let best = null, bestD = 4;
+    for (const t of this.turns[c.id]) {
+      if (t.tick_sent === null) continue;
+      const d = Math.abs(this.xOf(t.tick_sent) - p.x);
+      if (d < bestD) { best = t; bestD = d; }
+    }
+    return best ? { char: c.id, turn: best } : null;
+  }
+
+  // Where a turn's mark is drawn (for tests and the page): {x, y} in canvas pixels.
+  turnPoint(char, turn) {
+    const i = this.characters.findIndex((ch) => ch.id === char);
+    const t = (this.turns[char] || []).find((m) => m.turn === turn);
+    if (i < 0 || !t) return null;
+    return { x: this.xOf(t.tick_sent), y: RULER_H + i * ROW_H + ROW_H - 3 };
+  }
+
   rowOf(y) {
     const i = Math.floor((y - RULER_H) / ROW_H);
     return i >= 0 && i < this.characters.length ? this.characters[i] : null;
@@ -86,6 +119,8 @@ export class Timeline {
     const tick = this.tickAt(p.x);
     const c = this.rowOf(p.y);
     if (!c) return { tick };
+    const turn = this.turnNear(p);
+    if (turn) return { tick, char: c, turn: turn.turn };
     const seg = (this.phases[c.id] || []).find((s) => s[0] <= tick && tick <= s[1]);
     return { tick, char: c, phase: seg ? seg[2] : null, from: seg?.[0], to: seg?.[1] };
   }
@@ -145,6 +180,19 @@ export class Timeline {
         g.fillRect(x0, y + 2, Math.max(1, x1 - x0), ROW_H - 4);
       }
     });
+    // Model turns: a light tick at the bottom of the row from the tick sent to the tick answered.
+    for (const [char, turns] of Object.entries(this.turns)) {
+      const i = this.characters.findIndex((ch) => String(ch.id) === char);
+      if (i < 0) continue;
+      const y = RULER_H + i * ROW_H + ROW_H - 5;
+      for (const t of turns) {
+        if (t.tick_sent === null) continue;
+        const x0 = Math.round(this.xOf(t.tick_sent));
+        const x1 = Math.round(this.xOf(t.tick_answered ?? t.tick_sent));
+        g.fillStyle = t.failed ? "#ff6b6b" : "rgba(240,240,235,0.85)";
+        g.fillRect(x0, y, Math.max(1, x1 - x0), 4);
+      }
+    }
     for (const m of this.markers) {
       if (m.kind === "combat_start" || m.kind === "craft") continue; // too many to mark
       const i = this.characters.findIndex((ch) => ch.id === m.char);
@@ -162,9 +210,10 @@ export class Timeline {
 
   draw() {
     this.resize();
-    const key = `${this.canvas.width}x${this.canvas.height}:${this.phases ? Object.keys(this.phases).length : 0}:${this.markers.length}`;
+    const key = `${this.canvas.width}x${this.canvas.height}:${this.phases ? Object.keys(this.phases).length : 0}:${this.markers.length}:${Object.keys(this.turns).length}`;
     // Called every animation frame: nothing to do unless the clock, the rows or the size moved.
-    const drawn = `${key}:${this.tick}:${this.focus}:${this.compare}`;
+    const sel = this.selectedTurn;
+    const drawn = `${key}:${this.tick}:${this.focus}:${this.compare}:${sel ? `${sel.char}.${sel.turn}` : ""}`;
     if (drawn === this.drawnKey) return;
     this.drawnKey = drawn;
     if (key !== this.baseKey) {
@@ -179,6 +228,12 @@ export class Timeline {
       g.strokeStyle = colour;
       g.lineWidth = 1;
       g.strokeRect(1.5, RULER_H + i * ROW_H + 0.5, this.canvas.width - 3, ROW_H - 1);
+    }
+    const at = sel ? this.turnPoint(sel.char, sel.turn) : null;
+    if (at) { // the selected model turn
+      g.strokeStyle = "#ffd84a";
+      g.lineWidth = 2;
+      g.strokeRect(at.x - 3, at.y - 5, 6, 8);
     }
     const x = Math.round(this.xOf(this.tick)) + 0.5;
     g.fillStyle = "#ffd84a";

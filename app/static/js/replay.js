@@ -11,6 +11,7 @@ import { ReplayData } from "./replay-data.js";
 import { Timeline, MARKER_STYLE } from "./replay-timeline.js";
 import { Charts } from "./replay-charts.js";
 import { CHANGE_TICKS, changesBetween, ReplayEventLog, renderInspector, programAt } from "./replay-panels.js";
+import { TurnsPanel } from "./replay-turns.js";
 
 const $ = (id) => document.getElementById(id);
 const PREFETCH_SETTLE_MS = 400; // after a far seek, prefetch when no other seek came this long
@@ -342,6 +343,7 @@ function syncUrl() {
   q.set("x", cam.x.toFixed(1));
   q.set("y", cam.y.toFixed(1));
   q.set("z", String(Math.round(cam.zoom * 100) / 100));
+  if (turns.selected) q.set("turn", `${turns.selected.char}.${turns.selected.turn}`);
   const url = `${location.pathname}?${q}`;
   if (url !== lastUrl) {
     history.replaceState(null, "", url);
@@ -471,6 +473,7 @@ const KEYS = {
   home: () => { play(false); seek(data.first); },
   end: () => { play(false); seek(data.last); },
   f: () => openFork(),
+  m: () => nextTurn(),
   "?": () => $("help").classList.toggle("hidden"),
   escape: () => {
     if (!$("help").classList.contains("hidden")) $("help").classList.add("hidden");
@@ -496,12 +499,40 @@ const timeline = new Timeline($("timeline"), { first: data.first, last: data.las
     const tip = $("timeline-tip");
     if (!info) return tip.classList.add("hidden");
     tip.classList.remove("hidden");
-    tip.textContent = info.char
+    const turn = info.turn !== undefined ? (timeline.turns[info.char.id] || []).find((t) => t.turn === info.turn) : null;
+    tip.textContent = turn
+      ? `${info.char.name} · model turn ${turn.turn}: sent ${turn.tick_sent}, answered ${turn.tick_answered} · ${turn.tools.join(", ") || (turn.failed ? "failed" : "text only")} (click to open)`
+      : info.char
       ? `${info.char.name} · ${info.phase || "not joined"} · tick ${info.tick}${info.phase ? ` (phase ${info.from}–${info.to})` : ""}`
       : `tick ${info.tick} · minute ${Math.floor(info.tick / 60)}`;
     tip.style.left = `${Math.min(ev.clientX + 12, innerWidth - 320)}px`;
   } });
 timeline.onFocus = (id) => focus(id);
+const turns = new TurnsPanel($("tab-turns"), { data, names, colours, onSeek, onSelect: (char, n) => selectTurn(char, n) });
+timeline.onTurn = (char, n) => selectTurn(char, n);
+
+// A model turn: its character is focused, the clock goes to the tick it was sent, and the Model
+// turns tab shows what the model was shown, what it answered and what the world did.
+function selectTurn(char, n, seekToo = true) {
+  turns.select(char, n);
+  timeline.selectedTurn = { char, turn: n };
+  if (ui.focus !== char) focus(char);
+  showTab("tab-turns");
+  const m = (turns.byChar[char] || []).find((t) => t.turn === n);
+  if (m && seekToo) { play(false); seek(m.tick_sent); }
+}
+
+function nextTurn() {
+  const char = ui.focus ?? Number(Object.keys(turns.byChar)[0]);
+  const markers = turns.byChar[char] || [];
+  const next = markers.find((m) => m.tick_sent > ui.tick) || null;
+  if (next) selectTurn(char, next.turn);
+}
+
+function showTab(id) {
+  for (const t of document.querySelectorAll(".tabs button")) t.classList.toggle("active", t.dataset.panel === id);
+  for (const p of document.querySelectorAll(".tab-panel")) p.classList.toggle("hidden", p.id !== id);
+}
 const charts = new Charts($("charts"), { first: data.first, last: data.last, characters, colours, onSeek });
 const log = new ReplayEventLog($("log"), {
   filters: { char: $("log-char"), kind: $("log-kind"), text: $("log-text"), count: $("log-count") },
@@ -574,6 +605,13 @@ watchHttp(() => {
   requestPov();
   if (!ui.overview || !seriesLoaded) loadOverview();
 });
+data.turns().then((t) => {
+  timeline.setTurns(t);
+  turns.setTurns(t);
+  if ((t.configurations || []).length) $("legend-turns").classList.remove("hidden");
+  const linked = /^(\d+)\.(\d+)$/.exec(params.get("turn") || ""); // a deep link to a model turn
+  if (linked) selectTurn(Number(linked[1]), Number(linked[2]), !params.has("t"));
+}).catch((err) => flash(`model turns: ${err.message}`));
 
 // --- drawing --------------------------------------------------------------------------------
 
@@ -695,6 +733,7 @@ function renderPanels(povShown) {
     colour: colours[ui.focus],
     areaName,
   });
+  if (!$("tab-turns").classList.contains("hidden")) turns.update(ui.tick, ui.focus, ui.compare);
   const cmp = $("inspect-b");
   cmp.classList.toggle("hidden", ui.compare === null);
   if (ui.compare !== null) {
@@ -715,6 +754,7 @@ requestAnimationFrame(loop);
 
 window.__replay = {
   state, view, ui, data, charts, timeline, seek, focus, setPov, setCompare, play, setSpeed, jump,
+  turns, selectTurn,
   get tick() { return ui.tick; },
   get camera() { return renderer.camera; },
   get ready() { return state.ready && state.tick === ui.tick; },
