@@ -39,6 +39,8 @@ ROUTES = {
     "replays.overview": (PUBLIC, "get", "/api/replays/none/overview", None),
     "replays.series": (PUBLIC, "get", "/api/replays/none/series", None),
     "replays.pov": (PUBLIC, "get", "/api/replays/none/pov", None),
+    "replays.turns": (PUBLIC, "get", "/api/replays/none/turns", None),
+    "replays.turn": (PUBLIC, "get", "/api/replays/none/turns/1/1", None),
     "replays.fork": (ADMIN_ONLY, "post", "/api/replays/none/fork", {"tick": 0}),
     "agent_api.openapi_spec": (PUBLIC, "get", "/api/openapi.json", None),
     "agent_api.join": (PUBLIC, "post", "/api/agents/join", {"name": "eve"}),
