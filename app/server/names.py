@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from asiworld.agents.builtin import CONFIGURATIONS
+from asiworld.agents.builtin import available
 from asiworld.server.joining import JoinRefused
 
 
@@ -23,7 +23,7 @@ def reserved_for(name: str) -> str | None:
     """The built-in configuration whose agents' names look like `name`, if any."""
     match = re.fullmatch(r"(.+?)(?:[-_ ]\d+)?", _key(name))
     base = match.group(1) if match else _key(name)
-    return base if base in CONFIGURATIONS else None
+    return base if base in available() else None
 
 
 def check_player_name(name: str, taken: Iterable[str]) -> None:
