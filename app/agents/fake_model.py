@@ -2,13 +2,16 @@
 tests (`asiworld fake-model --port P`).
 
 It plays through tool calls the way the harness's real models do: it reads the observation in
-the prompt (the text rendering of docs/agents.md, sent by app/agents/harness.py) and chooses as a
-small built-in configuration would. The model name picks the play:
-- `fake-forager` (the default): eats when hungry, gathers berries, wood and flax, explores;
-- `fake-explorer`: walks far in changing directions, eats and fights back;
+the prompt (the text rendering of docs/agents.md, sent by app/agents/harness.py) and lets a
+built-in configuration decide on it (fake_play.py). The model name picks the play:
+- `fake-forager` (the default): the built-in forager (a bed, a sword, food; sleeps at night);
+- `fake-explorer`: the built-in rusher (a sword, then the dungeons, each handed to the
+  steady_clear program when the harness offers programs);
 - `fake-programmer`: hands over a gathering program and waits for its outcome (a forager when
   the harness offers no `submit_program`).
-The same prompt always gets the same answer, so a lockstep study through it is reproducible.
+A player keeps its notes per character name and starts a new game when a prompt's tick goes
+back, so a lockstep study through it is reproducible (the programmer's answer depends on the
+prompt alone).
 
 Faults are injected for a stretch of each character's calls (counted from 1, per character
 named in the prompt): `5xx` (a 503), `timeout` (an answer after `stall` seconds, after the
@@ -31,6 +34,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from .fake_play import PLAYERS, Player, observation
 
 FAULTS = ("5xx", "timeout", "non_json", "empty_choices", "truncated", "unknown_tool")
 PERSONAS = ("fake-forager", "fake-explorer", "fake-programmer")
@@ -104,11 +109,19 @@ class Seen:
     feedback: list[str] = field(default_factory=list)
 
 
-def read_prompt(messages: list[dict]) -> Seen:
+def _user(messages: list[dict]) -> str:
     user = next((m.get("content") or "" for m in reversed(messages) if m.get("role") == "user"), "")
-    if not isinstance(user, str):
-        user = json.dumps(user)
-    now, _, rest = user.partition("## Memory")
+    return user if isinstance(user, str) else json.dumps(user)
+
+
+def _now(messages: list[dict]) -> str:
+    """The observation text of the prompt (the harness's `## Now` section)."""
+    now = _user(messages).partition("## Memory")[0]
+    return now.partition("## Now\n")[2].strip("\n")
+
+
+def read_prompt(messages: list[dict]) -> Seen:
+    now, _, rest = _user(messages).partition("## Memory")
     seen = Seen()
     if (t := TICK_LINE.search(now)) is not None:
         seen.tick, seen.phase = int(t.group(1)), t.group(4)
@@ -137,7 +150,7 @@ def read_prompt(messages: list[dict]) -> Seen:
         elif line.startswith("in view: "):
             for kind, eid, x, y in ENTITY.findall(line):
                 seen.entities.append((kind, int(eid), int(x), int(y)))
-        elif line.startswith("program #") and line.rstrip().endswith("running"):
+        elif re.match(r"^program #\d+ .*: running( line \d+)?$", line.rstrip()):
             seen.program_running = True
     recent = rest.partition("## Your recent tool calls and their results")[2]
     seen.feedback = [ln for ln in recent.splitlines() if "->" in ln]
@@ -286,6 +299,7 @@ class FakeModel:
         self.faulted: dict[str, Counter[str]] = defaultdict(Counter)
         self.requests: list[dict] = []
         self.usage: list[dict] = []  # the `usage` of every answer given (faults left out)
+        self.players: dict[str, Player] = {}  # character name -> its built-in player
 
     def stats(self) -> dict:
         with self.lock:
@@ -321,7 +335,7 @@ class FakeModel:
             reply = self._fault(fault, model, key, prompt)
         else:
             tools = {t.get("function", {}).get("name") for t in body.get("tools") or []}
-            msg = tool_message(*choose(seen, persona, tools), key)
+            msg = tool_message(*self.play(body["messages"], seen, persona, tools), key)
             reply = Reply(200, _json(completion(model, key, msg, prompt, "tool_calls")))
         with self.lock:
             if reply.fault is None:
@@ -330,6 +344,26 @@ class FakeModel:
             else:
                 self.faulted[seen.name][reply.fault] += 1
         return reply
+
+    def play(self, messages: list[dict], seen: Seen, persona: str,
+             tools: set[str]) -> tuple[str, dict]:
+        """A built-in configuration's decision on the prompt's observation (fake_play.py), or
+        the simple rules of `choose` for the programmer and for a prompt without one."""
+        if persona == "fake-programmer" and "submit_program" not in tools:
+            persona = "fake-forager"  # nothing to hand over: it forages itself
+        obs = observation(_now(messages)) if persona in PLAYERS else None
+        if obs is None:
+            return choose(seen, persona, tools)
+        with self.lock:
+            player = self.players.get(seen.name)
+            if player is None or player.persona != persona or obs["tick"] < player.tick:
+                player = self.players[seen.name] = Player(persona, seen.name)  # a new game
+        call = player.decide(obs, seen.feedback, "submit_program" in tools, seen.program_running)
+        if call is not None and call[0] in tools:
+            return call
+        if obs["self"]["action"] is not None:  # let the current operation run
+            return "wait_for_event", {"kinds": ["op_done", "op_failed"], "timeout_seconds": 10}
+        return "wait_for_event", {"timeout_seconds": 5}
 
     def _fault(self, kind: str, model: str, key: str, prompt: int) -> Reply:
         if kind == "5xx":

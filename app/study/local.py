@@ -9,7 +9,8 @@ Waiting differs by clock. In realtime `wait_for_event` blocks (up to its timeout
 until an event of the asked kinds concerns the character. In lockstep nothing may block the
 loop, so the call returns at once with `{"kind": "waiting", "until_tick": T}` and the study
 holds the character's next turn until such an event arrives or tick T (one tick is one second
-of game time).
+of game time); one that arrived since the model's observation ends the wait at once (the
+operation it waits for may have finished while the model thought).
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ class LocalClient:
         self.events: deque[dict] = deque(maxlen=EVENTS_KEPT)
         self.seq = 0
         self.last_seq = 0
+        self.observed_seq = 0
+        self.stopped = False  # the study is over: a wait ends at once
         self.waiting: Wait | None = None
         self._arrived = threading.Condition()
 
@@ -72,6 +75,12 @@ class LocalClient:
                 self.events.append({**event, "seq": self.seq})
                 if self.waiting is not None and self.waiting.wants(event["kind"]):
                     self.waiting.met = True
+            self._arrived.notify_all()
+
+    def stop(self) -> None:
+        """The study has reached its horizon: a model's wait ends now, not at its timeout."""
+        with self._arrived:
+            self.stopped = True
             self._arrived.notify_all()
 
     def ready(self, tick: int) -> bool:
@@ -99,6 +108,7 @@ class LocalClient:
                         "self": obs["self"], "memory": obs.get("memory", {}), **extra}
             return pipeline.observe(cid)
 
+        self.observed_seq = self.seq  # what a wait after this observation counts from
         return self.call(read)
 
     def act(self, action: dict) -> dict:
@@ -137,7 +147,11 @@ class LocalClient:
         if self.lockstep:
             now = self.tick()
             until = now + max(1, math.ceil(timeout * self.ticks_per_second))
-            self.waiting = Wait(wanted, until)
+            wait = Wait(wanted, until)
+            with self._arrived:  # one that came since the model's observation counts too
+                wait.met = any(e["seq"] > self.observed_seq and wait.wants(e["kind"])
+                               for e in self.events)
+                self.waiting = wait
             return {"kind": "waiting", "until_tick": until,
                     "note": "your next turn comes with such an event or at that tick"}
         with self._arrived:
@@ -148,7 +162,7 @@ class LocalClient:
                         return event
                 return None
 
-            self._arrived.wait_for(lambda: found() is not None, timeout=timeout)
+            self._arrived.wait_for(lambda: self.stopped or found() is not None, timeout=timeout)
             event = found()
             self.last_seq = self.seq
             return event

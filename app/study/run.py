@@ -52,6 +52,8 @@ from .spec import (
     StudyError,
 )
 
+REALTIME_SWITCH_SECONDS = 0.0005
+
 
 class StudyRun:
     """One seed's world of a study. With `resume`, the folder holds this study interrupted:
@@ -67,7 +69,7 @@ class StudyRun:
         self.content = load_content()
         self.world = World.create(seed=seed, content=self.content, size=study.world.size)
         self.horizon = study.world.minutes * self.content.time.ticks_per_minute
-        self.programs = ProgramManager(self.world)
+        self.programs = ProgramManager(self.world, slice_deadline=program_deadline(study.clock))
         self.pipeline = Pipeline(self.world, programs=self.programs)
         self.events: list[dict[str, Any]] = []
         self.characters: list[dict[str, Any]] = []
@@ -234,6 +236,17 @@ class StudyRun:
                 done.set()
 
         self.pipeline.watch(at_horizon)
+        # The clock thread shares the interpreter with every seat's harness (prompts of tens of
+        # kilobytes to build and parse): hand the GIL over more often than the default 5 ms,
+        # which is half a tick at 100 ticks/s, so a tick is not late by a harness's turn.
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(min(switch, REALTIME_SWITCH_SECONDS))
+        try:
+            self._clock_until_horizon(say, runner, done)
+        finally:
+            sys.setswitchinterval(switch)
+
+    def _clock_until_horizon(self, say: Any, runner: Any, done: threading.Event) -> None:
         if self.external is not None:  # serve the seats' calls, hold the clock until all came
             runner.paused = True
             runner.start()
@@ -288,6 +301,19 @@ class StudyRun:
                 row["latency_p95_ms"] = _percentile(latencies, 95)
             rows.append(row)
         return rows
+
+
+def program_deadline(clock: Any) -> float | None:
+    """How long a tick waits for the programs' answers: in lockstep for every one (the same
+    study gives the same world); in realtime, as in a live world, half a tick at most (never
+    more than the live server's deadline): the world keeps its speed and a program that has
+    not answered is still thinking (asiworld.programs.pool). Without it a program host slow to
+    be scheduled held every tick, and a study at 100 ticks/s ran at a third of that."""
+    if isinstance(clock, Lockstep):
+        return None
+    from asiworld.programs.pool import LIVE_SLICE_DEADLINE
+
+    return min(LIVE_SLICE_DEADLINE, 0.5 / clock.speed)
 
 
 def _percentile(values: list[float], q: float) -> float | None:

@@ -183,7 +183,13 @@ class RealtimeSeats:
     def close(self, timeout: float = 10.0) -> None:
         self.stop.set()
         for seat in self.seats:
+            seat.client.stop()  # a seat waiting for an event is told at once
+        for seat in self.seats:
             if seat.thread is not None:
                 seat.thread.join(timeout)
         for seat in self.seats:
+            if seat.thread is not None and seat.thread.is_alive():
+                # still in a model request past the timeout: it writes nothing more
+                log.warning("seat %s did not stop in %g s", seat.conf.name, timeout)
+                seat.harness.transcript = None
             seat.transcript.close()

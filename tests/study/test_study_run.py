@@ -186,3 +186,11 @@ def test_a_folder_holding_an_earlier_study_is_refused_unless_forced(fake, tmp_pa
     assert main(["study", "run", str(path), "--out", str(out), "--force"]) == 0
     lines = read_transcript(out / "transcripts" / "m.jsonl")
     assert lines and lines[0]["call"] == 1
+
+
+def test_model_seats_reach_the_later_stages_of_the_curriculum(two_runs):
+    # The fake model plays built-in configurations (app/agents/fake_play.py): in 60 minutes the
+    # explorer seat clears the Outer Court, stage 4, whatever the injected faults cost it.
+    results = two_runs[0][1]
+    stages = {c["name"]: c["achievements"]["coverage"] for c in results["configurations"]}
+    assert any(s >= 4 for name in MODEL_SEATS for s in stages[name]), stages
