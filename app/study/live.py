@@ -41,6 +41,13 @@ class LiveStudy:
                 f"the study lists {len(seeds)} seeds; the live server runs one world: give the "
                 "study one seed, or run it with asiworld study run",
             )
+        outside = [c.name for c in study.configurations if c.kind == "external"]
+        if outside:  # study run serves them an agent API of their own; this server has one
+            raise StudyError(
+                "external_on_server",
+                f"configuration(s) {', '.join(outside)} are external seats, which the live "
+                "server does not seat yet: run this study with asiworld study run",
+            )
         self.study, self.out = study, Path(out)
         self.run = StudyRun(study, text, self.out, seeds[0], where)
         self.horizon = self.run.horizon

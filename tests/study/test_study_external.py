@@ -24,7 +24,7 @@ from asiworld.study.spec import StudyError, parse_study
 ASIWORLD = [sys.executable, "-m", "asiworld.cli"]
 
 
-def study(clock: str = 'kind = "realtime"\nspeed = 40', minutes: int = 1, timeout: float = 60,
+def study(clock: str = 'kind = "realtime"\nspeed = 40', minutes: int = 1, timeout: float = 180,
           port: int = 0) -> str:
     return (f'[world]\nseed = 3\nminutes = {minutes}\nsize = 64\n[clock]\n{clock}\n'
             f'[serve]\nport = {port}\nentry_timeout = {timeout}\n'
@@ -162,3 +162,11 @@ def test_a_port_in_use_or_a_bad_port_starts_nothing(tmp_path, capsys):
         assert "port_unavailable" in capsys.readouterr().err and not out.exists()
     finally:
         holder.close()
+
+
+def test_the_live_server_refuses_a_study_with_an_external_seat(tmp_path, capsys):
+    path, out = tmp_path / "s.toml", tmp_path / "out"
+    path.write_text(study())
+    assert main(["serve", "--ephemeral", "--study", str(path), "--out", str(out)]) == 2
+    assert "error: external_on_server: " in capsys.readouterr().err
+    assert not (out / "replay.asirep").exists()
