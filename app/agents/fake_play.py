@@ -1,6 +1,6 @@
 """How the fake model plays a built-in configuration: the observation text in the prompt is read
-back into the agent API's JSON shape, and a built-in agent (app/agents/forager.py, rusher.py)
-decides on it; its decision is answered as a tool call.
+back into the agent API's JSON shape, and a built-in configuration (the forager's or the
+rusher's parameter set of app/agents/strategy.py) decides on it; its decision is answered as a tool call.
 
 The text is all the fake model sees, so what it lacks the player lacks too: the terrain under
 characters, creatures and structures (left unseen), which structure a glyph shared by two kinds
@@ -24,11 +24,9 @@ from functools import lru_cache
 from typing import Any
 
 from . import program_library
-from .base import Agent
-from .forager import Forager
-from .rusher import Rusher
+from .builtin import make_agent
 
-PLAYERS: dict[str, type[Agent]] = {"fake-forager": Forager, "fake-explorer": Rusher}
+PLAYERS: dict[str, str] = {"fake-forager": "forager", "fake-explorer": "rusher"}  # built-ins
 DUNGEON_PROGRAM = {"fake-explorer": "steady_clear"}  # from app/agents/programs/
 FETCHED = {"T": "wood", "b": "berries", "f": "fibre"}  # what the forager hands to a program
 FETCH_MORE = 6
@@ -193,7 +191,7 @@ class Player:
     def __init__(self, persona: str, name: str) -> None:
         seed = int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big")
         self.persona = persona
-        self.agent = PLAYERS[persona](seed=seed)
+        self.agent = make_agent(PLAYERS[persona], seed=seed)
         self.tick = -1
         self.landmarks: dict[str, tuple[int, int]] = {}
         self.plaza: list[tuple[int, int]] = []
