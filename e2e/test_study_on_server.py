@@ -3,13 +3,11 @@ the world stopped and where its results are."""
 
 from __future__ import annotations
 
-import signal
-
 from asiworld.agents.fake_model import FakeModel, FakeModelServer
 from asiworld.study.demo import demo_text
 from playwright.sync_api import expect
 
-from tests.hardening.serving import free_port, start_server
+from tests.hardening.serving import free_port, start_server, stop_server
 
 
 def test_the_evaluation_page_counts_down_to_the_horizon(page, tmp_path, shot):
@@ -34,6 +32,5 @@ def test_the_evaluation_page_counts_down_to_the_horizon(page, tmp_path, shot):
             expect(line).to_contain_text(str(tmp_path / "out"))
             expect(page.locator("#eval-main tbody tr")).to_have_count(9)
         finally:
-            proc.send_signal(signal.SIGINT)
-            proc.communicate(timeout=30)
+            stop_server(proc)
     assert (tmp_path / "out" / "results.json").is_file()

@@ -45,6 +45,20 @@ def start_server(port: int, *args: str) -> subprocess.Popen:
     raise RuntimeError("the server did not answer /healthz within 30 s")
 
 
+def stop_server(proc: subprocess.Popen, timeout: float = 30) -> tuple[str, str]:
+    """Ctrl-C the server and wait for it; a server that does not stop in `timeout` is killed
+    (and the test fails) rather than left running after the test: (stdout, stderr)."""
+    import signal
+
+    proc.send_signal(signal.SIGINT)
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError(f"the server did not stop within {timeout} s of Ctrl-C") from None
+
+
 def http(
     method: str, port: int, path: str, body: dict | None = None, headers: dict | None = None
 ) -> tuple[int, dict]:

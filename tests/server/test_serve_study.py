@@ -7,7 +7,6 @@ study file, an --out folder holding an earlier study, --out without --study."""
 from __future__ import annotations
 
 import json
-import signal
 import time
 
 import pytest
@@ -17,7 +16,7 @@ from asiworld.replay import Replay
 from asiworld.replay.verify import verify_replay
 from asiworld.study.demo import MODEL_SEATS, demo_text
 
-from tests.hardening.serving import free_port, http, start_server
+from tests.hardening.serving import free_port, http, start_server, stop_server
 
 MINUTES = 5
 
@@ -69,8 +68,7 @@ def test_a_lockstep_study_on_the_server_writes_what_study_run_writes(tmp_path):
             time.sleep(0.5)
             assert http("GET", port, "/healthz")[1]["tick"] == MINUTES * 60  # it stopped
         finally:
-            proc.send_signal(signal.SIGINT)
-            _out, err = proc.communicate(timeout=30)
+            _out, err = stop_server(proc)
         assert proc.returncode == 0, err
         assert "Traceback" not in err
 
