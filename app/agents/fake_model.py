@@ -9,8 +9,8 @@ built-in configuration decide on it (fake_play.py). The model name picks the pla
   steady_clear program when the harness offers programs);
 - `fake-programmer`: hands over a gathering program and waits for its outcome (a forager when
   the harness offers no `submit_program`).
-A player keeps its notes per character name and starts a new game when a prompt's tick goes
-back, so a lockstep study through it is reproducible (the programmer's answer depends on the
+A player keeps its notes per game (the request's `user`, which a study sets to the seat's seed
+and name, and the character's name) and starts a new game when a prompt's tick goes back, so a lockstep study through it is reproducible (the programmer's answer depends on the
 prompt alone).
 
 Faults are injected for a stretch of each character's calls (counted from 1, per character
@@ -299,7 +299,7 @@ class FakeModel:
         self.faulted: dict[str, Counter[str]] = defaultdict(Counter)
         self.requests: list[dict] = []
         self.usage: list[dict] = []  # the `usage` of every answer given (faults left out)
-        self.players: dict[str, Player] = {}  # character name -> its built-in player
+        self.players: dict[str, Player] = {}  # "user|character name" -> its built-in player
 
     def stats(self) -> dict:
         with self.lock:
@@ -335,7 +335,8 @@ class FakeModel:
             reply = self._fault(fault, model, key, prompt)
         else:
             tools = {t.get("function", {}).get("name") for t in body.get("tools") or []}
-            msg = tool_message(*self.play(body["messages"], seen, persona, tools), key)
+            session = body.get("user") if isinstance(body.get("user"), str) else None
+            msg = tool_message(*self.play(body["messages"], seen, persona, tools, session), key)
             reply = Reply(200, _json(completion(model, key, msg, prompt, "tool_calls")))
         with self.lock:
             if reply.fault is None:
@@ -346,7 +347,7 @@ class FakeModel:
         return reply
 
     def play(self, messages: list[dict], seen: Seen, persona: str,
-             tools: set[str]) -> tuple[str, dict]:
+             tools: set[str], session: str | None = None) -> tuple[str, dict]:
         """A built-in configuration's decision on the prompt's observation (fake_play.py), or
         the simple rules of `choose` for the programmer and for a prompt without one."""
         if persona == "fake-programmer" and "submit_program" not in tools:
@@ -354,10 +355,11 @@ class FakeModel:
         obs = observation(_now(messages)) if persona in PLAYERS else None
         if obs is None:
             return choose(seen, persona, tools)
+        game = f"{session}|{seen.name}" if session else seen.name
         with self.lock:
-            player = self.players.get(seen.name)
+            player = self.players.get(game)
             if player is None or player.persona != persona or obs["tick"] < player.tick:
-                player = self.players[seen.name] = Player(persona, seen.name)  # a new game
+                player = self.players[game] = Player(persona, seen.name)  # a new game
         call = player.decide(obs, seen.feedback, "submit_program" in tools, seen.program_running)
         if call is not None and call[0] in tools:
             return call

@@ -62,6 +62,10 @@ class HarnessConfig:
     # Seconds the model may stay unreachable (every try failing transiently) before `run` stops
     # with ModelUnreachable; None: never stop (a study records the incidents and goes on).
     give_up_after: float | None = None
+    # Sent as the request's `user` (the OpenAI field naming who a request is for): one game's
+    # seat, so an endpoint serving several worlds at once (a study's seeds on Ray) can tell
+    # them apart. None: not sent.
+    session: str | None = None
 
 
 @dataclass
@@ -291,7 +295,9 @@ class Harness:
         started: int | None = None
         cause = ""
         detail = ""
-        extra = {} if cfg.temperature is None else {"temperature": cfg.temperature}
+        extra: dict[str, Any] = {} if cfg.temperature is None else {"temperature": cfg.temperature}
+        if cfg.session is not None:
+            extra["user"] = cfg.session
         for attempt in range(cfg.max_retries + 1):
             self.stats.calls += 1
             self.calls_made += 1

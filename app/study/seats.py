@@ -55,9 +55,9 @@ def make_llm(conf: OpenAIConfiguration) -> Any:
                          http_client=http_client())
 
 
-def harness_config(conf: OpenAIConfiguration) -> HarnessConfig:
+def harness_config(conf: OpenAIConfiguration, session: str | None = None) -> HarnessConfig:
     return HarnessConfig(
-        model=conf.model, name=conf.name, label=conf.label or conf.name,
+        model=conf.model, name=conf.name, label=conf.label or conf.name, session=session,
         max_retries=conf.max_retries, backoff_base=conf.backoff_seconds,
         request_timeout=conf.request_timeout, feedback_kept=conf.history,
         max_tokens=conf.max_tokens, temperature=conf.temperature, programs=conf.programs,
@@ -101,7 +101,9 @@ def seat_model(pipeline: Any, conf: OpenAIConfiguration, char: int, out: Path,
         speed = clock.speed
         stop = threading.Event()
         pause = (lambda: stop.wait(conf.pause_ticks / speed)) if conf.pause_ticks else (lambda: None)
-    harness = Harness(client, make_llm(conf), harness_config(conf), pause=pause,
+    # the seat's game: its world's seed and its name (a study's seeds may share one endpoint)
+    session = f"seed{pipeline.world.seed}/{conf.name}"
+    harness = Harness(client, make_llm(conf), harness_config(conf, session), pause=pause,
                       transcript=transcript, charge=charge,
                       approver=lambda prompt: "n")
     return ModelSeat(conf, char, client, harness, transcript, next_turn=pipeline.world.tick)

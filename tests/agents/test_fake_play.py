@@ -125,3 +125,19 @@ def test_the_same_study_twice_against_one_fake_model_gives_the_same_world(tmp_pa
             hashes.append(results["state_hash"])
             assert sum(results["configurations"][0]["actions"].values()) > 0
     assert hashes[0] == hashes[1]
+
+
+def test_two_games_at_once_under_one_name_keep_their_own_notes():
+    """A study's seeds on Ray share one fake model: the request's `user` (the seat's seed and
+    name) keeps each world's player apart, where one name alone mixed the two games' notes."""
+    model = FakeModel()
+    worlds = [World.create(seed=seed, size=64) for seed in (3, 4)]
+    cids = [w.add_character("ada", label="t") for w in worlds]
+    for w in worlds:
+        for _ in range(3):
+            w.step()
+    for user, w, cid in zip(("seed3/ada", "seed4/ada"), worlds, cids, strict=True):
+        body = {"model": "fake-forager", "messages": prompt(w, cid), "tools": TOOLS, "user": user}
+        model.answer(body)
+    assert sorted(model.players) == ["seed3/ada|ada", "seed4/ada|ada"]
+    assert model.players["seed3/ada|ada"] is not model.players["seed4/ada|ada"]
