@@ -1,6 +1,6 @@
 # The two commands of the README. Both set everything up on a fresh machine first.
 #   make serve   install, then run the live world on http://127.0.0.1:8000
-#   make test    install (Python packages, Debian's chromium), then every test (unit + browser)
+#   make test    install (Python packages, Debian's chromium and redis-server), then every test
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -11,7 +11,7 @@ ARGS   ?=
 # configurations) take about half a minute: on by default, ASIWORLD_SLOW=0 leaves them out.
 export ASIWORLD_SLOW ?= 1
 
-.PHONY: install install-serve install-browser serve test lint samples bench
+.PHONY: install install-serve install-browser install-redis serve test lint samples bench
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -41,11 +41,21 @@ install-browser:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 
+# The front-end tests (tests/server/test_frontends.py) start Debian's redis-server themselves, on a
+# free port; nothing here starts it. Quiet, and no apt-get update when the lists already have it.
+install-redis:
+	@command -v redis-server >/dev/null 2>&1 || { \
+	  echo "installing Debian's redis-server with apt-get"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  APT="$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get -qq -y"; \
+	  $$APT install redis-server >/dev/null 2>&1 || \
+	  { $$APT update && $$APT install redis-server >/dev/null; }; }
+
 # --port comes from PORT unless ARGS names one itself (then ARGS's alone).
 serve: install-serve
 	$(VENV)/bin/asiworld serve $(if $(findstring --port,$(ARGS)),,--port $(PORT)) $(ARGS)
 
-test: install install-browser
+test: install install-browser install-redis
 	$(VENV)/bin/ruff check app tests e2e benchmarks
 	$(PY) -m pytest -q -p no:cacheprovider $(ARGS)
 

@@ -39,6 +39,9 @@ DEFAULTS = {
     "MAX_CHARACTERS": 500,  # joins are refused once the world holds this many characters
     "PROGRAMS_KEPT": 50,  # ended programs kept per character (asiworld.programs.limits)
     "SECRET_KEY": "asiworld-dev",
+    # A Redis URL: frames are also published there for `asiworld serve --frontend` processes
+    # (app/server/fanout.py); None: one process serves every client, as by default.
+    "MESSAGE_QUEUE": None,
 }
 
 
@@ -81,6 +84,12 @@ def create_app(config: dict | None = None) -> Flask:
     app.extensions["asiworld"] = Services(
         runner=runner, live=LiveRooms(socketio, runner), builtin=builtin
     )
+    if app.config["MESSAGE_QUEUE"]:
+        from asiworld.server.fanout import Fanout
+
+        app.extensions["asiworld"].live.fanout = Fanout(
+            app.config["MESSAGE_QUEUE"], runner.keyframe, runner.call, app.config["ASYNC_MODE"]
+        )
 
     from asiworld.server import assessment, auth, recording
 

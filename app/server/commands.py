@@ -129,6 +129,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         f"a 503 (default {DEFAULT_MAX_CONNECTIONS})",
     )
     p.add_argument(
+        "--message-queue",
+        default=os.environ.get("ASIWORLD_MESSAGE_QUEUE") or None,
+        metavar="URL",
+        help="a Redis URL (redis://127.0.0.1:6379/0): the world also publishes its frames there "
+        "for --frontend processes (pip install 'asiworld[scale]'; docs/operations.md)",
+    )
+    p.add_argument(
+        "--frontend",
+        action="store_true",
+        help="serve the spectate page and its Socket.IO clients for the world that publishes on "
+        "--message-queue, holding no world itself",
+    )
+    p.add_argument(
         "--async-mode",
         choices=("threading", "eventlet"),
         default="threading",
@@ -227,6 +240,8 @@ def _config(settings: dict[str, Any], seed: int, agents: list[str], resumed: boo
             settings.get("programs_kept") or ENDED_KEPT, "--programs-kept"
         ),
     }
+    if settings.get("message_queue"):
+        config["MESSAGE_QUEUE"] = settings["message_queue"]
     if settings.get("replays"):
         config["REPLAY_DIRS"] = [str(d) for d in settings["replays"]]
     if settings.get("record_dir"):
@@ -257,6 +272,7 @@ def wsgi_app() -> Any:
         "max_characters": env.get("ASIWORLD_MAX_CHARACTERS", "500"),
         "programs_kept": env.get("ASIWORLD_PROGRAMS_KEPT", str(ENDED_KEPT)),
         "async_mode": env.get("ASIWORLD_ASYNC_MODE", "threading"),
+        "message_queue": env.get("ASIWORLD_MESSAGE_QUEUE") or None,
     }
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     lock = None
@@ -340,6 +356,15 @@ def serve(args: argparse.Namespace) -> int:
     except Invalid as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return 2
+    if args.frontend:
+        return serve_frontend(args, fail)
+    if args.message_queue is not None:
+        from asiworld.server.fanout import QueueUnavailable, check_queue
+
+        try:
+            check_queue(args.message_queue)
+        except QueueUnavailable as exc:
+            return fail(exc.code, exc.message)
     if args.new and args.ephemeral:
         return fail("bad_argument", "--new and --ephemeral: an ephemeral world is always new")
     if args.out is not None and args.study is None:
@@ -419,6 +444,7 @@ def _serve_world(args: argparse.Namespace, data_dir: Path | None, fail: Any, liv
                 "replays": args.replays,
                 "record_dir": record_dir(args, data_dir),
                 "study": live_study,
+                "message_queue": args.message_queue,
             }
         )
         runner = services(app).runner
@@ -480,6 +506,50 @@ def _serve_world(args: argparse.Namespace, data_dir: Path | None, fail: Any, liv
             store.close()
     tick = runner.world.tick if runner is not None else 0
     print(f"\nstopped at tick {tick}", flush=True)
+    return 0
+
+
+# Options that only mean something where the world runs: a front end refuses them.
+WORLD_ONLY = ("seed", "agents", "study", "out", "new", "spectator_token", "join_token")
+
+
+def serve_frontend(args: argparse.Namespace, fail: Any) -> int:
+    """`serve --frontend`: the spectate page and Socket.IO for a world in another process."""
+    from asiworld.server.fanout import QueueUnavailable, check_queue
+
+    if args.message_queue is None:
+        return fail("bad_argument", "--frontend needs --message-queue URL: the world's Redis queue")
+    given = [name for name in WORLD_ONLY if getattr(args, name) not in (None, False, "")]
+    if given:
+        flags = ", ".join("--" + name.replace("_", "-") for name in given)
+        return fail("bad_argument", f"{flags}: a front end holds no world; give these to the "
+                    "world's own `asiworld serve --message-queue`")
+    if args.async_mode != "threading":
+        return fail("bad_argument", "--frontend runs in the threading mode only")
+    problem = _port_problem(args.host, args.port)
+    if problem:
+        return fail("port_unavailable", problem)
+    try:
+        check_queue(args.message_queue)
+    except QueueUnavailable as exc:
+        return fail(exc.code, exc.message)
+    from asiworld.server.connections import serve_bounded
+    from asiworld.server.frontend import create_frontend_app
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    app = create_frontend_app(args.message_queue)
+    gc.freeze()
+    shown = "localhost" if args.host in ("127.0.0.1", "0.0.0.0") else args.host
+    print(f"ASIWorld front end for {args.message_queue}: spectate http://{shown}:{args.port}/live"
+          "   Ctrl-C stops", flush=True)
+    try:
+        serve_bounded(app, args.host, args.port, args.max_connections)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        app.extensions["asiworld_frontend"].close()
+    print("\nstopped", flush=True)
     return 0
 
 

@@ -55,6 +55,7 @@ class LiveRooms:
         self.seats: dict[str, Seat] = {}  # token -> seat
         self.seat_of_sid: dict[str, Seat] = {}
         self.dropped_to_keyframe = 0  # how often a slow spectator was resynchronised
+        self.fanout: Any = None  # a fanout.Fanout with --message-queue: frames to front ends
         runner.pipeline.add_observer("live", self.on_tick, on_replace=self.world_replaced)
 
     # --- membership (called on the runner thread via runner.call) ---------------------------
@@ -120,6 +121,8 @@ class LiveRooms:
         self.seat_of_sid.clear()
         for sid in list(self.spectators):
             self.add_spectator(sid)
+        if self.fanout is not None:
+            self.fanout.keyframe_to_all(self.runner.keyframe())
 
     def seat_on(self, char: int, name: str) -> Seat:
         """A browser seat on an existing character (a fork's take-over); its token is returned
@@ -131,6 +134,8 @@ class LiveRooms:
     # --- every tick (runner thread) ---------------------------------------------------------
 
     def on_tick(self, info: Tick) -> None:
+        if self.fanout is not None:
+            self.fanout.frame(info.frame)
         if self.spectators:
             self.server.emit("frame", info.frame, to=SPECTATORS, namespace=NAMESPACE)
             self._pace_spectators()

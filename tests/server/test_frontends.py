@@ -1,0 +1,153 @@
+"""More than one server process: one world publishes its frames on a real Redis server and two
+`asiworld serve --frontend` processes hand them to their own Socket.IO spectators.
+
+Everything here is started by the test (redis-server on a free port in tmp_path, the world, two
+front ends) and stopped by it. Bad inputs tried: --frontend without --message-queue, a queue URL
+that is not Redis's, a Redis URL where no server listens, --frontend with world options (--agents,
+--seed), and the player events a front end cannot serve (join, act, observe, follow).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import redis
+import socketio
+from asiworld.cli import main
+
+from tests.hardening.serving import free_port, start_server, stop_server
+
+SECONDS = 3.0  # frames collected on every client at speed 10
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path):
+    server = shutil.which("redis-server")
+    assert server, "redis-server is not installed: `make install-redis` (apt-get redis-server)"
+    port = free_port()
+    proc = subprocess.Popen(
+        [server, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp_path),
+         "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                redis.Redis.from_url(url, socket_connect_timeout=1).ping()
+                break
+            except redis.ConnectionError:
+                assert time.monotonic() < deadline, "redis-server did not answer within 10 s"
+                time.sleep(0.05)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+class Watcher:
+    """A Socket.IO spectator that keeps every frame it receives, in order."""
+
+    def __init__(self, port: int) -> None:
+        self.frames: list[dict] = []
+        self.client = socketio.Client(reconnection=False)
+        self.client.on("frame", self.frames.append)
+        self.client.connect(f"http://127.0.0.1:{port}", transports=["websocket"], wait_timeout=10)
+
+    def spectate(self) -> dict:
+        return self.client.call("spectate", {}, timeout=10)
+
+    def close(self) -> None:
+        self.client.disconnect()
+
+
+def consecutive(frames: list[dict]) -> bool:
+    ticks = [f["tick"] for f in frames]
+    return ticks == list(range(ticks[0], ticks[0] + len(ticks)))
+
+
+def test_two_front_ends_hand_out_the_same_frames_as_the_world(redis_url: str) -> None:
+    world_port, ports = free_port(), [free_port(), free_port()]
+    world = start_server(
+        world_port, "--ephemeral", "--no-record", "--agents", "forager,planner",
+        "--message-queue", redis_url,
+    )
+    procs = [world]
+    watchers: list[Watcher] = []
+    try:
+        # Started side by side: each start is mostly Python's imports.
+        with ThreadPoolExecutor(len(ports)) as pool:
+            procs += pool.map(
+                lambda port: start_server(
+                    port, "--ephemeral", "--frontend", "--message-queue", redis_url
+                ),
+                ports,
+            )
+        watchers = [Watcher(world_port), *(Watcher(port) for port in ports)]
+        for watcher in watchers:
+            assert watcher.spectate()["ok"] is True
+        refused = watchers[1].client.call("join", {"name": "ada"}, timeout=10)
+        assert refused["code"] == "frontend_only"
+        time.sleep(SECONDS)
+        closers = [threading.Thread(target=w.close) for w in watchers]
+        for closer in closers:
+            closer.start()
+        for closer in closers:
+            closer.join(15)
+    finally:
+        for proc in reversed(procs):
+            stop_server(proc)
+
+    for watcher in watchers:
+        frames = watcher.frames
+        assert len(frames) >= 10, f"only {len(frames)} frames in {SECONDS} s"
+        assert "keyframe" in frames[0], "a spectator starts from a keyframe"
+        assert not any("keyframe" in f for f in frames[1:])
+        assert consecutive(frames), "every delta after the keyframe, none missed or doubled"
+    # The deltas of each tick are the same on the world's own server and on both front ends.
+    by_tick = [{f["tick"]: f for f in w.frames[1:]} for w in watchers]
+    shared = set(by_tick[0]) & set(by_tick[1]) & set(by_tick[2])
+    assert len(shared) >= 10
+    for tick in shared:
+        assert by_tick[0][tick] == by_tick[1][tick] == by_tick[2][tick]
+
+
+def serve(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str]:
+    """`asiworld serve ARGV` in this process: each of these is refused before anything starts."""
+    code = main(["serve", "--ephemeral", "--port", str(free_port()), *argv])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (["--frontend"], "bad_argument"),
+        (["--frontend", "--message-queue", "http://127.0.0.1:6379"], "bad_message_queue"),
+        (["--message-queue", "amqp://guest@127.0.0.1//"], "bad_message_queue"),
+        (["--frontend", "--message-queue", "redis://127.0.0.1:1/0"], "queue_unavailable"),
+        (["--message-queue", "redis://127.0.0.1:1/0"], "queue_unavailable"),
+    ],
+)
+def test_a_bad_queue_is_refused_before_anything_starts(
+    capsys: pytest.CaptureFixture, argv: list[str], code: str
+) -> None:
+    exit_code, err = serve(capsys, *argv)
+    assert exit_code == 2
+    assert err.startswith(f"error: {code}: ") and "Traceback" not in err
+
+
+def test_a_front_end_refuses_the_world_s_options(capsys: pytest.CaptureFixture) -> None:
+    exit_code, err = serve(
+        capsys, "--frontend", "--message-queue", "redis://127.0.0.1:1/0", "--agents", "forager",
+        "--seed", "3",
+    )
+    assert exit_code == 2
+    assert err.startswith("error: bad_argument: --seed, --agents: a front end holds no world")
