@@ -12,7 +12,7 @@ from e2e.conftest import RID
 
 pytestmark = pytest.mark.e2e
 
-SIZES = [(390, 844), (800, 900), (1280, 720), (1440, 900)]
+SIZES = [(390, 844), (800, 900), (1280, 720), (1920, 1080)]
 MAP_PAGES = ["/live", "/play", f"/replay/{RID}"]
 OTHER_PAGES = ["/", "/replays", "/evaluation"]
 
@@ -82,5 +82,27 @@ def test_under_900_px_the_panels_are_a_drawer(replay_server, browser, path):
         expect(toggle).to_have_attribute("aria-expanded", "true")
         toggle.click()
         expect(side).to_be_hidden()
+    finally:
+        context.close()
+
+
+TOP_BAR = """() => {
+  const nav = document.querySelector('.topbar nav');
+  const inside = (e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= innerWidth; };
+  const items = [...document.querySelectorAll('.topbar nav a, .topbar .brand, #conn, #drawer-toggle')];
+  return { cut: items.filter((e) => !inside(e)).map((e) => e.id || e.textContent.trim()),
+    navScrolls: nav.scrollWidth > nav.clientWidth };
+}"""
+
+
+def test_at_390_px_the_top_bar_shows_every_link_whole(replay_server, browser):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        for path in MAP_PAGES + OTHER_PAGES:
+            page.goto(replay_server["url"] + path)
+            settle(page, path)
+            bar = page.evaluate(TOP_BAR)
+            assert bar == {"cut": [], "navScrolls": False}, f"{path}: {bar}"
     finally:
         context.close()

@@ -166,7 +166,26 @@ def list_json() -> Response:
 @replays.get("/api/replays/<rid>")
 def meta(rid: str) -> Response:
     library, _ = _services()
-    return _json(library.meta(rid))
+    return _json(coloured(library.meta(rid)))
+
+
+def coloured(body: dict[str, Any]) -> dict[str, Any]:
+    """The replay's characters and configurations with their configuration's colour from the
+    one palette (asiworld.evaluation.palette): the timeline and the charts draw a configuration
+    as the evaluation page and the report figures do."""
+    from asiworld.evaluation.palette import colours
+
+    def configuration(c: dict[str, Any]) -> str:
+        return c.get("label") or "unlabelled"  # as provenance() groups them
+
+    chars = [dict(c) for c in body.get("characters", [])]
+    confs = [dict(c) for c in body.get("configurations", [])]
+    colour = colours([configuration(c) for c in chars] + [c["name"] for c in confs])
+    for c in chars:
+        c["colour"] = colour[configuration(c)]
+    for c in confs:
+        c["colour"] = colour[c["name"]]
+    return {**body, "characters": chars, "configurations": confs}
 
 
 @replays.get("/api/replays/<rid>/frames/<int:n>")

@@ -1,3 +1,5 @@
+import { minuteTicks } from "./replay-timeline.js";
+
 // Charts over time, one small canvas per measure, a line per character, and a cursor locked
 // to the replay's clock. Health, hunger and coins come from the server's samples; crafts and
 // kills are counted from the event log.
@@ -9,6 +11,33 @@ const METRICS = [
   { key: "crafts", label: "Crafts (cumulative)" },
   { key: "kills", label: "Kills (cumulative)" },
 ];
+
+const TICKS_PER_MINUTE = 60; // world.toml: one tick is one simulated second
+const AXIS_PX = 13; // the time axis under each chart's lines
+
+// One row per configuration: its colour (the palette's, as everywhere) and its characters.
+function legend(characters, colours) {
+  const box = document.createElement("div");
+  box.className = "chart-legend";
+  box.setAttribute("aria-label", "chart legend");
+  const byConf = new Map();
+  for (const c of characters) {
+    const conf = c.label || "unlabelled";
+    if (!byConf.has(conf)) byConf.set(conf, { colour: colours[c.id], names: [] });
+    byConf.get(conf).names.push(c.name);
+  }
+  for (const [conf, { colour, names }] of byConf) {
+    const row = document.createElement("span");
+    row.className = "chart-legend-item";
+    row.dataset.configuration = conf;
+    const sw = document.createElement("span");
+    sw.className = "swatch";
+    sw.style.background = colour;
+    row.append(sw, `${conf}${names.length > 1 || names[0] !== conf ? ` (${names.join(", ")})` : ""}`);
+    box.append(row);
+  }
+  return box;
+}
 
 function cumulative(events, kind, chars, first, last) {
   const out = {};
@@ -35,6 +64,7 @@ export class Charts {
     this.canvases = {};
     this.tick = first;
     this.focus = null;
+    node.append(legend(characters, colours));
     for (const m of METRICS) {
       const box = document.createElement("div");
       box.className = "chart";
@@ -45,7 +75,7 @@ export class Charts {
       value.className = "chart-value";
       title.append(value);
       const canvas = document.createElement("canvas");
-      canvas.height = 64;
+      canvas.height = 64 + AXIS_PX;
       canvas.dataset.metric = m.key;
       canvas.addEventListener("pointerdown", (ev) => {
         const r = canvas.getBoundingClientRect();
@@ -135,7 +165,8 @@ export class Charts {
       g.fillText("loading…", 8, 20);
       return;
     }
-    const Y = (v) => h - 3 - (v / max) * (h - 8);
+    const plot = h - AXIS_PX; // lines above, the time axis below
+    const Y = (v) => plot - 3 - (v / max) * (plot - 8);
     const order = Object.keys(lines).sort((a, b) => (Number(a) === this.focus) - (Number(b) === this.focus));
     for (const char of order) {
       const pts = lines[char];
@@ -156,8 +187,28 @@ export class Charts {
       g.stroke();
     }
     g.globalAlpha = 1;
-    g.fillStyle = "#6b6f82";
+    g.fillStyle = "#9a9eb2";
     g.font = "10px system-ui, sans-serif";
     g.fillText(String(Math.round(max)), 3, 10);
+    this.drawAxis(g, w, h, X);
+  }
+
+  // The time axis: a mark and "N min" at round minutes (the same clock as the timeline's).
+  drawAxis(g, w, h, X) {
+    const y = h - AXIS_PX;
+    g.fillStyle = "#2c2f3d";
+    g.fillRect(0, y, w, 1);
+    g.fillStyle = "#9a9eb2";
+    g.font = "10px system-ui, sans-serif";
+    g.textBaseline = "top";
+    const marks = minuteTicks(this.first, this.last);
+    marks.forEach((m, i) => {
+      const x = Math.round(X(m * TICKS_PER_MINUTE));
+      g.fillRect(x, y, 1, 3);
+      const text = i === marks.length - 1 ? `${m} min` : String(m);
+      const tw = g.measureText(text).width;
+      g.fillText(text, Math.min(Math.max(0, x - tw / 2), w - tw), y + 2);
+    });
+    g.textBaseline = "alphabetic";
   }
 }

@@ -3,7 +3,7 @@
 // the callback gets the tick under the pointer. A click on a model-turn mark selects that turn.
 
 export const PHASE_COLOURS = {
-  idle: "#3a3d4d",
+  idle: "#6e7388", // at least 3:1 against the timeline's background (#15161d), like every phase
   travel: "#4d8fd6",
   preparation: "#4fb36a",
   dungeon: "#8d5fd3",
@@ -21,6 +21,18 @@ export const MARKER_STYLE = {
 };
 
 const LABEL_W = 120;
+const TICKS_PER_MINUTE = 60; // world.toml: one tick is one simulated second
+const MINUTE_STEPS = [1, 2, 5, 10, 15, 20, 30, 60, 120, 240, 480];
+
+// Minute marks for a span of ticks: whole minutes at a round step, at most `most` of them (the
+// timeline's ruler and the charts' time axis share it, so both read the same clock).
+export function minuteTicks(first, last, most = 6) {
+  const span = Math.max(1, (last - first) / TICKS_PER_MINUTE);
+  const step = MINUTE_STEPS.find((s) => span / s <= Math.max(1, most)) || MINUTE_STEPS[MINUTE_STEPS.length - 1];
+  const out = [];
+  for (let m = Math.ceil(first / TICKS_PER_MINUTE / step) * step; m * TICKS_PER_MINUTE <= last; m += step) out.push(m);
+  return out;
+}
 const RULER_H = 18;
 const ROW_H = 15;
 
@@ -153,13 +165,14 @@ export class Timeline {
     const g = c.getContext("2d");
     g.fillStyle = "#15161d";
     g.fillRect(0, 0, c.width, c.height);
-    // ruler: a mark per simulation minute, a label every 10 (or 60 on long replays)
-    const span = this.last - this.first;
-    const every = span > 12000 ? 3600 : span > 3000 ? 600 : 60;
+    // ruler: a mark and a label at round minutes, at least 40 px apart whatever the width
     g.font = "10px system-ui, sans-serif";
     g.textAlign = "center";
-    for (let t = Math.ceil(this.first / every) * every; t <= this.last; t += every) {
+    this.ruler = []; // [x, label] as drawn (the layout tests read it)
+    for (const minute of minuteTicks(this.first, this.last, Math.floor(this.plotW / 40))) {
+      const t = minute * TICKS_PER_MINUTE;
       const x = Math.round(this.xOf(t)) + 0.5;
+      this.ruler.push([x, `${minute}m`]);
       g.fillStyle = "#2c2f3d";
       g.fillRect(x, RULER_H - 5, 1, c.height - RULER_H + 5);
       g.fillStyle = "#8b8fa3";
@@ -174,7 +187,6 @@ export class Timeline {
       g.font = "11px system-ui, sans-serif";
       g.fillText((ch.name || `#${ch.id}`).slice(0, 15), 16, y + 11);
       for (const [a, b, phase] of this.phases[ch.id] || []) {
-        if (phase === "idle") continue;
         const x0 = this.xOf(a), x1 = this.xOf(b + 1);
         g.fillStyle = PHASE_COLOURS[phase];
         g.fillRect(x0, y + 2, Math.max(1, x1 - x0), ROW_H - 4);

@@ -17,8 +17,6 @@ const $ = (id) => document.getElementById(id);
 const PREFETCH_SETTLE_MS = 400; // after a far seek, prefetch when no other seek came this long
 const BASE_TPS = 10; // 1x = the live server's default pace, 10 ticks a second
 const SPEEDS = [0.25, 0.5, 1, 2, 4, 8, 16, 32, 64];
-const PALETTE = ["#ffd84a", "#6fe0ff", "#ff7bd5", "#9be28c", "#ff9f43", "#b59bff", "#ff6b6b", "#4ecdc4", "#f8f8f2",
-  "#c7ea46", "#ffa8a8", "#74b9ff"];
 const rid = document.getElementById("replay-root").dataset.replay;
 const params = new URLSearchParams(location.search);
 
@@ -33,7 +31,9 @@ const minimap = new Minimap($("minimap"), atlas);
 mountLegend($("legend"), atlas, { fog: true });
 const characters = meta.characters;
 const names = Object.fromEntries(characters.map((c) => [c.id, c.name]));
-const colours = Object.fromEntries(characters.map((c, i) => [c.id, PALETTE[i % PALETTE.length]]));
+// A character is drawn in its configuration's colour from the one palette (the server's meta
+// carries it): the same as on the evaluation page and in the report figures.
+const colours = Object.fromEntries(characters.map((c) => [c.id, c.colour || "#888"]));
 let dungeons = { tiers: {}, sanctum: {} };
 fetch("/api/content").then((r) => (r.ok ? r.json() : null)).then((c) => {
   if (!c) return;
