@@ -35,6 +35,7 @@ except ImportError as err:  # pragma: no cover - optional dependency
     raise ImportError("the Gymnasium environment needs `pip install asiworld[agents]`") from err
 
 from asiworld.agents.action_space import WINDOW, TableActions
+from asiworld.engine import clock, vision
 from asiworld.evaluation.achievements import AchievementRecord
 
 SOURCES = "T#cifb"
@@ -96,6 +97,10 @@ class Encoder:
                 self.lut[ord(ch)] = code
         self.items = sorted(content.items)
         self.item_index = {name: i for i, name in enumerate(self.items)}
+        # A terrain value (the engine's tile index) -> its code, for encoding straight from
+        # the world's arrays (encode_world) instead of the observation's strings.
+        self.terrain_code = self.lut[np.frombuffer(content.tile_chars.encode("latin-1"),
+                                                   np.uint8)]
 
     def space(self) -> spaces.Dict:
         n_codes = len(self.tile_index) + 1
@@ -118,8 +123,72 @@ class Encoder:
                           dtype=np.float32)
 
     def flat(self, obs: dict) -> np.ndarray:
-        parts = self.encode(obs)
+        return self.flatten(self.encode(obs))
+
+    @staticmethod
+    def flatten(parts: dict[str, np.ndarray]) -> np.ndarray:
+        """The Dict observation's arrays as the one vector of flat_space."""
         return np.concatenate([parts[k].ravel() for k in FLAT_ORDER]).astype(np.float32)
+
+    def encode_world(self, world: Any, char_id: int,
+                     out: dict[str, np.ndarray] | None = None) -> tuple[dict[str, np.ndarray], dict]:
+        """The arrays `encode(world.observe(char_id))` gives, read straight from the world's
+        state (its terrain, the character's field of view, the bodies round it), and the
+        glance the table actions decode against (the character's position and the visible
+        bodies of the window). Building the whole observation dict (structures, loot,
+        memory, landmarks, strings) cost more than the world's tick; this reads only what the
+        observation space holds. `out`: arrays to fill in place (a vector's batch rows)."""
+        char = world.entities[char_id]
+        area = world.areas[char.area]
+        mem = world.memory[char_id]
+        r = vision.radius(world, char)
+        if mem.key != (char.area, char.x, char.y, r, area.version):
+            # what world.observe does first: the tick's own view is stale (a radius that
+            # changed with the clock); otherwise the tick already refreshed it
+            vision.update(world, char, world.body_index(char.area))
+        if out is None:
+            out = {"tiles": np.zeros((WINDOW, WINDOW), np.uint8),
+                   "entities": np.zeros((WINDOW, WINDOW), np.uint8),
+                   "stats": np.zeros(len(STATS), np.float32),
+                   "inventory": np.zeros(len(self.items), np.float32)}
+        else:
+            for part in out.values():
+                part.fill(0)
+        tiles, entities = out["tiles"], out["entities"]
+        vis = mem.visible
+        h, w = vis.shape
+        x0, y0 = mem.x0, mem.y0
+        left, top = char.x - WINDOW // 2, char.y - WINDOW // 2
+        ax0, ay0 = max(x0, left), max(y0, top)  # the view and the window overlap here
+        ax1, ay1 = min(x0 + w, left + WINDOW), min(y0 + h, top + WINDOW)
+        seen: list[dict] = []
+        if ax1 > ax0 and ay1 > ay0:
+            codes = self.terrain_code[area.terrain[ay0:ay1, ax0:ax1]]
+            codes[~vis[ay0 - y0 : ay1 - y0, ax0 - x0 : ax1 - x0]] = 0
+            tiles[ay0 - top : ay1 - top, ax0 - left : ax1 - left] = codes
+            bodies = world.body_index(char.area)  # a crowd: only the cells of the window
+            near = [((x, y), eid) for _, x, y, eid in bodies.within(ax0, ay0, ax1, ay1)] \
+                if bodies else area.occupant.items()
+            for (x, y), eid in near:
+                if ax0 <= x < ax1 and ay0 <= y < ay1 and eid != char_id and vis[y - y0, x - x0]:
+                    ent = world.entities[eid]
+                    entities[y - top, x - left] = 1 if ent.kind == "character" \
+                        else 2 if getattr(ent, "hostile", False) else 3
+                    seen.append({"id": eid, "x": x, "y": y})
+        phase = clock.time_of(world.tick, world.content)["phase"]
+        stats = out["stats"]
+        stats[:] = (char.health, char.hunger, char.energy, char.coins, char.asleep, char.down,
+                    char.area != 0, PHASES.index(phase) if phase in PHASES else 0,
+                    char.op is not None)
+        np.clip(stats, 0, STAT_HIGH, out=stats)
+        inventory = out["inventory"]
+        for name, count in char.inventory:
+            index = self.item_index.get(name)
+            if index is not None:
+                inventory[index] += count
+        np.clip(inventory, 0, STAT_HIGH, out=inventory)
+        seen.sort(key=lambda e: e["id"])
+        return out, {"self": {"x": char.x, "y": char.y}, "entities": seen}
 
     def encode(self, obs: dict) -> dict[str, np.ndarray]:
         me, view = obs["self"], obs["view"]
@@ -338,13 +407,33 @@ class Seat:
     def __init__(self, char: int, encoder: Encoder, observation: str) -> None:
         self.char, self.encoder, self.observation = char, encoder, observation
         self.record = AchievementRecord()
-        self.raw: dict = {}
+        self.met = {r.name: bool(r.met) for r in self.record.stages}
+        self.glance: dict = {"self": {"x": 0, "y": 0}, "entities": []}
+        self._raw: dict | None = {}
+        self._headless: HeadlessWorld | None = None
 
-    def look(self, headless: HeadlessWorld) -> Any:
-        text = clean_text(headless.world.observe_text(self.char)) if self.observation == "text" \
-            else None  # first: observe() below consumes the events
-        self.raw = headless.observe(self.char)
-        return text if text is not None else self.encoder.encode(self.raw)
+    @property
+    def raw(self) -> dict:
+        """The character's whole observation now, as the world gives it (built when asked: the
+        arrays do not need it)."""
+        if self._raw is None:
+            self._raw = self._headless.observe(self.char)
+        return self._raw
+
+    def look(self, headless: HeadlessWorld, out: dict[str, np.ndarray] | None = None) -> Any:
+        """The observation now: the text, or the arrays (into `out` when given)."""
+        self._headless = headless
+        if self.observation == "text":  # first: observe() below consumes the events
+            text = clean_text(headless.world.observe_text(self.char))
+            self._raw = headless.observe(self.char)
+            return text
+        self._raw = None
+        arrays, self.glance = self.encoder.encode_world(headless.world, self.char, out)
+        return arrays
+
+    def decode(self, decoder: ActionDecoder, action: Any) -> dict | None:
+        """The action dict for a policy's action now (the table reads only the glance)."""
+        return decoder.action(action, self.glance if decoder.kind == "table" else self.raw)
 
     def progress(self, events: list[dict], tick: int) -> tuple[list[dict], int]:
         """The step's events of this character, and how many stages they newly met."""
@@ -353,11 +442,13 @@ class Seat:
         for e in mine:
             self.record.feed(e)
         self.record.advance(tick)
-        return mine, len(self.record.coverage) - before
+        newly_met = len(self.record.coverage) - before
+        if newly_met:  # the achievements change only when a stage is met
+            self.met = {r.name: bool(r.met) for r in self.record.stages}
+        return mine, newly_met
 
     def info(self, result: dict, events: list[dict], tick: int) -> dict:
-        met = {r.name: bool(r.met) for r in self.record.stages}
-        return {"tick": tick, "result": result, "events": events, "achievements": met,
+        return {"tick": tick, "result": result, "events": events, "achievements": dict(self.met),
                 "trial": self.record.trial}
 
     def reward(self, kind: str, events: list[dict], newly_met: int) -> float:
@@ -397,6 +488,9 @@ class AsiWorldEnv(gym.Env):
         self.action_space = self.decoder.space()
         self.headless: HeadlessWorld | None = None
         self.seat: Seat | None = None
+        # Arrays the observation is written into instead of new ones (a batched vector's row
+        # of this world, asiworld.agents.gym_vector); None: new arrays every step.
+        self.rows: dict[str, np.ndarray] | None = None
         self._painter: Any = None
 
     @property
@@ -417,12 +511,12 @@ class AsiWorldEnv(gym.Env):
             world_seed = int(self.np_random.integers(2**31 - 1))
         self.headless = HeadlessWorld(world_seed, self.size, ["gym"], "gym")
         self.seat = Seat(self.headless.chars[0], self.encoder, self.observation)
-        obs = self.seat.look(self.headless)
+        obs = self.seat.look(self.headless, self.rows)
         return obs, self.seat.info(dict(NOTHING_SENT), [], self.headless.world.tick)
 
     def step(self, action: Any):
         assert self.headless is not None, "call reset() first"
-        result = self.headless.act(self.char, self.decoder.action(action, self.seat.raw))
+        result = self.headless.act(self.char, self.seat.decode(self.decoder, action))
         return self._advance(result)
 
     def act(self, action: dict):
@@ -441,7 +535,7 @@ class AsiWorldEnv(gym.Env):
         events = self.headless.advance(self.ticks_per_step)
         tick = self.headless.world.tick
         mine, newly_met = self.seat.progress(events, tick)
-        obs = self.seat.look(self.headless)
+        obs = self.seat.look(self.headless, self.rows)
         reward = self.seat.reward(self.reward_kind, events, newly_met)
         truncated = tick >= self.max_ticks
         return obs, reward, False, truncated, self.seat.info(result, mine, tick)

@@ -104,14 +104,13 @@ class AsiWorldParallelEnv(ParallelEnv):
 
     def _look(self, agent: str) -> np.ndarray:
         seat = self.seats[agent]
-        seat.look(self.headless)
-        self._last[agent] = self.encoder.flat(seat.raw)
+        self._last[agent] = self.encoder.flatten(seat.look(self.headless))
         return self._last[agent]
 
     def _decode(self, agent: str, action: Any) -> dict | None:
         if self.decoder.kind == "table":
             action = np.unravel_index(int(action), self.decoder.table.nvec)
-        return self.decoder.action(action, self.seats[agent].raw)
+        return self.seats[agent].decode(self.decoder, action)
 
     def step(self, actions: dict[str, Any]):
         results = {}

@@ -182,3 +182,87 @@ def test_the_text_variant_observes_text_and_takes_json_actions():
 def test_bad_settings_are_refused_with_a_sentence(kwargs, word):
     with pytest.raises(ValueError, match=word):
         AsiWorldEnv(**kwargs)
+
+
+def test_the_arrays_read_from_the_world_are_the_arrays_of_its_observation():
+    """The environments encode straight from the world's state (Encoder.encode_world); through
+    a day's dusk (the view's radius shrinks) and with other characters in view, every array is
+    the one `encode(world.observe(...))` gives, and the table actions decode against the same
+    bodies."""
+    from asiworld.agents.pz_env import AsiWorldParallelEnv
+
+    env = AsiWorldParallelEnv(n_agents=3, size=48, max_ticks=10**6, world_seed=3)
+    env.reset(seed=3)
+    world, encoder = env.headless.world, env.encoder
+    rng = np.random.default_rng(5)
+    checked = phases = 0
+    seen_bodies = set()
+    while world.tick < 1210:  # night falls at tick 1200
+        env.step({a: int(rng.integers(env.action_space(a).n)) for a in env.agents})
+        if world.tick % 5 and abs(world.tick - 1200) > 5:
+            continue  # every fifth tick, and every tick round dusk
+        for seat in env.seats.values():
+            arrays, glance = encoder.encode_world(world, seat.char)
+            whole = world.observe(seat.char, consume=False)
+            for name, expected in encoder.encode(whole).items():
+                assert np.array_equal(arrays[name], expected), (name, world.tick)
+            me = whole["self"]
+            in_window = [{"id": e["id"], "x": e["x"], "y": e["y"]} for e in whole["entities"]
+                         if max(abs(e["x"] - me["x"]), abs(e["y"] - me["y"])) <= WINDOW // 2]
+            assert glance == {"self": {"x": me["x"], "y": me["y"]}, "entities": in_window}
+            seen_bodies.update(e["kind"] for e in whole["entities"])
+            phases |= 1 << int(arrays["stats"][7])
+            checked += 1
+    assert checked == 3 * (242 + 8) and phases == 0b101  # day and night both encoded
+    assert "character" in seen_bodies and len(seen_bodies) > 1  # people and creatures in view
+    env.close()
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    return a.dtype == b.dtype and a.shape == b.shape and all(
+        x == y if isinstance(x, list | str) else np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def test_the_batched_vector_gives_what_gymnasiums_sync_vector_gives():
+    """`make_vec` without a mode builds the batched vector (one process, rows written in
+    place); for the same seeds and actions it returns what SyncVectorEnv returns, through
+    episode ends and their autoresets."""
+    from asiworld.agents.gym_vector import AsiWorldVectorEnv
+
+    kwargs = {"num_envs": 3, "size": 48, "max_ticks": 40}
+    batched = gymnasium.make_vec("ASIWorld-v0", **kwargs)
+    sync = gymnasium.make_vec("ASIWorld-v0", vectorization_mode="sync", **kwargs)
+    assert isinstance(batched.unwrapped, AsiWorldVectorEnv)
+    assert batched.observation_space == sync.observation_space
+    assert batched.action_space == sync.action_space
+    assert batched.metadata["autoreset_mode"] == sync.metadata["autoreset_mode"]
+    got, want = batched.reset(seed=21), sync.reset(seed=21)
+    assert _same(got[0], want[0]) and _same(got[1], want[1])
+    sync.action_space.seed(4)
+    ends = 0
+    for _ in range(90):  # two episode ends each, and the steps that reset after them
+        action = sync.action_space.sample()
+        got, want = batched.step(action), sync.step(action)
+        assert _same(got[0], want[0]), "observations"
+        for b, s in zip(got[1:4], want[1:4], strict=True):
+            assert b.dtype == s.dtype and np.array_equal(b, s)  # rewards, ends
+        assert _same(got[4], want[4]), "infos"
+        ends += int(got[3].sum())
+    assert ends == 3 * 2
+    got[0]["tiles"][:] = 0  # what a step returned is the caller's to keep (a copy)
+    assert batched.unwrapped._observations["tiles"].any()
+    batched.close()
+    sync.close()
+
+
+def test_the_batched_vector_of_the_text_variant_observes_a_tuple_of_texts():
+    envs = gymnasium.make_vec("ASIWorldText-v0", num_envs=2, size=48)
+    obs, _ = envs.reset(seed=2)
+    assert isinstance(obs, tuple) and len(obs) == 2 and all("gym at (" in o for o in obs)
+    obs, *_ = envs.step(('{"type": "wait"}', "not json"))
+    assert envs.observation_space.contains(obs)
+    envs.close()
+    with pytest.raises(ValueError, match="num_envs"):  # a bad size is refused with a sentence
+        gymnasium.make_vec("ASIWorld-v0", num_envs=0)
