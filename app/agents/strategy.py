@@ -144,6 +144,8 @@ def dig_route(notes: MapNotes, start: Pos, kind: str, avoid: set) -> list[Pos] |
     ground costs 1, rock, coal and iron to mine through MINE_COST, the seam itself ends it.
     The route's tiles after `start`, or None."""
     tiles = notes.tiles
+    if not _seam_reachable(tiles, start, kind, avoid):
+        return None  # most calls: the seams it knows lie beyond what it has seen
     best: dict[Pos, int] = {start: 0}
     came: dict[Pos, Pos] = {}
     heap = [(0, start)]
@@ -172,6 +174,27 @@ def dig_route(notes: MapNotes, start: Pos, kind: str, avoid: set) -> list[Pos] |
                 came[q] = p
                 heapq.heappush(heap, (cost + step, q))
     return None
+
+
+def _seam_reachable(tiles: dict[Pos, str], start: Pos, kind: str, avoid: set) -> bool:
+    """Whether dig_route's moves (open or mineable tiles, none in `avoid` but the seam) lead
+    from `start` to a tile of `kind` at all: a flood fill, a quarter of the search's cost, so
+    the search runs only when it may find a route (the same route: its answer is unchanged)."""
+    seen = {start}
+    todo = [start]
+    while todo:
+        x, y = todo.pop()
+        for q in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if q in seen:
+                continue
+            ch = tiles.get(q)
+            if ch == kind:
+                return True
+            if q in avoid or (ch not in OPEN and ch not in MINEABLE):
+                continue
+            seen.add(q)
+            todo.append(q)
+    return False
 
 
 class Strategy(Agent):
