@@ -121,7 +121,8 @@ def test_forking_takes_over_a_character_in_a_live_world(page, replay_server, sho
     )
     world = replay_server["runner"].world
     assert world.tick >= 900
-    assert world.entities[56].name == "planner"
+    recorded = {c["id"]: c["name"] for c in api(replay_server, f"/api/replays/{RID}")["characters"]}
+    assert world.entities[56].name == recorded[56]
     live = replay_server["app"].extensions["asiworld"].live
     token = page.evaluate("localStorage.getItem('asiworld.token')")
     assert live.seats[token].char == 56

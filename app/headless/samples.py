@@ -29,20 +29,26 @@ class Sample:
     seed: int
 
 
+# Each sample shows what the viewer's docs promise (tested on the shipped files): a dungeon
+# cleared, its boss defeated, a knockdown and the recovery after it. The rusher goes in with a
+# stone sword and no armor, so it is knocked down early and often. On seed 7 the rusher, second
+# of the three, defeats the Outer Court's gatekeeper at tick 500 (minute 8); of the nine, the
+# hasty one clears it at tick 2640 (minute 44). The order matters: a character's random stream
+# follows its place in the list.
 SAMPLES = (
     Sample(
         "nine-characters-60min",
-        "Nine characters, three configurations, one hour (seed 7)",
-        ("forager", "planner", "random") * 3,
+        "Nine configurations in one world, one hour (seed 7)",
+        ("rusher", "planner", "reckless", "forager", "random", "builder", "hasty", "cautious", "light"),
         60,
         7,
     ),
     Sample(
         "three-configurations-30min",
-        "Forager, planner and random side by side, half an hour (seed 11)",
-        ("forager", "planner", "random"),
+        "Planner, rusher and reckless side by side, half an hour (seed 7)",
+        ("planner", "rusher", "reckless"),
         30,
-        11,
+        7,
     ),
 )
 
