@@ -31,13 +31,18 @@ def settle(page, path: str) -> None:
         page.wait_for_selector("#eval-stages tr td")
 
 
+@pytest.mark.parametrize("width", [1280, 390])
 @pytest.mark.parametrize("path", PAGES)
-def test_no_serious_accessibility_violation(replay_server, page, path):
-    url = replay_server["url"]
-    page.goto(url + path)
-    settle(page, path)
-    page.add_script_tag(path=str(AXE))
-    violations = page.evaluate(SCAN)
+def test_no_serious_accessibility_violation(replay_server, browser, path, width):
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    page = context.new_page()
+    try:
+        page.goto(replay_server["url"] + path)
+        settle(page, path)
+        page.add_script_tag(path=str(AXE))
+        violations = page.evaluate(SCAN)
+    finally:
+        context.close()
     assert violations == [], violations
 
 
@@ -56,3 +61,34 @@ def test_the_legend_and_the_top_bar_are_reached_with_the_keyboard(replay_server,
     assert any("legend-toggle" in s for s in seen), seen
     page.keyboard.press("Enter")
     expect(page.locator(".map-legend .legend-body")).to_be_visible()
+
+
+CONTROLS = """() => {
+  const all = [...document.querySelectorAll('a[href], button, select, input, textarea, summary, [tabindex]')]
+    .filter((e) => e.tabIndex >= 0 && !e.disabled && e.getClientRects().length > 0
+      && getComputedStyle(e).visibility !== 'hidden' && !e.closest('[inert], [aria-hidden="true"]'));
+  all.forEach((e, i) => { e.dataset.control = String(i); });
+  return all.map((e) => e.id || e.getAttribute('aria-label') || e.textContent.trim().slice(0, 30) || e.tagName);
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("path", PAGES)
+def test_every_visible_control_is_reached_with_the_tab_key(replay_server, browser, path, width):
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    page = context.new_page()
+    try:
+        page.goto(replay_server["url"] + path)
+        settle(page, path)
+        controls = page.evaluate(CONTROLS)
+        reached = set()
+        for _ in range(len(controls) + 20):
+            page.keyboard.press("Tab")
+            n = page.evaluate("document.activeElement && document.activeElement.dataset.control")
+            if n is not None:
+                reached.add(int(n))
+    finally:
+        context.close()
+    assert len(controls) >= 5, controls  # the top bar's links at least
+    missed = [name for i, name in enumerate(controls) if i not in reached]
+    assert not missed, f"{path} at {width} px: not reached with Tab: {missed}"
