@@ -5,6 +5,8 @@ a dungeon's tier named in the replay inspector."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -53,8 +55,10 @@ def test_the_evaluation_page_says_one_clock_stages_and_configurations(replay_ser
     replay_server["runner"].add_character("visitor", label="human")
     page.goto(replay_server["url"] + "/evaluation")
     meta = page.locator("#eval-meta")
-    expect(meta).to_contain_text("assessed up to minute ")
+    expect(meta).to_contain_text("assessed over ")
     expect(meta).to_contain_text("human player")
+    clocks = re.findall(r"\btick \d+|\d+ ticks\b", meta.inner_text())
+    assert len(clocks) == 1, meta.inner_text()  # one clock, never "tick 229 … 230 ticks run"
     assert "configurations" in meta.inner_text() or "configuration " in meta.inner_text()
     tops = page.evaluate("""async () => {
       const { niceCeiling } = await import('/static/evaluation.js');

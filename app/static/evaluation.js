@@ -83,10 +83,13 @@ function render(results) {
   const rows = results.configurations || [];
   colourOf = colours(rows.map((r) => r.name));
   const meta = results.meta || {};
-  // "tick 12719 … ticks 12720" read as two clocks: the run's length is said once, as a length.
+  // One clock: "tick 12719 … 12720 ticks run" (the last event's tick beside the world's) read as
+  // two. With the world's or the run's tick count, that is the clock; else the last event's tick.
   const shown = [];
   if ("seed" in meta) shown.push(`seed ${meta.seed}`);
-  if ("ticks" in meta) shown.push(`${meta.ticks} ticks run${"minutes" in meta ? ` (${meta.minutes} minutes)` : ""}`);
+  const clock = "ticks" in meta
+    ? `assessed over ${meta.ticks} ticks (${"minutes" in meta ? meta.minutes : minutes(meta.ticks)} minutes)`
+    : `assessed up to minute ${minutes(results.tick)} (tick ${results.tick})`;
   if ("wall_seconds" in meta) shown.push(`${meta.wall_seconds} s of wall time`);
   if ("state_hash" in meta) shown.push(`state hash ${meta.state_hash}`);
   // Configurations are the agents' kinds; human players are counted apart, however many joined.
@@ -95,7 +98,7 @@ function render(results) {
   const who = [`${configurations} ${configurations === 1 ? "configuration" : "configurations"}`];
   if (humans) who.push(`${humans} human ${humans === 1 ? "player" : "players"}`);
   document.getElementById("eval-meta").textContent =
-    [`assessed up to minute ${minutes(results.tick)} (tick ${results.tick})`, who.join(" and "), ...shown]
+    [clock, who.join(" and "), ...shown]
       .join(" · ") + (LIVE ? " · live" : "");
   countdown(meta.study);
 
