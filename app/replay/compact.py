@@ -12,15 +12,19 @@ from __future__ import annotations
 REMOVED = "-"
 
 
-def pack_frames(frames: list[dict]) -> list[dict]:
-    last: dict[str, dict] = {}
-    out = []
-    for frame in frames:
+class EntityPacker:
+    """Replaces each frame's whole changed entities by patches against the last full value of
+    that id it saw (the replay's chunks, one packer each; the live server's wire frames)."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, dict] = {}
+
+    def pack(self, frame: dict) -> dict:
+        last = self.last
         deltas = frame.get("deltas") or {}
         entities = deltas.get("entities")
         if not entities:
-            out.append(frame)
-            continue
+            return frame
         full, patches = {}, {}
         for ent_id, ent in entities.items():
             key = str(ent_id)
@@ -43,8 +47,12 @@ def pack_frames(frames: list[dict]) -> list[dict]:
         stored = {**frame, "deltas": stored_deltas}
         if patches:
             stored["entity_patches"] = patches
-        out.append(stored)
-    return out
+        return stored
+
+
+def pack_frames(frames: list[dict]) -> list[dict]:
+    packer = EntityPacker()
+    return [packer.pack(frame) for frame in frames]
 
 
 def unpack_frames(stored: list[dict]) -> list[dict]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from asiworld.pipeline import Tick
+from asiworld.replay.compact import EntityPacker
 from asiworld.server.runner import WorldRunner
 
 log = logging.getLogger(__name__)
@@ -24,6 +25,26 @@ NAMESPACE = "/"
 HIGH_WATER = 40  # queued packets before a spectator is dropped to keyframes
 LOW_WATER = 2
 FOLLOW_EVERY = 2  # ticks between follow observations (full memory is ~16 KB)
+
+
+class WireFrames:
+    """Frames as spectators get them: an entity seen before travels as a patch of the fields
+    that changed (`entity_patches`, as in a replay's chunks: app/replay/compact.py), so a crowd
+    that only walks sends its positions, not every character's pack, each tick. Every spectator
+    in the room holds the same entities (a keyframe, then every frame), so one patch fits them
+    all. A tick nobody received must `reset()`: the patches after it start from whole entities."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self._packer = EntityPacker()
+
+    def pack(self, frame: dict) -> dict:
+        wire = self._packer.pack(frame)
+        for gone in (frame.get("deltas") or {}).get("removed") or ():
+            self._packer.last.pop(str(gone), None)  # a page deletes it: if it comes back, whole
+        return wire
 
 
 @dataclass
@@ -56,6 +77,7 @@ class LiveRooms:
         self.seat_of_sid: dict[str, Seat] = {}
         self.dropped_to_keyframe = 0  # how often a slow spectator was resynchronised
         self.fanout: Any = None  # a fanout.Fanout with --message-queue: frames to front ends
+        self.wire = WireFrames()
         runner.pipeline.add_observer("live", self.on_tick, on_replace=self.world_replaced)
 
     # --- membership (called on the runner thread via runner.call) ---------------------------
@@ -119,6 +141,7 @@ class LiveRooms:
         other characters) and every spectator gets a keyframe of the new world, then its deltas."""
         self.seats.clear()
         self.seat_of_sid.clear()
+        self.wire.reset()  # the new world's entities are new
         for sid in list(self.spectators):
             self.add_spectator(sid)
         if self.fanout is not None:
@@ -134,10 +157,14 @@ class LiveRooms:
     # --- every tick (runner thread) ---------------------------------------------------------
 
     def on_tick(self, info: Tick) -> None:
-        if self.fanout is not None:
-            self.fanout.frame(info.frame)
+        if self.fanout is not None or self.spectators:
+            frame = self.wire.pack(info.frame)
+            if self.fanout is not None:
+                self.fanout.frame(frame)
+        else:
+            self.wire.reset()  # nobody saw this tick: the next patches start afresh
         if self.spectators:
-            self.server.emit("frame", info.frame, to=SPECTATORS, namespace=NAMESPACE)
+            self.server.emit("frame", frame, to=SPECTATORS, namespace=NAMESPACE)
             self._pace_spectators()
             if info.tick % FOLLOW_EVERY == 0:
                 self._send_follows()

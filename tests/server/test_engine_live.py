@@ -53,6 +53,9 @@ def test_spectator_frames_rebuild_the_world_entities(engine_app):
     for frame in frames[1:]:
         assert frame["tick"] == frames[0]["tick"] + frames.index(frame)
         entities.update(frame["deltas"].get("entities", {}))
+        for ent_id, patch in frame.get("entity_patches", {}).items():  # changed fields only
+            entities[ent_id] = {**entities[ent_id], **patch}
+            assert "-" not in patch  # no field of an entity ever goes away
         for gone in frame["deltas"].get("removed", []):
             entities.pop(str(gone), None)
     live = {str(k): v for k, v in runner.keyframe()["keyframe"]["entities"].items()}

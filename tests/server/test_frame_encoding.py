@@ -1,4 +1,5 @@
-"""A frame is encoded once, however many spectators watch, and its JSON is the json module's.
+"""A frame is encoded once, however many spectators watch, its JSON is the json module's, and an
+entity seen before travels as a patch of its changed fields.
 
 Bad inputs tried for the encoder: a whole number past 64 bits (orjson cannot write it), an
 option orjson does not have (indent), non-string keys.
@@ -11,7 +12,7 @@ import os
 import sys
 
 import pytest
-from asiworld.server import nesting, socketio
+from asiworld.server import create_app, nesting, services, socketio
 from asiworld.server.nesting import BoundedJSON
 
 from tests.server.conftest import received
@@ -75,3 +76,54 @@ def test_what_orjson_cannot_write_goes_through_the_json_module() -> None:
     big = 10**30
     assert BoundedJSON.dumps([big], separators=(",", ":")) == f"[{big}]"
     assert BoundedJSON.dumps({"a": 1}, indent=1) == json.dumps({"a": 1}, indent=1)
+
+
+def rebuild(frames: list[dict]) -> dict:
+    """The entities a page holds after these frames (frames.js applyFrame, in Python)."""
+    assert "keyframe" in frames[0]
+    entities = dict(frames[0]["keyframe"]["entities"])
+    for frame in frames[1:]:
+        entities.update(frame["deltas"].get("entities", {}))
+        for ent_id, patch in frame.get("entity_patches", {}).items():
+            entities[ent_id] = {**entities[ent_id], **patch}
+        for gone in frame["deltas"].get("removed", []):
+            entities.pop(str(gone), None)
+    return entities
+
+
+@pytest.fixture
+def crowd_app():
+    return create_app({"SEED": 3, "WORLD_SIZE": 48, "TESTING": True, "AGENTS": ["forager"] * 4})
+
+
+def test_a_walking_crowd_sends_the_fields_that_changed(crowd_app) -> None:
+    runner = services(crowd_app).runner
+    early, late = socketio.test_client(crowd_app), socketio.test_client(crowd_app)
+    early.emit("spectate", {})
+    runner.step(6)
+    late.emit("spectate", {})  # joins mid-way: its keyframe is the patches' baseline too
+    runner.step(6)
+    live = {str(k): v for k, v in runner.keyframe()["keyframe"]["entities"].items()}
+    frames = received(early, "frame")
+    patched = [p for f in frames[1:] for p in f.get("entity_patches", {}).values()]
+    assert patched, "characters that walk are sent as patches"
+    assert all(len(p) < len(live[next(iter(live))]) for p in patched)
+    assert rebuild(frames) == live
+    assert rebuild(received(late, "frame")) == live
+    early.disconnect()
+    late.disconnect()
+
+
+def test_ticks_nobody_watched_do_not_break_the_next_spectator_s_patches(crowd_app) -> None:
+    runner = services(crowd_app).runner
+    first = socketio.test_client(crowd_app)
+    first.emit("spectate", {})
+    runner.step(4)
+    first.disconnect()
+    runner.step(4)  # nobody watches
+    second = socketio.test_client(crowd_app)
+    second.emit("spectate", {})
+    runner.step(4)
+    live = {str(k): v for k, v in runner.keyframe()["keyframe"]["entities"].items()}
+    assert rebuild(received(second, "frame")) == live
+    second.disconnect()

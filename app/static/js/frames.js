@@ -1,6 +1,8 @@
 // Applying frames: one piece of code for live and replay (docs/engine-interface.md, "Frames").
 // A keyframe replaces the whole state; a delta frame applies tiles, entities, removals, and
-// replaces structures / loot / time when present. A delta whose tick does not follow the state's
+// replaces structures / loot / time when present; `entity_patches` {id: {field: value, "-":
+// [removed fields]}} change the fields of entities the state holds (live frames, app/server/
+// live.py wire_frame; a replay's reader sends them whole). A delta whose tick does not follow the state's
 // tick is refused (applyFrame returns false) so the caller can ask for a fresh keyframe.
 
 function decodeBase64(text) {
@@ -49,7 +51,16 @@ export class WorldState {
       this.applyKeyframe(frame.tick, frame.keyframe);
     } else {
       if (!this.ready || frame.tick !== this.tick + 1) return false;
+      const patches = frame.entity_patches || {};
+      // A patch needs the entity it patches: without it, ask for a keyframe (nothing applied).
+      if (Object.keys(patches).some((id) => !this.entities[id])) return false;
       this.applyDeltas(frame.deltas || {});
+      for (const [id, patch] of Object.entries(patches)) {
+        const entity = { ...this.entities[id], ...patch };
+        for (const field of patch["-"] || []) delete entity[field];
+        delete entity["-"];
+        this.entities[id] = entity;
+      }
     }
     this.tick = frame.tick;
     this.events = frame.events || [];
