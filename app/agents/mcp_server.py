@@ -13,12 +13,14 @@ normal result with `ok: false`: the call worked, the world said no.
 
 Resources: the rules (docs/rules.md), the program API (docs/programs.md) and the action table
 as JSON; one prompt, `play`, the harness's system prompt for this character. The MCP SDK is
-imported when the server is built, not before.
+imported when the server is built, not before; the tools (the engine's action table) at the
+first call that needs them, after the answer to `initialize`.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 from asiworld.agents.sdk import Client
@@ -105,30 +107,57 @@ def call(toolbox: ToolBox, validators: dict[str, Any], name: str,
     return result, failed
 
 
+class Catalogue:
+    """The tools, their validators and the toolbox, built at the first call that needs them:
+    the action table is the engine's (numpy, tcod, the rules), which `initialize` does not
+    need, so the client's first answer does not wait for it."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self._built: tuple[ToolBox, dict[str, Any], list] | None = None
+        self._lock = threading.Lock()  # calls run on worker threads: build it once
+
+    def get(self) -> tuple[ToolBox, dict[str, Any], list]:
+        with self._lock:
+            if self._built is None:
+                self._built = self._build()
+            return self._built
+
+    def _build(self) -> tuple[ToolBox, dict[str, Any], list]:
+        import mcp.types as types
+        from jsonschema import Draft202012Validator
+
+        specs = tool_specs()
+        validators = {s["name"]: Draft202012Validator(s["parameters"]) for s in specs}
+        tools = [types.Tool(name=s["name"], description=s["description"],
+                            input_schema=s["parameters"], output_schema=output_schema(s["name"]))
+                 for s in specs]
+        return ToolBox(self.client), validators, tools
+
+    def call(self, name: str, arguments: dict | None) -> tuple[dict, bool]:
+        toolbox, validators, _ = self.get()
+        return call(toolbox, validators, name, arguments)
+
+
 def build_server(client: Client) -> Any:
     """An MCP server whose tools act for the client's character."""
     import anyio
     import mcp.types as types
     from asiworld import provenance
     from asiworld.agents.harness import system_prompt
-    from jsonschema import Draft202012Validator
     from mcp.server.lowlevel import Server
 
-    toolbox = ToolBox(client)
-    specs = tool_specs()
-    validators = {s["name"]: Draft202012Validator(s["parameters"]) for s in specs}
-    tools = [types.Tool(name=s["name"], description=s["description"],
-                        input_schema=s["parameters"], output_schema=output_schema(s["name"]))
-             for s in specs]
+    catalogue = Catalogue(client)
     instructions = f"You play character {client.character} in ASIWorld.\n\n{system_prompt()}"
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        tools = (await anyio.to_thread.run_sync(catalogue.get))[2]
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         # The SDK client is blocking HTTP: off the event loop, so pings keep being answered.
-        result, failed = await anyio.to_thread.run_sync(call, toolbox, validators,
-                                                        params.name, params.arguments)
+        result, failed = await anyio.to_thread.run_sync(catalogue.call, params.name,
+                                                        params.arguments)
         text = (f"{result.get('code')}: {result.get('message')}" if failed
                 else json.dumps(result, separators=(",", ":")))
         return types.CallToolResult(content=[types.TextContent(text=text)],

@@ -127,3 +127,21 @@ def test_a_token_without_its_character_is_refused_before_joining(served, capsys)
     assert main(["mcp", "--server", served, "--token", "nope", "--character", "3"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "seat" in err and "Traceback" not in err
+
+
+def test_what_asiworld_mcp_imports_before_its_first_answer_leaves_the_engine_out():
+    """The client waits for `initialize`: the command's modules and the built server (the MCP
+    SDK) are all it needs. The engine (numpy, tcod, the rules) and jsonschema come with the
+    tools, at the first call that needs them."""
+    import subprocess
+
+    probe = ("import sys, types\n"
+             "from asiworld.cli import quick_parser\n"
+             "quick_parser(['mcp'])\n"
+             "from asiworld.agents.mcp_server import build_server\n"
+             "build_server(types.SimpleNamespace(character=3))\n"
+             "print(' '.join(sorted(m for m in ('numpy', 'tcod', 'jsonschema', 'flask',"
+             " 'asiworld.engine.world', 'asiworld.engine.errors', 'mcp') if m in sys.modules)))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True, timeout=120)
+    assert done.stdout.split() == ["asiworld.engine.errors", "mcp"]

@@ -1,0 +1,112 @@
+"""`asiworld mcp` start-up: launch to the answer of `initialize`, with the official MCP client.
+
+A small world is served in this process (its clock paused, so it takes no CPU from the launch
+measured); a seat is joined once, and `asiworld mcp --server URL --token T --character N` is
+launched `--runs` times over stdio by `mcp.Client`. Printed, as JSON (seconds, min and median
+of the runs):
+
+- `initialize`: from launching the process to the client holding the answer of `initialize`
+  (what an MCP client waits for before anything else);
+- `tools_listed`: to the first `tools/list` answer as well;
+- `python_alone`: launching `python -c pass` (the floor no server can go under);
+- `sdk_import`: `python -c "import mcp.server.lowlevel, mcp.server.stdio"` (the MCP SDK alone:
+  its `import mcp` builds some 550 pydantic models for two protocol versions);
+- `ours_imported`: `python -c "import asiworld.cli, asiworld.agents.commands,
+  asiworld.agents.mcp_server"`, what `asiworld mcp` imports of its own before it answers.
+
+Run: python benchmarks/bench_mcp.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import mcp  # noqa: E402
+from asiworld.agents.sdk import Client  # noqa: E402
+from asiworld.server import create_app, services  # noqa: E402
+from mcp.client.stdio import StdioServerParameters  # noqa: E402
+from werkzeug.serving import make_server  # noqa: E402
+
+ASIWORLD = str(Path(sys.executable).with_name("asiworld"))
+# What `asiworld mcp` imports of its own before its first answer (everything but the SDK).
+OURS = "import asiworld.cli, asiworld.agents.commands, asiworld.agents.mcp_server"
+
+
+def serve() -> tuple[str, object]:
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
+    app = create_app({"SEED": 7, "WORLD_SIZE": 64, "TESTING": True,
+                      "PROGRAMS_IN_PROCESS": True})
+    runner = services(app).runner
+    runner.start()
+    runner.pause()
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_port}", (server, runner)
+
+
+async def launch(command: StdioServerParameters) -> tuple[float, float]:
+    started = time.perf_counter()
+    async with mcp.Client(command) as session:
+        initialized = time.perf_counter() - started
+        await session.list_tools()
+        listed = time.perf_counter() - started
+    return initialized, listed
+
+
+def wall(code: str, runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def summary(times: list[float]) -> dict[str, float]:
+    return {"min": round(min(times), 3), "median": round(statistics.median(times), 3)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="launches measured")
+    args = parser.parse_args()
+    url, (server, runner) = serve()
+    seat = Client(url)
+    seat.join("bench-mcp", label="bench")
+    command = StdioServerParameters(command=ASIWORLD, args=[
+        "mcp", "--server", url, "--token", seat.token, "--character", str(seat.character)])
+    load = [round(os.getloadavg()[0], 2)]
+    initialize, listed = [], []
+    for _ in range(args.runs):
+        first, second = asyncio.run(launch(command))
+        initialize.append(first)
+        listed.append(second)
+    report = {
+        "initialize": summary(initialize),
+        "tools_listed": summary(listed),
+        "python_alone": summary(wall("pass", args.runs)),
+        "sdk_import": summary(wall("import mcp.server.lowlevel, mcp.server.stdio", args.runs)),
+        "ours_imported": summary(wall(OURS, args.runs)),
+        "runs": args.runs,
+    }
+    load.append(round(os.getloadavg()[0], 2))
+    report["load_average_1min"] = load
+    server.shutdown()
+    runner.stop()
+    print(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
