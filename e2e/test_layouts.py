@@ -14,6 +14,7 @@ pytestmark = pytest.mark.e2e
 
 SIZES = [(390, 844), (800, 900), (1280, 720), (1920, 1080)]
 MAP_PAGES = ["/live", "/play", f"/replay/{RID}"]
+NINE = "/replay/nine-characters-60min"  # the sample with the most timeline rows
 OTHER_PAGES = ["/", "/replays", "/evaluation"]
 
 MEASURE = """() => {
@@ -26,6 +27,9 @@ MEASURE = """() => {
     map: r ? (r.width * r.height) / (innerWidth * innerHeight) : null,
     mapWidth: r ? r.width : null,
     help: h ? h.right <= innerWidth && h.left >= 0 && h.width > 0 : null,
+    // the replay's controls below the map: the map must not lie over them
+    under: r && document.querySelector('.transport')
+      ? Math.round(r.bottom - document.querySelector('.transport').getBoundingClientRect().top) : null,
   };
 }"""
 
@@ -51,7 +55,7 @@ def settle(page, path: str) -> None:
     expect(page.locator("#conn")).to_have_attribute("data-state", "connected", timeout=20_000)
 
 
-@pytest.mark.parametrize("path", MAP_PAGES + OTHER_PAGES)
+@pytest.mark.parametrize("path", [*MAP_PAGES, NINE, *OTHER_PAGES])
 def test_no_sideways_scroll_and_the_map_keeps_most_of_the_screen(replay_server, sized, path, shot):
     page, width, height = sized
     url = replay_server["url"]
@@ -59,8 +63,10 @@ def test_no_sideways_scroll_and_the_map_keeps_most_of_the_screen(replay_server, 
     settle(page, path)
     m = page.evaluate(MEASURE)
     assert m["scroll"] <= m["width"], f"{path} at {width}x{height} scrolls sideways: {m}"
-    if path in MAP_PAGES:
+    if path in (*MAP_PAGES, NINE):
         assert m["map"] >= 0.5, f"the map of {path} at {width}x{height} is {m['map']:.2f} of the screen"
+    if m["under"] is not None:
+        assert m["under"] <= 0, f"the map of {path} at {width}x{height} covers the controls by {m['under']} px"
     if m["help"] is not None:
         assert m["help"], "the replay's Help button is cut off"
     shot(page, f"layout-{width}x{height}{path.replace('/', '-')}")
@@ -89,20 +95,22 @@ def test_under_900_px_the_panels_are_a_drawer(replay_server, browser, path):
 TOP_BAR = """() => {
   const nav = document.querySelector('.topbar nav');
   const inside = (e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= innerWidth; };
-  const items = [...document.querySelectorAll('.topbar nav a, .topbar .brand, #conn, #drawer-toggle')];
+  const items = [...document.querySelectorAll('.topbar nav a, .topbar .brand, #conn, #drawer-toggle')]
+    .filter((e) => getComputedStyle(e).display !== 'none');
   return { cut: items.filter((e) => !inside(e)).map((e) => e.id || e.textContent.trim()),
     navScrolls: nav.scrollWidth > nav.clientWidth };
 }"""
 
 
-def test_at_390_px_the_top_bar_shows_every_link_whole(replay_server, browser):
-    context = browser.new_context(viewport={"width": 390, "height": 844})
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_top_bar_shows_every_link_whole(replay_server, browser, size):
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
     page = context.new_page()
     try:
         for path in MAP_PAGES + OTHER_PAGES:
             page.goto(replay_server["url"] + path)
             settle(page, path)
             bar = page.evaluate(TOP_BAR)
-            assert bar == {"cut": [], "navScrolls": False}, f"{path}: {bar}"
+            assert bar == {"cut": [], "navScrolls": False}, f"{path} at {size}: {bar}"
     finally:
         context.close()

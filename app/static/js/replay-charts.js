@@ -202,10 +202,10 @@ export class Charts {
     g.font = "10px system-ui, sans-serif";
     g.textBaseline = "top";
     const marks = minuteTicks(this.first, this.last);
-    marks.forEach((m, i) => {
+    marks.forEach((m) => {
       const x = Math.round(X(m * TICKS_PER_MINUTE));
       g.fillRect(x, y, 1, 3);
-      const text = i === marks.length - 1 ? `${m} min` : String(m);
+      const text = String(m); // minutes, as the charts' note says
       const tw = g.measureText(text).width;
       g.fillText(text, Math.min(Math.max(0, x - tw / 2), w - tw), y + 2);
     });
