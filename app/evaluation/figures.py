@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from asiworld.evaluation.measures import CATEGORIES, LEVEL_NAMES, LEVELS
-from asiworld.evaluation.palette import category_colours, colours
+from asiworld.evaluation.palette import category_colours, character_colours
 from matplotlib import rc_context
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -58,6 +58,11 @@ def _save(fig: Figure, stem: Path) -> Path:
     return stem.with_suffix(".png")
 
 
+def figure_colours(pooled: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Each row's configuration's colour (its label's), as the browser draws it."""
+    return character_colours((name, row.get("label")) for name, row in pooled.items())
+
+
 def pooled_note(runs: int) -> str:
     """The title's note for a figure over several runs: pooled, and over which."""
     return "" if runs <= 1 else f" (pooled over {runs} runs, E1–E{runs})"
@@ -66,7 +71,7 @@ def pooled_note(runs: int) -> str:
 def dungeon_figure(stem: Path, pooled: dict[str, dict[str, Any]], runs: int = 1) -> Path:
     """Figure 4 in two panels; every bar carries its n, and no attempt is a visible mark."""
     tried = [n for n, d in pooled.items() if any(d["dungeons"][str(lv)]["attempts"] for lv in LEVELS)]
-    colour = colours(pooled)
+    colour = figure_colours(pooled)
     with rc_context(STYLE):
         fig = _figure(7.2, 3.3)
         ax_a, ax_b = fig.subplots(1, 2)
@@ -153,7 +158,7 @@ def actions_figure(stem: Path, pooled: dict[str, dict[str, Any]], runs: int = 1)
         ax.set_xticks(range(len(names)), names, rotation=30 if len(names) > 5 else 0,
                       ha="right" if len(names) > 5 else "center")  # fmt: skip
         for label, name in zip(ax.get_xticklabels(), names, strict=True):
-            label.set_color(colours(pooled)[name])  # the configuration's colour everywhere
+            label.set_color(figure_colours(pooled)[name])  # the configuration's colour everywhere
             label.set_fontweight("bold")
         ax.set_xlim(-0.6, max(0, len(names) - 1) + 0.6)
         ax.set_ylim(0, 108)

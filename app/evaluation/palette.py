@@ -3,6 +3,8 @@
 The colours live in app/static/palette.json, which the evaluation page also reads (the server
 passes it to the template). A configuration named there keeps its colour; any other name takes
 a colour of the cycle picked by a hash of its name, so it too is the same wherever it is drawn.
+A character is drawn in its configuration's colour (`character_colours`: planner-1 and planner-2
+are both the planner's blue), on the evaluation page, in the replay viewer and in the figures.
 Two unnamed configurations that hash to one colour are told apart in name order, the rule that
 app/static/evaluation.js repeats.
 """
@@ -51,6 +53,15 @@ def colours(names: Iterable[str]) -> dict[str, str]:
         out[name] = candidate
         used.add(candidate)
     return out
+
+
+def character_colours(rows: Iterable[tuple[str, str | None]]) -> dict[str, str]:
+    """Per character (a results row, a replay's character): its configuration's colour. `rows`
+    are (name, label) pairs; a row without a label is a configuration of its own name. Two
+    characters of one configuration share its colour, in the figures as in the browser."""
+    configuration = {name: label or name for name, label in rows}
+    picked = colours(configuration.values())
+    return {name: picked[conf] for name, conf in configuration.items()}
 
 
 def category_colours() -> dict[str, str]:

@@ -228,17 +228,19 @@ def pool(runs: list[Results]) -> dict[str, dict[str, Any]]:
     for name in names_in_order(runs):
         dungeons = {str(lv): {"attempts": 0, "clears": 0, "clear_damage": 0} for lv in LEVELS}
         actions = {c: 0 for c in CATEGORIES}
+        label = ""
         for run in runs:
             row = _row(run, name)
             if row is None:
                 continue
+            label = label or row.get("label") or ""
             for lv in LEVELS:
                 src = row["dungeons"][str(lv)]
                 for key in ("attempts", "clears", "clear_damage"):
                     dungeons[str(lv)][key] += src.get(key, 0)
             for category, count in row["actions"].items():
                 actions[category] = actions.get(category, 0) + count
-        pooled[name] = {"dungeons": dungeons, "actions": actions}
+        pooled[name] = {"dungeons": dungeons, "actions": actions, "label": label}
     return pooled
 
 

@@ -176,7 +176,7 @@ def coloured(body: dict[str, Any]) -> dict[str, Any]:
     from asiworld.evaluation.palette import colours
 
     def configuration(c: dict[str, Any]) -> str:
-        return c.get("label") or "unlabelled"  # as provenance() groups them
+        return c.get("label") or c.get("name") or "unlabelled"  # palette.character_colours' rule
 
     chars = [dict(c) for c in body.get("characters", [])]
     confs = [dict(c) for c in body.get("configurations", [])]

@@ -46,6 +46,13 @@ function colours(names) {
   return out;
 }
 
+// A row (a character) in its configuration's colour: planner-1 and planner-2 are both the
+// planner's (asiworld.evaluation.palette.character_colours, the replay viewer's rule too).
+function characterColours(rows) {
+  const picked = colours(rows.map((r) => r.label || r.name));
+  return Object.fromEntries(rows.map((r) => [r.name, picked[r.label || r.name]]));
+}
+
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -81,7 +88,7 @@ function nameCell(row) {
 
 function render(results) {
   const rows = results.configurations || [];
-  colourOf = colours(rows.map((r) => r.name));
+  colourOf = characterColours(rows);
   const meta = results.meta || {};
   // One clock: "tick 12719 … 12720 ticks run" (the last event's tick beside the world's) read as
   // two. With the world's or the run's tick count, that is the clock; else the last event's tick.

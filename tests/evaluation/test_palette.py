@@ -10,7 +10,10 @@ import shutil
 import subprocess
 
 from asiworld.evaluation import definitions
-from asiworld.evaluation.palette import PALETTE_FILE, colours, palette
+from asiworld.evaluation.figures import figure_colours
+from asiworld.evaluation.measures import LEVELS
+from asiworld.evaluation.palette import PALETTE_FILE, character_colours, colours, palette
+from asiworld.evaluation.tables import pool
 from asiworld.resources import PACKAGE_DIR
 
 NAMES = ["planner", "rusher", "gpt-6-astra", "claude-opus-5", "glm-5.3", "kimi-k3", "zoë", "a", "b"]
@@ -41,3 +44,41 @@ def test_the_page_picks_the_same_colours_as_the_figures():
               f"console.log(JSON.stringify(colours({json.dumps(NAMES)})));")  # fmt: skip
     out = subprocess.run([node, "-e", script], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == colours(NAMES)
+
+
+ROWS = [
+    {"name": "planner-1", "label": "planner"},
+    {"name": "planner-2", "label": "planner"},
+    {"name": "rusher-3", "label": "rusher"},
+    {"name": "ada", "label": "human"},
+    {"name": "glm-5.3", "label": ""},
+]
+
+
+def test_a_character_is_drawn_in_its_configurations_colour():
+    picked = character_colours((r["name"], r["label"]) for r in ROWS)
+    assert picked["planner-1"] == picked["planner-2"] == palette()["configurations"]["planner"]
+    assert picked["rusher-3"] == palette()["configurations"]["rusher"]
+    assert picked["glm-5.3"] == colours(["planner", "rusher", "human", "glm-5.3"])["glm-5.3"]
+
+
+def test_the_page_colours_its_rows_as_the_figures_do():
+    node = shutil.which("node")
+    assert node, "node is needed to run the page's colour functions"
+    js = (PACKAGE_DIR / "static" / "evaluation.js").read_text(encoding="utf-8")
+    start = js.index("function nameHash")
+    end = js.index("\n}\n", js.index("function characterColours")) + 3
+    script = (f"const PALETTE = {json.dumps(palette())};\n{js[start:end]}\n"
+              f"console.log(JSON.stringify(characterColours({json.dumps(ROWS)})));")  # fmt: skip
+    out = subprocess.run([node, "-e", script], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == character_colours((r["name"], r["label"]) for r in ROWS)
+
+
+def test_the_figures_colour_each_row_by_its_configuration():
+    results = {"configurations": [
+        {"name": r["name"], "label": r["label"], "dungeons": {}, "actions": {}} for r in ROWS
+    ]}  # fmt: skip
+    for row in results["configurations"]:
+        row["dungeons"] = {str(lv): {"attempts": 0, "clears": 0, "clear_damage": 0} for lv in LEVELS}
+    pooled = pool([results])
+    assert figure_colours(pooled) == character_colours((r["name"], r["label"]) for r in ROWS)

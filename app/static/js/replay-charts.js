@@ -22,7 +22,7 @@ function legend(characters, colours) {
   box.setAttribute("aria-label", "chart legend");
   const byConf = new Map();
   for (const c of characters) {
-    const conf = c.label || "unlabelled";
+    const conf = c.label || c.name; // the server's colour rule (palette.character_colours)
     if (!byConf.has(conf)) byConf.set(conf, { colour: colours[c.id], names: [] });
     byConf.get(conf).names.push(c.name);
   }
