@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from asiworld.agents.harness import chat_completion
 from asiworld.server.persistence import DB_NAME, WorldStore
 
 from .spec import StudyError
@@ -181,7 +182,7 @@ class ReplayedModel:
 
     def create(self, **body: Any) -> Any:
         if not self.replaying:
-            return self.llm.chat.completions.create(**body)
+            return chat_completion(self.llm, **body)
         record = self.calls[self.used]
         self.used += 1
         return answer(record, str(body.get("model", "")))

@@ -69,6 +69,7 @@ def test_every_request_is_bounded_and_carries_the_program_api_and_the_tools(serv
     assert max(sizes) < min(sizes) + 3000  # the context does not grow with the turns
     system = fake.requests[0]["messages"][0]["content"]
     assert "## The API" in system and "GameError" in system
+    assert fake.requests[0]["tools"] == harness.tool_specs  # as offered, whatever the SDK does
     names = {t["function"]["name"] for t in fake.requests[0]["tools"]}
     assert {"move", "craft", "submit_program", "cancel_program", "wait_for_event"} <= names
     last = fake.requests[-1]["messages"][1]["content"]
