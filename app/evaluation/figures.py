@@ -39,6 +39,7 @@ STYLE = {
     "svg.hashsalt": "asiworld",  # the same figure gives the same SVG
     "pdf.fonttype": 42,  # text stays text in the PDF
 }
+UNDATED = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}  # the same figure, the same file
 NO_DATA = "x"  # the marker that says "no attempt" / "no clear", never a zero bar
 
 
@@ -53,8 +54,7 @@ def _save(fig: Figure, stem: Path) -> Path:
     returns the PNG's path."""
     stem.parent.mkdir(parents=True, exist_ok=True)
     for fmt in FORMATS:
-        fig.savefig(stem.with_suffix("." + fmt), dpi=200,
-                    metadata={"Date": None} if fmt in ("svg", "pdf") else None)  # fmt: skip
+        fig.savefig(stem.with_suffix("." + fmt), dpi=200, metadata=UNDATED.get(fmt))
     return stem.with_suffix(".png")
 
 

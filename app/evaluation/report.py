@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
@@ -63,13 +64,27 @@ def load_events(path: str | Path) -> list[Event]:
     return events
 
 
-def write_reports(out_dir: str | Path, results: dict[str, Any]) -> dict[str, Path]:
+def write_reports(out_dir: str | Path, results: dict[str, Any],
+                  draw: Executor | None = None) -> dict[str, Path]:
     """Write results.json, report.md, a CSV per table and the two figures (PNG, SVG, PDF) for
-    one run; returns their paths (the figures' PNGs; `tables` maps a table number to its CSV)."""
-    return _write(Path(out_dir), [results], results_json=results)
+    one run; returns their paths (the figures' PNGs; `tables` maps a table number to its CSV).
+    `draw`: an executor the figures are drawn on (a study's worker processes, which imported
+    matplotlib while the world ran) while the rest is written."""
+    return _write(Path(out_dir), [results], results_json=results, draw=draw)
 
 
-def compare_runs(out_dir: str | Path, runs: list[dict[str, Any]]) -> dict[str, Path]:
+def draw_figure(key: str, stem: Path, pooled: dict[str, Any], runs: int) -> Path:
+    """One of FIGURES (by key) from pooled data, as figures.py draws it; its PNG's path."""
+    # matplotlib takes seconds to import: only code that draws figures pays for it (the
+    # Gymnasium environment and the MCP server read the evaluation without drawing).
+    from asiworld.evaluation import figures
+
+    drawn = {"dungeons": figures.dungeon_figure, "actions": figures.actions_figure}[key]
+    return drawn(stem, pooled, runs=runs)
+
+
+def compare_runs(out_dir: str | Path, runs: list[dict[str, Any]],
+                 draw: Executor | None = None) -> dict[str, Path]:
     """Write a comparison of several runs (E1, E2, ... in the given order) into `out_dir`."""
     if not runs:
         raise ReportError("no_runs", "nothing to compare: give at least one run")
@@ -79,7 +94,8 @@ def compare_runs(out_dir: str | Path, runs: list[dict[str, Any]]) -> dict[str, P
         "configurations": tables.names_in_order(runs),
         "results": runs,
     }
-    return _write(Path(out_dir), runs, results_json=summary, json_name="comparison.json")
+    return _write(Path(out_dir), runs, results_json=summary, json_name="comparison.json",
+                  draw=draw)
 
 
 def _write(
@@ -87,20 +103,20 @@ def _write(
     runs: list[dict[str, Any]],
     results_json: dict[str, Any],
     json_name: str = "results.json",
+    draw: Executor | None = None,
 ) -> dict[str, Path]:
-    # matplotlib takes seconds to import: only code that draws figures pays for it (the
-    # Gymnasium environment and the MCP server read the evaluation without drawing).
-    from asiworld.evaluation import figures
-
     out.mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(exist_ok=True)
     (out / "tables").mkdir(exist_ok=True)
     pooled = tables.pool(runs)
     stem = {key: (out / path).with_suffix("") for key, path in FIGURES.items()}
-    paths: dict[str, Any] = {
-        "dungeons": figures.dungeon_figure(stem["dungeons"], pooled, runs=len(runs)),
-        "actions": figures.actions_figure(stem["actions"], pooled, runs=len(runs)),
-    }
+    paths: dict[str, Any] = {}
+    drawing = {}  # on `draw`, while the tables and the report are written
+    for key in FIGURES:
+        if draw is None:
+            paths[key] = draw_figure(key, stem[key], pooled, len(runs))
+        else:
+            drawing[key] = draw.submit(draw_figure, key, stem[key], pooled, len(runs))
     csvs = {}
     for spec in tables.TABLES + tables.FIGURE_DATA:
         target = out / spec.csv_name
@@ -114,4 +130,6 @@ def _write(
     md_path = out / "report.md"
     md_path.write_text(tables.markdown(runs, FIGURES), encoding="utf-8")
     paths.update({"json": json_path, "markdown": md_path})
+    for key, future in drawing.items():
+        paths[key] = future.result()
     return paths

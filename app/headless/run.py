@@ -126,7 +126,8 @@ class ProgressBar:
             sys.stderr.write("\n")
 
 
-def write_outputs(out: Path, run: Run, results: dict[str, Any]) -> None:
+def write_outputs(out: Path, run: Run, results: dict[str, Any], draw: Any = None) -> None:
+    """events.jsonl, then the reports (`draw`: an executor for the figures, write_reports)."""
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "events.jsonl", "w", encoding="utf-8") as f:
         for event in run.events:
@@ -137,4 +138,4 @@ def write_outputs(out: Path, run: Run, results: dict[str, Any]) -> None:
         results = {**results, **provenance.stamp()}
         (out / "results.json").write_text(json.dumps(results, indent=2))
         return
-    write_reports(out, results)
+    write_reports(out, results, draw=draw)

@@ -53,6 +53,7 @@ from .spec import (
 )
 
 REALTIME_SWITCH_SECONDS = 0.0005
+FIGURE_WORKERS_FROM_MINUTES = 30  # of world time (minutes x seeds): shorter studies draw here
 
 
 class StudyRun:
@@ -324,12 +325,23 @@ def _percentile(values: list[float], q: float) -> float | None:
     return round(float(np.percentile(values, q)), 3)
 
 
-def write_study(out: Path, run: StudyRun, results: dict[str, Any]) -> None:
+def write_study(out: Path, run: StudyRun, results: dict[str, Any], draw: Any = None) -> None:
     """events.jsonl, results.json, report.md and figures, as a headless run writes them (the
-    transcripts and the replay are written while the study runs)."""
+    transcripts and the replay are written while the study runs); `draw`: the figures'
+    executor (figure_workers.py)."""
     from asiworld.headless.run import write_outputs
 
-    write_outputs(out, run, results)
+    write_outputs(out, run, results, draw=draw)
+
+
+def figure_workers(study: Study) -> Any:
+    """FigureWorkers for a study whose worlds run long enough to hide the workers' start (their
+    imports take a few seconds of the other core); None: the study draws its figures itself."""
+    if study.world.minutes * len(study.world.seed_list()) < FIGURE_WORKERS_FROM_MINUTES:
+        return None
+    from .figure_workers import FigureWorkers
+
+    return FigureWorkers()
 
 
 def run_study(study: Study, text: str, out: Path, where: str = "study.toml",
@@ -337,9 +349,19 @@ def run_study(study: Study, text: str, out: Path, where: str = "study.toml",
     """Every seed's world (one seed: DIR itself; several: DIR/E1, DIR/E2, ... and the
     comparison in DIR). With `resume`, a seed whose folder holds its results is kept and one
     whose folder holds its store is resumed."""
+    say = say or (lambda line: print(line, file=sys.stderr))
+    draw = figure_workers(study)
+    try:
+        return _run_seeds(study, text, out, where, say, resume, draw)
+    finally:
+        if draw is not None:
+            draw.shutdown()
+
+
+def _run_seeds(study: Study, text: str, out: Path, where: str, say: Any, resume: bool,
+               draw: Any) -> list[dict[str, Any]]:
     import json
 
-    say = say or (lambda line: print(line, file=sys.stderr))
     seeds = study.world.seed_list()
     results = []
     for i, (seed, folder) in enumerate(seed_folders(study, out), start=1):
@@ -354,12 +376,12 @@ def run_study(study: Study, text: str, out: Path, where: str = "study.toml",
         res = run.run(say)
         if len(seeds) > 1:
             res["run"] = f"E{i}"
-        write_study(folder, run, res)
+        write_study(folder, run, res, draw)
         results.append(res)
     if len(seeds) > 1:
         from asiworld.evaluation import compare_runs
 
-        compare_runs(out, results)
+        compare_runs(out, results, draw=draw)
     return results
 
 
