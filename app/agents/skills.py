@@ -82,6 +82,27 @@ class MapNotes:
                 return (tx, ty)
         return (rng.randint(1, self.size - 2), rng.randint(1, self.size - 2))
 
+    def open_frontier(self, rng: random.Random, x: int, y: int, reach: int = 40,
+                      tries: int = 200) -> tuple[int, int] | None:
+        """A remembered open tile within reach, one beside an unseen tile if the sample has one,
+        else any a few steps off: a walk the world does not refuse. An unseen point picked at
+        random mostly lies inside rock or water, where no way leads."""
+        keys = list(self.tiles)
+        if not keys:
+            return None
+        fallback = None
+        for _ in range(tries):
+            p = keys[rng.randrange(len(keys))]
+            d = abs(p[0] - x) + abs(p[1] - y)
+            if self.tiles[p] not in WALKABLE_GROUND or d < 6 or d > reach:
+                continue
+            px, py = p
+            if any(q not in self.tiles
+                   for q in ((px + 1, py), (px - 1, py), (px, py + 1), (px, py - 1))):
+                return p
+            fallback = fallback or p
+        return fallback
+
 
 def inv(obs: dict[str, Any]) -> dict[str, int]:
     out: dict[str, int] = {}

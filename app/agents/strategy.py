@@ -56,10 +56,17 @@ OUTFIT_PRICE = 40  # coins for the travel-outfit design (content/merchant.toml)
 TORCH_PRICE = 3
 WAYPOINT_STEP = 10  # tiles between the points it explores toward
 EXPLORE_PATIENCE = 300  # ticks it walks toward one such point before it gives it up
+LOST = 3  # such points in a row with no way to them before it walks to remembered ground
+SAME_WALK = 10  # one walk answered this often from one place (going nowhere) is given up
+PREY_MEMORY = 900  # ticks a boar seen is looked for where it was
+HUNT_PATIENCE = 3000  # ticks of hunting before it goes on without leather armor
 HOUSE_PATIENCE = 20  # such times before it gives the home up
 CROWD_RADIUS = 8  # a workbench is not set up with CROWD_STRUCTURES others' within this
 CROWD_STRUCTURES = 3
 CROWDED = 3  # times without a free tile by the workbench before it builds a little further off
+SITE_PATIENCE = 3  # walks to one of its stations refused in a row before it sets up another
+WALLED_IN = 6  # walks refused in a row before it looks at what walls it in
+POCKET = 60  # open tiles it can reach, fewer than which it is walled in
 DUG = ("c", "i")  # coal and iron: fetched by digging to them when no open face is known
 MINEABLE = set("#ci")  # rock, coal, iron: a pickaxe takes them down to ground
 OPEN = set(".,_=123")  # open ground a character walks on
@@ -90,6 +97,7 @@ WANTED = {
     "cloth",
     "torch",
 }
+STATIONS = frozenset(COST)  # what it sets up again elsewhere when it cannot get to it
 SOURCE = {"wood": "T", "stone": "#", "coal": "c", "fibre": "f", "berries": "b", "iron_ore": "i"}
 
 
@@ -231,6 +239,18 @@ class Strategy(Agent):
         self.dig_at: tuple[Pos, Pos] | None = None  # (where it stood, where it walked to)
         self.dig_since = 0
         self.explore_since = 0  # tick it set out for the point it explores toward
+        self.explore_refused = 0  # such points in a row the world had no way to
+        self.explore_known = False  # the point is remembered open ground, not an unseen one
+        self.last_walk: tuple[dict, Pos] | None = None  # the last walk answered, from where
+        self.same_walk = 0  # times in a row that walk was answered from the same place
+        self.prey_seen: dict[int, tuple[Pos, int]] = {}  # boars seen: where, at what tick
+        self.hunted = 0  # ticks spent hunting for hides
+        self.hunt_tick: int | None = None
+        self.armor_given_up = False  # leather armor given up: its hides could not be had
+        self.site_walk: str | None = None  # the station this decision walks to
+        self.site_refused: dict[str, int] = {}  # walks to a station refused in a row
+        self.moves_refused = 0  # walks refused in a row, wherever to
+        self.walking = False  # this decision's answer is a walk
         self.house_stuck = 0  # times a tile of its house had nowhere to stand beside it
         self.home_given_up = False
         self.no_spot = 0  # times in a row it found no free tile beside it to place a station
@@ -238,8 +258,18 @@ class Strategy(Agent):
 
     # ------------------------------------------------------------------ feedback
     def feedback(self, result: dict[str, Any]) -> None:
-        if not result.get("ok") and self.last_target is not None:
+        ok = bool(result.get("ok"))
+        if not ok and self.last_target is not None:
             self._failed(self.last_target)
+        elif ok and self.last_target == self.explore_to:
+            self.explore_refused = 0
+        if self.site_walk is not None:
+            self.site_refused[self.site_walk] = 0 if ok else self.site_refused.get(
+                self.site_walk, 0) + 1
+        if result.get("code") == "no_path":
+            self.moves_refused += 1
+        elif ok and self.walking:
+            self.moves_refused = 0
 
     def _failed(self, target: Pos) -> None:
         if self.dungeon is not None:
@@ -248,6 +278,7 @@ class Strategy(Agent):
             self.avoid.add(target)
             if self.explore_to == target:
                 self.explore_to = None
+                self.explore_refused += 1
 
     def _learn(self, obs: dict[str, Any]) -> None:
         area = obs["self"]["area"]
@@ -256,6 +287,9 @@ class Strategy(Agent):
             self.notes.update(obs)
             for st in obs["structures"]:
                 self.seen_structures.add((st["x"], st["y"]))
+            for e in obs["entities"]:
+                if e["kind"] == "boar":
+                    self.prey_seen[e["id"]] = ((e["x"], e["y"]), obs["tick"])
         else:
             if self.dungeon is None or self.dungeon.area != area:
                 self.dungeon = DungeonNotes(area)
@@ -284,7 +318,24 @@ class Strategy(Agent):
 
     # ------------------------------------------------------------------ deciding
     def decide(self, obs: dict[str, Any]) -> dict[str, Any] | None:
+        choice = self._decide(obs)
+        self.walking = choice is not None and choice.get("type") == "move_to"
+        if self.walking and obs["self"]["area"] == 0:
+            # The same walk answered again from the same place: it was taken and got nowhere
+            # (the tile is another's structure, or something stands there). Not again.
+            if self.last_walk == (choice, me(obs)):
+                self.same_walk += 1
+                if self.same_walk >= SAME_WALK:
+                    self._failed((choice["x"], choice["y"]))
+                    self.same_walk = 0
+            else:
+                self.same_walk = 0
+            self.last_walk = (choice, me(obs))
+        return choice
+
+    def _decide(self, obs: dict[str, Any]) -> dict[str, Any] | None:
         self._learn(obs)
+        self.site_walk = None
         s = obs["self"]
         if s["down"] or s["asleep"]:
             return None
@@ -311,6 +362,10 @@ class Strategy(Agent):
         food = next((f for f in FOODS if items.get(f)), None)
         if s["hunger"] < 55 and food:
             return {"type": "eat", "item": food}
+        if self.moves_refused >= WALLED_IN:
+            way_out = self._way_out(obs, items)
+            if way_out is not None:
+                return way_out
         choice = self._go_to_bed(obs) if self._bedtime(obs) else self._plan(obs, items)
         if (
             action is not None
@@ -437,6 +492,7 @@ class Strategy(Agent):
                     obs, items, "workbench", "leather", {},
                     count=leather_need - items.get("leather", 0),
                 )
+            self._hunting(obs)
             return self._hunt(obs, "boar")
         if self._wants_leather_armor(have):
             return self._make(obs, items, "workbench", "leather_armor", {})
@@ -508,7 +564,18 @@ class Strategy(Agent):
             self.iron_poor and not self.house.lock_fitted)
 
     def _wants_leather_armor(self, have: set) -> bool:
-        return self._armor() == "leather" and not {"leather_armor", "iron_armor"} & have
+        return (self._armor() == "leather" and not self.armor_given_up
+                and not {"leather_armor", "iron_armor"} & have)
+
+    def _hunting(self, obs: dict[str, Any]) -> None:
+        """Time spent hunting for hides; past HUNT_PATIENCE the leather armor's four are given
+        up (nine hunters share fourteen boars): the outfit's two are enough to go on."""
+        tick = obs["tick"]
+        if self.hunt_tick is not None:
+            self.hunted += min(tick - self.hunt_tick, 60)
+        self.hunt_tick = tick
+        if self.hunted > HUNT_PATIENCE:
+            self.armor_given_up = True
 
     def _smelt(self, obs: dict[str, Any], items: dict[str, int], short: int) -> dict[str, Any]:
         """Ore and coal for `short` ingots, then the furnace. When one of them is nowhere in
@@ -705,8 +772,10 @@ class Strategy(Agent):
         return site or find_house_site(self.notes, [me(obs)], taken)
 
     def _blocked(self) -> set[Pos]:
-        """Tiles nobody stands on: refused targets, its stations and bed, its walls."""
-        return self.avoid | set(self.sites.values()) | self.house.walls()
+        """Tiles nobody stands on: refused targets, its stations and bed, its walls, and the
+        structures of others it has seen (a spot beside a wall that is another's station is
+        walked to and never stood on)."""
+        return self.avoid | set(self.sites.values()) | self.house.walls() | self.seen_structures
 
     def _place_at(self, obs: dict[str, Any], item: str, target: Pos) -> dict[str, Any]:
         """Place `item` on `target`, walking next to it first (inside the house for the bed)."""
@@ -850,6 +919,65 @@ class Strategy(Agent):
         self.last_target = target
         return goto(*target)
 
+    def _to_site(self, obs: dict[str, Any], station: str) -> dict[str, Any]:
+        """Walk to one of its stations. One the world has no way to, time after time (trees and
+        others' buildings all round it), is given up: the plan sets up another where it can."""
+        if self.site_refused.get(station, 0) >= SITE_PATIENCE and station in STATIONS:
+            del self.sites[station]
+            self.site_refused[station] = 0
+            return {"type": "wait", "ticks": 1}
+        self.site_walk = station
+        return self._go(self.sites[station])
+
+    def _way_out(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any] | None:
+        """Walled in (every walk refused, and the open ground it can reach is a small pocket):
+        clear the side that opens onto ground beyond, a tree or rock by gathering it, else a
+        station of its own by taking it down (the plan sets it up again elsewhere). None when
+        it is not walled in or nothing round the pocket can be cleared."""
+        here = me(obs)
+        tiles = self.notes.tiles
+        taken = self.seen_structures | {(st["x"], st["y"]) for st in obs["structures"]}
+        if self.house.site is not None:
+            taken = taken - {self.house.layout()[2]}  # its own door opens for it
+        region, frontier = {here}, [here]
+        while frontier and len(region) < POCKET:
+            x, y = frontier.pop()
+            for q in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                if q not in region and tiles.get(q) in OPEN and q not in taken:
+                    region.add(q)
+                    frontier.append(q)
+        if len(region) >= POCKET:
+            return None
+        own = {p: name for name, p in self.sites.items() if name in STATIONS}
+        pickaxe = any(items.get(t) for t in ("wooden_pickaxe", "stone_pickaxe", "iron_pickaxe"))
+        best = None
+        for x, y in region:
+            for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                side, beyond = (x + dx, y + dy), (x + 2 * dx, y + 2 * dy)
+                if side in region:
+                    continue
+                if side in own:
+                    rank = 2
+                elif tiles.get(side) == "T" or (tiles.get(side) in MINEABLE and pickaxe):
+                    rank = 0
+                else:
+                    continue
+                if not (tiles.get(beyond) in OPEN and beyond not in taken):
+                    rank += 4
+                key = (rank, abs(x - here[0]) + abs(y - here[1]), side, (x, y))
+                best = key if best is None or key < best else best
+        if best is None:
+            return None
+        side, stand = best[2], best[3]
+        if stand != here:
+            return goto(*stand)  # across the pocket, beside the side to clear
+        self.moves_refused = WALLED_IN - 2  # walk again soon: the side may be open by then
+        if side in own:
+            del self.sites[own[side]]
+            return {"type": "dismantle", "x": side[0], "y": side[1]}
+        self.last_target = side
+        return gather(side)
+
     def _explore(self, obs: dict[str, Any], systematic: bool = False) -> dict[str, Any]:
         """Somewhere not yet seen: a random nearby place, or (looking for iron or coal it knows
         nowhere of) the nearest unseen point of a grid over the map."""
@@ -860,9 +988,15 @@ class Strategy(Agent):
         if (
             self.explore_to is None
             or near((x, y), self.explore_to, 2)
-            or self.explore_to in self.notes.tiles
+            or (self.explore_to in self.notes.tiles and not self.explore_known)
         ):
             waypoint = self._unseen_waypoint(x, y) if systematic else None
+            self.explore_known = False
+            if waypoint is None and self.explore_refused >= LOST:
+                # Unseen points, time after time, with no way to them (inside rock or water, as
+                # most are once the open land is seen): somewhere remembered and open instead.
+                waypoint = self.notes.open_frontier(self.rng, x, y)
+                self.explore_known = waypoint is not None
             self.explore_to = waypoint or self.notes.frontier(self.rng, x, y)
             self.explore_since = obs["tick"]
         return self._go(self.explore_to)
@@ -936,13 +1070,27 @@ class Strategy(Agent):
 
     def _hunt(self, obs: dict[str, Any], kind: str) -> dict[str, Any]:
         x, y = me(obs)
-        prey = [e for e in obs["entities"] if e["kind"] == kind]
+        # One across water or behind others' walls (the world had no way to it) is left alone.
+        prey = [e for e in obs["entities"] if e["kind"] == kind and (e["x"], e["y"]) not in self.avoid]
         if not prey:
-            return self._explore(obs)
+            return self._last_seen_prey(obs) or self._explore(obs)
         e = min(prey, key=lambda e: abs(e["x"] - x) + abs(e["y"] - y))
         if max(abs(e["x"] - x), abs(e["y"] - y)) <= 1:
             return {"type": "attack", "target": e["id"]}
         return self._go((e["x"], e["y"]))
+
+    def _last_seen_prey(self, obs: dict[str, Any]) -> dict[str, Any] | None:
+        """No boar in sight: the nearest one seen lately, where it was (boars wander slowly, and
+        nine hunters share fourteen of them). One not there on arrival is forgotten."""
+        here, tick = me(obs), obs["tick"]
+        seen = {i: (p, t) for i, (p, t) in self.prey_seen.items()
+                if tick - t <= PREY_MEMORY and p not in self.avoid and not near(here, p, 2)}
+        self.prey_seen = seen
+        if not seen:
+            return None
+        spot = min((p for p, _ in seen.values()),
+                   key=lambda p: (abs(p[0] - here[0]) + abs(p[1] - here[1]), p))
+        return self._go(spot)
 
     def _place(
         self, obs: dict[str, Any], item: str, near_site: str | None = None
@@ -965,7 +1113,7 @@ class Strategy(Agent):
         self.place_target = None
         site = self.sites.get(near_site) if near_site else None
         if site is not None and not near(here, site, 1) and self.no_spot < CROWDED:
-            return self._go(site)
+            return self._to_site(obs, near_site)
         spot = self._spot(obs)
         if spot is None:
             self.no_spot += 1
@@ -1036,7 +1184,7 @@ class Strategy(Agent):
             return self._place(obs, station, near_site="workbench")
         site = self.sites[station]
         if not near(me(obs), site, 2):
-            return self._go(site)
+            return self._to_site(obs, station)
         most = min(items.get(m, 0) // n for m, n in needs.items()) if needs else count
         return {"type": "craft", "recipe": recipe, "count": max(1, min(count, most))}
 
