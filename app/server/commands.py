@@ -275,6 +275,13 @@ def wsgi_app() -> Any:
         "message_queue": env.get("ASIWORLD_MESSAGE_QUEUE") or None,
     }
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    if settings["message_queue"]:
+        from asiworld.server.fanout import QueueUnavailable, check_queue
+
+        try:
+            check_queue(settings["message_queue"])
+        except QueueUnavailable as exc:
+            raise RuntimeError(f"ASIWORLD_MESSAGE_QUEUE: {exc.code}: {exc.message}") from None
     lock = None
     if settings["data_dir"]:
         from asiworld.server import datalock

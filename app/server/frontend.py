@@ -18,14 +18,19 @@ import threading
 from typing import Any
 
 from asiworld.server import APP_DIR
+from asiworld.server.errors import error_body
 from asiworld.server.fanout import CHANNEL, NAMESPACE, SPECTATORS, request_spectate
 from asiworld.server.live import HIGH_WATER, LOW_WATER
 from asiworld.server.nesting import BoundedJSON
+from asiworld.server.validation import Invalid, RateLimiter
 from flask import Blueprint, Flask, jsonify, redirect, render_template, request
 from flask_socketio import SocketIO, emit
 
 PACE_SECONDS = 0.1
 REFUSED = ("join", "act", "observe", "follow")
+# Each spectate makes the world send a whole keyframe through the queue: one a second per client
+# (a burst of 5 for reconnects and resyncs) keeps a client that loops on it from flooding it.
+SPECTATE_RATE = (1.0, 5.0)
 
 
 class FrontEnd:
@@ -48,6 +53,7 @@ class FrontEnd:
         self.redis = redis.Redis.from_url(url)
         self.spectators: dict[str, bool] = {}  # sid -> stale (dropped from the room)
         self.dropped_to_keyframe = 0
+        self.limits = RateLimiter({"spectate": SPECTATE_RATE})
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._register()
@@ -65,10 +71,17 @@ class FrontEnd:
         def on_disconnect(*_: Any) -> None:
             with self._lock:
                 self.spectators.pop(request.sid, None)
+            self.limits.forget(request.sid)
 
         @sio.on("spectate")
         def on_spectate(data: Any = None) -> dict:
             sid = request.sid
+            try:
+                self.limits.check(sid, "spectate")
+            except Invalid as exc:
+                body = error_body(exc, event="spectate")
+                emit("error", body)
+                return body
             with self._lock:
                 self.spectators[sid] = False
             request_spectate(self.redis, sid)
