@@ -15,8 +15,10 @@ time and calls. Goal for 300 minutes: <= 60 s on the 2-core machine. The fake mo
 the README's demo runs it, `asiworld fake-model` in a process of its own (`--model thread`: on
 a thread of the study's process, as the tests run it). The machine is shared, so
 each figure comes with the load average before and after and the CPU seconds the study took
-(this process's threads, the fake model's among them, and its program host's process): the CPU
-time depends far less on the other users of the machine than the wall time does.
+(this process's threads and its child processes': the program host, the figure workers, the
+fake model; `cpu_seconds_study_process`: this process alone, the part that runs on one core at
+a time): the CPU time depends far less on the other users of the machine than the wall time
+does.
 """
 
 from __future__ import annotations
@@ -102,12 +104,12 @@ def bench_study(minutes: int, model: str = "process") -> dict:
     with fake_model(model) as url, tempfile.TemporaryDirectory() as tmp:
         text = demo_text(url, minutes=minutes)
         load = os.getloadavg()[0]
-        began, cpu = time.perf_counter(), _cpu_seconds()
+        began, cpu, own = time.perf_counter(), _cpu_seconds(), _cpu_seconds(children=False)
         (results,) = run_study(parse_study(text), text, Path(tmp), say=lambda line: None)
-        wall = time.perf_counter() - began
+        wall, own = time.perf_counter() - began, _cpu_seconds(children=False) - own
     cpu = _cpu_seconds() - cpu  # the fake model's process has ended: its CPU counts too
     return {"minutes": minutes, "model": model, "wall_seconds": round(wall, 2),
-            "cpu_seconds": round(cpu, 2),
+            "cpu_seconds": round(cpu, 2), "cpu_seconds_study_process": round(own, 2),
             "load_before": round(load, 2), "load_after": round(os.getloadavg()[0], 2),
             "engine_seconds": results["engine_seconds"],
             "model_calls": sum(r.get("calls", 0) for r in results["costs"]),
@@ -139,11 +141,12 @@ def fake_model(where: str) -> Iterator[str]:
         server.wait()
 
 
-def _cpu_seconds() -> float:
-    """User and system CPU of this process and of its children that ended (the program host)."""
+def _cpu_seconds(children: bool = True) -> float:
+    """User and system CPU of this process and (`children`) of its children that ended: the
+    program host, the figure workers, the fake model's process."""
     own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    ended = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + (ended.ru_utime + ended.ru_stime if children else 0.0)
 
 
 def main() -> None:
