@@ -19,6 +19,10 @@ from asiworld.headless.run import Run, RunConfig
 
 pytestmark = [
     pytest.mark.slow,
+    # The first test of each seed waits for its run (two to four minutes idle, up to fifteen at a
+    # load average above 50): the default 300 s would fail it, and an expected failure would
+    # hide that.
+    pytest.mark.timeout(1800),
     pytest.mark.skipif(os.environ.get("ASIWORLD_SLOW") != "1", reason="set ASIWORLD_SLOW=1"),
 ]
 
