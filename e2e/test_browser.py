@@ -5,6 +5,7 @@ hosted programs."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 
@@ -80,7 +81,8 @@ def test_following_a_character_turns_on_fog(live_server, page, shot):
     shot(page, "live-follow-fog")
     assert fogged["hash"] != open_map["hash"]
     assert fogged["dark"] > open_map["dark"] + 0.2, (open_map, fogged)  # unseen is black
-    assert page.locator("#follow-badge").is_visible()
+    # The badge follows the fog by a frame or two: wait for it (Playwright retries), do not race it.
+    expect(page.locator("#follow-badge")).to_be_visible()
 
 
 def tree_stand(runner, near: tuple[int, int]) -> tuple[int, int]:
