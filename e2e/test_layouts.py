@@ -104,9 +104,9 @@ TOP_BAR = """() => {
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_the_top_bar_shows_every_link_whole(replay_server, browser, size):
-    # A fresh context per page, as the other layout tests: in one tab, /play then a replay
-    # sometimes waited 30 s for the replay's overview (seen twice in the whole suite at
-    # 1280x720, cause not found yet); what this test checks is each page's top bar.
+    # A fresh context per page, as the other layout tests. (In one tab, a replay after many
+    # pages once waited 30 s for its overview: the server's per-address limit answered 429 and
+    # the viewer asked again at once; test_replay_viewer checks that it now waits as told.)
     for path in MAP_PAGES + OTHER_PAGES:
         context = browser.new_context(viewport={"width": size[0], "height": size[1]})
         try:

@@ -5,6 +5,7 @@ view (the pixels change), deep links, and fork into the live world."""
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 
 from e2e.conftest import RID
@@ -159,3 +160,27 @@ def test_a_new_dungeon_area_keeps_the_surfaces_terrain_cache(page, replay_server
     assert result["afterRemoval"] == result["before"] and result["dungeonGone"]
     assert result["afterSurface"] == result["before"] + 1  # the cached area was replaced
     assert result["surface"] == [2, 2, 2, 2] and result["tick"] == 4
+
+
+
+def test_a_rate_limited_request_is_waited_out_and_the_replay_still_opens(page, replay_server):
+    """The server's per-address limit (429, Retry-After: 1) reached by a busy tab: the viewer
+    waits as it is told and asks again. Here, as with an empty token bucket, a request sooner
+    than that after a refusal is refused again: a viewer that retried at once (it did) never
+    got its overview (seen in the layout tests: 30 s without it)."""
+    refused: list[float] = []
+
+    def bucket(route):
+        now = time.monotonic()
+        if not refused or now - refused[-1] < 0.9:
+            refused.append(now)
+            route.fulfill(status=429, headers={"Retry-After": "1"}, content_type="application/json",
+                          body=json.dumps({"error": {"code": "rate_limited", "message": "too many requests"}}))
+        else:
+            route.continue_()
+
+    page.route("**/overview", bucket)
+    page.goto(f"{replay_server['url']}/replay/{RID}")
+    page.wait_for_function("window.__replay && window.__replay.ready && window.__replay.ui.overview",
+                           timeout=20_000)
+    assert 1 <= len(refused) <= 3, f"{len(refused)} refusals: the viewer did not wait as told"

@@ -2,8 +2,17 @@
 // (60 ticks) at a time as the clock reaches it, and a keyframe from the server for a far seek.
 // Requests are cached as promises, so two callers wanting the same chunk share one fetch.
 
+// A 429 (the server's per-address rate limit, which a fast scrub or a busy tab can reach) is
+// waited out as its Retry-After says and asked again, a few times, instead of failing the page.
+const RATE_LIMIT_TRIES = 5;
+
 async function getJSON(url) {
-  const r = await fetch(url);
+  let r = await fetch(url);
+  for (let tried = 1; r.status === 429 && tried < RATE_LIMIT_TRIES; tried++) {
+    const wait = Math.min(5, Math.max(0.2, Number(r.headers.get("Retry-After")) || 1));
+    await new Promise((done) => setTimeout(done, wait * 1000));
+    r = await fetch(url);
+  }
   const body = await r.json().catch(() => ({ code: "bad_response", message: `HTTP ${r.status}` }));
   if (!r.ok) throw Object.assign(new Error(body.message || `HTTP ${r.status}`), { code: body.code });
   return body;
