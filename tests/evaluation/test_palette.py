@@ -34,16 +34,22 @@ def test_the_evaluation_page_is_handed_the_same_palette_file():
     assert PALETTE_FILE.parent == PACKAGE_DIR / "static"
 
 
-def test_the_page_picks_the_same_colours_as_the_figures():
+def run_page(last: str, call: str):
+    """The page's colour functions (evaluation.js, from nameHash to the function `last`) run in
+    node with the shipped palette; the JSON of `call` comes back."""
     node = shutil.which("node")
     assert node, "node is needed to run the page's colour functions"
     js = (PACKAGE_DIR / "static" / "evaluation.js").read_text(encoding="utf-8")
     start = js.index("function nameHash")
-    end = js.index("\n}\n", js.index("function colours")) + 3
+    end = js.index("\n}\n", js.index(f"function {last}")) + 3
     script = (f"const PALETTE = {json.dumps(palette())};\n{js[start:end]}\n"
-              f"console.log(JSON.stringify(colours({json.dumps(NAMES)})));")  # fmt: skip
+              f"console.log(JSON.stringify({call}));")  # fmt: skip
     out = subprocess.run([node, "-e", script], capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout) == colours(NAMES)
+    return json.loads(out.stdout)
+
+
+def test_the_page_picks_the_same_colours_as_the_figures():
+    assert run_page("colours", f"colours({json.dumps(NAMES)})") == colours(NAMES)
 
 
 ROWS = [
@@ -63,15 +69,8 @@ def test_a_character_is_drawn_in_its_configurations_colour():
 
 
 def test_the_page_colours_its_rows_as_the_figures_do():
-    node = shutil.which("node")
-    assert node, "node is needed to run the page's colour functions"
-    js = (PACKAGE_DIR / "static" / "evaluation.js").read_text(encoding="utf-8")
-    start = js.index("function nameHash")
-    end = js.index("\n}\n", js.index("function characterColours")) + 3
-    script = (f"const PALETTE = {json.dumps(palette())};\n{js[start:end]}\n"
-              f"console.log(JSON.stringify(characterColours({json.dumps(ROWS)})));")  # fmt: skip
-    out = subprocess.run([node, "-e", script], capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout) == character_colours((r["name"], r["label"]) for r in ROWS)
+    page = run_page("characterColours", f"characterColours({json.dumps(ROWS)})")
+    assert page == character_colours((r["name"], r["label"]) for r in ROWS)
 
 
 def test_the_figures_colour_each_row_by_its_configuration():
