@@ -117,3 +117,21 @@ def test_the_top_bar_shows_every_link_whole(replay_server, browser, size):
             assert bar == {"cut": [], "navScrolls": False}, f"{path} at {size}: {bar}"
         finally:
             context.close()
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_replays_jump_controls_keep_one_line(replay_server, browser, width):
+    """"jump to <kind> of <whose> ◀ ▶" is one line on a phone too (at 390 px "next ▶" wrapped onto
+    a line of its own); the arrows keep the names prev and next."""
+    context = browser.new_context(viewport={"width": width, "height": 844})
+    page = context.new_page()
+    try:
+        page.goto(replay_server["url"] + f"/replay/{RID}")
+        settle(page, f"/replay/{RID}")
+        tops = page.evaluate("""() => ['jump-kind', 'jump-who', 'jump-prev', 'jump-next'].map(
+          (id) => Math.round(document.getElementById(id).getBoundingClientRect().top))""")
+        assert max(tops) - min(tops) <= 4, f"the jump controls at {width} px lie on several lines: {tops}"
+        expect(page.get_by_role("button", name="next", exact=True)).to_be_visible()
+        expect(page.get_by_role("button", name="prev", exact=True)).to_be_visible()
+    finally:
+        context.close()

@@ -101,3 +101,47 @@ def test_name_tags_of_characters_standing_together_do_not_overlap(replay_server,
         for b in tags[i + 1:]:
             apart = a["x"] + a["w"] <= b["x"] or b["x"] + b["w"] <= a["x"] or abs(a["y"] - b["y"]) >= 14
             assert apart, (a, b)
+
+
+def test_a_phone_plays_with_the_on_screen_controls(replay_server, browser, shot):
+    """A phone has no keys: once seated, /play shows arrows and the E/F/P/Space/Z/Q buttons at the
+    map's lower left; a tap walks (or turns to face what blocks the way) and Wait says so. A
+    desktop window does not show them."""
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    try:
+        page = phone.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        join(page, replay_server["url"], "thumbs")
+        page.wait_for_function("window.__asiworld.view.ready", timeout=15000)
+        pad = page.locator("#touch-pad")
+        expect(pad).to_be_visible()
+        for button in pad.locator("button").all():
+            box = button.bounding_box()
+            assert box["width"] >= 44 and box["height"] >= 44, button.get_attribute("aria-label")
+            assert 0 <= box["x"] and box["x"] + box["width"] <= 390  # inside the screen
+        start = page.evaluate("[window.__asiworld.view.self.x, window.__asiworld.view.self.y]")
+        # At the plaza at least one way is open: tap each direction until the character walks.
+        for direction in ("north", "east", "south", "west"):
+            page.tap(f"#touch-pad [aria-label='move {direction}']")
+            try:
+                page.wait_for_function(
+                    f"window.__asiworld.view.self.x !== {start[0]} || window.__asiworld.view.self.y !== {start[1]}",
+                    timeout=3000)
+                break
+            except Exception:
+                continue
+        else:
+            pytest.fail(f"four taps on the arrows never moved the character from {start}")
+        page.tap("#touch-pad button[data-key=' ']")
+        expect(page.locator("#message")).to_contain_text("You wait 5 ticks")
+        shot(page, "play-phone-controls")
+        assert not errors, f"the page raised: {errors}"
+    finally:
+        phone.close()
+
+
+def test_a_desktop_window_has_no_on_screen_controls(replay_server, page):
+    join(page, replay_server["url"], "keys only")
+    page.wait_for_function("window.__asiworld.view.ready", timeout=15000)
+    expect(page.locator("#touch-pad")).to_be_hidden()

@@ -58,6 +58,7 @@ watchSocket(socket, () => {
     } else {
       localStorage.removeItem(TOKEN_KEY);
       token = null;
+      document.body.classList.remove("seated");
       $("join").classList.remove("hidden");
       $("join-error").textContent = reply ? `${reply.message}: join again` : "";
     }
@@ -119,6 +120,7 @@ function seated(reply) {
   token = reply.token;
   myName = reply.name;
   $("join").classList.add("hidden");
+  document.body.classList.add("seated");  // shows the on-screen controls on a touch screen
   $("me-name").textContent = reply.name;
   canvas.focus();
 }
@@ -219,30 +221,59 @@ function useItem(it) {
   say(`The ${pretty(it.item)} is a material: craft with it (C).`, true);
 }
 
-window.addEventListener("keydown", (ev) => {
-  if (!token || ev.target.tagName === "INPUT") return;
-  const key = ev.key.toLowerCase();
+// One table of commands for the keyboard and the on-screen controls (a phone has no keys).
+const COMMANDS = {
+  e: interact, f: attack, " ": () => act({ type: "wait", ticks: 5 }, () => say("You wait 5 ticks.", true, 1500)),
+  p: () => act({ type: "pick_up" }),
+  z: () => act({ type: view.self && view.self.asleep ? "wake" : "sleep" }),
+  q: () => act({ type: "leave" }),
+  c: () => toggleMenu("craft-menu"), b: () => toggleMenu("build-menu"), m: () => toggleMenu("buy-menu"),
+  escape: () => { for (const id of MENUS) $(id).classList.add("hidden"); },
+};
+
+// Runs the command of a key; false when the key means nothing here.
+function command(key) {
+  if (!token) return false;
   if (KEYS[key]) {
-    ev.preventDefault();
     facing = KEYS[key];
     // Facing something solid only turns the character, so E and B act on it without a refusal.
     const t = faced();
     if (!blocked(t.x, t.y)) act({ type: "move", dir: facing });
-    return;
+    return true;
   }
-  const handlers = {
-    e: interact, f: attack, " ": () => act({ type: "wait", ticks: 5 }, () => say("You wait 5 ticks.", true, 1500)),
-    p: () => act({ type: "pick_up" }),
-    z: () => act({ type: view.self && view.self.asleep ? "wake" : "sleep" }),
-    q: () => act({ type: "leave" }),
-    c: () => toggleMenu("craft-menu"), b: () => toggleMenu("build-menu"), m: () => toggleMenu("buy-menu"),
-    escape: () => { for (const id of MENUS) $(id).classList.add("hidden"); },
-  };
-  if (handlers[key]) {
-    ev.preventDefault();
-    handlers[key]();
-  }
+  if (!COMMANDS[key]) return false;
+  COMMANDS[key]();
+  return true;
+}
+
+window.addEventListener("keydown", (ev) => {
+  if (ev.target.tagName === "INPUT") return;
+  if (command(ev.key.toLowerCase())) ev.preventDefault();
 });
+
+// On-screen controls: a tap runs the button's key once; holding a direction keeps walking
+// (a step each REPEAT_MS) until the finger lifts. A click that follows a pointer press is the
+// same press, so it is not run twice; a click alone (Enter or Space on a focused button) runs it.
+const REPEAT_MS = 180;
+let repeat = null;
+let pressed = false;
+function stopRepeat() { clearInterval(repeat); repeat = null; }
+for (const button of document.querySelectorAll("#touch-pad button[data-key]")) {
+  const key = button.dataset.key;
+  button.addEventListener("pointerdown", (ev) => {
+    ev.preventDefault();
+    pressed = true;
+    command(key);
+    stopRepeat();
+    if (KEYS[key]) repeat = setInterval(() => command(key), REPEAT_MS);
+  });
+  for (const end of ["pointerup", "pointercancel", "pointerleave"]) button.addEventListener(end, stopRepeat);
+  button.addEventListener("click", () => {
+    if (pressed) { pressed = false; return; }
+    command(key);
+  });
+  button.addEventListener("contextmenu", (ev) => ev.preventDefault());  // a long press is a walk
+}
 
 attachCameraControls(canvas, renderer, {
   onClick: (tile) => { if (token) act({ type: "move_to", x: tile.x, y: tile.y }); canvas.focus(); },
