@@ -3,28 +3,10 @@ determinism, restarts and a crashed host."""
 
 from __future__ import annotations
 
-import pytest
 from asiworld.engine import World
 from asiworld.programs.manager import ProgramManager
 
 from tests.programs.helpers import run_ticks, run_until_done
-
-
-@pytest.fixture
-def world():
-    return World.create(seed=7)
-
-
-@pytest.fixture
-def char(world):
-    return world.add_character(name="ada")
-
-
-@pytest.fixture
-def manager(world):
-    m = ProgramManager(world, in_process=True)
-    yield m
-    m.close()
 
 
 def test_a_long_wait_blocks_the_program_across_ticks_and_resumes_with_the_result(

@@ -6,30 +6,12 @@ from __future__ import annotations
 import os
 
 import pytest
-from asiworld.engine import World
 from asiworld.engine import inventory as engine_inventory
 from asiworld.programs.manager import ProgramManager
 
 from tests.programs.helpers import run_ticks, run_until_done
 
 SENTINEL = "/tmp/asiworld_program_escape_sentinel"
-
-
-@pytest.fixture
-def world():
-    return World.create(seed=7)
-
-
-@pytest.fixture
-def char(world):
-    return world.add_character(name="ada")
-
-
-@pytest.fixture
-def manager(world):
-    m = ProgramManager(world, in_process=True)
-    yield m
-    m.close()
 
 
 def outcome_of(manager, world, char, source):
