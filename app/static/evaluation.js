@@ -288,7 +288,10 @@ function countdown(study) {
   line.dataset.finished = study.finished ? "1" : "0";
   const title = study.title ? `${study.title}: ` : "";
   if (study.problem) {
-    line.replaceChildren(`${title}the study reached its horizon but its results could not be written (${study.problem})`);
+    line.replaceChildren(`${title}${study.problem}`);
+  } else if ((study.waiting_for || []).length) {  // synchronised entry: the clock has not started
+    line.replaceChildren(`${title}waiting for the external seat(s) `, el("b", {}, study.waiting_for.join(", ")),
+      " to make their first call: the clock starts then");
   } else if (study.finished) {
     line.replaceChildren(`${title}the study reached its horizon (tick ${study.horizon}); the world stopped and its results are in `,
       el("b", {}, study.out), study.state_hash ? ` (state hash ${study.state_hash})` : "");

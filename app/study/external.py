@@ -35,25 +35,35 @@ POLL_SECONDS = 0.05
 class ExternalSeats:
     """The agent API of one study world for its external seats (see the module docstring)."""
 
-    def __init__(self, serve: ServeSection) -> None:
-        from asiworld.server.connections import BoundedWSGIServer
-
+    def __init__(self, serve: ServeSection, listen: bool = True) -> None:
+        """`listen`: serve the agent API on a loopback port of its own (`study run`); without
+        it the seats are seated on a server's agent API by `seat_on` (`serve --study`)."""
         self.serve = serve
         self.seats: list[tuple[ExternalConfiguration, int]] = []
         self.tokens: dict[str, str] = {}
         self.service: Any = None
+        self.server: Any = None
+        self.url: str | None = None
+        self.thread: threading.Thread | None = None
+        self.listens = listen
+        if listen:
+            self._bind(serve.port)
+
+    def _bind(self, port: int) -> None:
+        from asiworld.server.connections import BoundedWSGIServer
+
         # Bound now, so a port in use stops the study before anything starts (and here, not
         # in Werkzeug, which answers a bind error with sys.exit).
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Werkzeug sets it
         try:
-            listener.bind((HOST, serve.port))
+            listener.bind((HOST, port))
             listener.listen(128)
         except OSError as exc:
             listener.close()
             raise StudyError(
                 "port_unavailable",
-                f"cannot serve the external seats' agent API on {HOST}:{serve.port} "
+                f"cannot serve the external seats' agent API on {HOST}:{port} "
                 f"({exc.strerror or exc}); give another [serve] port or --port",
             ) from None
         self.port = int(listener.getsockname()[1])
@@ -61,7 +71,6 @@ class ExternalSeats:
             self.server = BoundedWSGIServer(HOST, self.port, _not_yet, MAX_CONNECTIONS,
                                             fd=listener.fileno())
         self.url = f"http://{HOST}:{self.port}"
-        self.thread: threading.Thread | None = None
 
     def add(self, conf: ExternalConfiguration, char: int) -> None:
         self.seats.append((conf, char))
@@ -83,21 +92,25 @@ class ExternalSeats:
             "SPECTATOR_TOKEN": spectator,
             "MAX_CHARACTERS": len(pipeline.world.characters()),
         })
-        self.service = app.extensions["asiworld_agents"]
-        for conf, char in self.seats:
-            self.tokens[conf.name] = self.service.seat(char, conf.name, conf.label or conf.name)
         self.server.app = app
         logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request on stderr
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True,
                                        name="study-agent-api")
         self.thread.start()
         say(f"agent API for the external seats: {self.url} (loopback only; no one else joins)")
-        for conf, char in self.seats:
-            token = self.tokens[conf.name]
-            say(f"external seat {conf.name}: character {char} token {token}")
-            say(f"  e.g. asiworld agent --server {self.url} --character {char} --token {token} "
-                "--builtin forager")
+        self.seat_on(app.extensions["asiworld_agents"], self.url, say)
         say(f"spectate: {self.url}/live?spectator_token={spectator}")
+
+    def seat_on(self, service: Any, url: str, say: Callable[[str], None]) -> None:
+        """Give each seat's character a token on `service` (an agent API: the study's own, or
+        the live server's) and print how its agent plays it at `url`."""
+        self.service = service
+        for conf, char in self.seats:
+            token = service.seat(char, conf.name, conf.label or conf.name)
+            self.tokens[conf.name] = token
+            say(f"external seat {conf.name}: character {char} token {token}")
+            say(f"  e.g. asiworld agent --server {url} --character {char} --token {token} "
+                "--builtin forager")
 
     def wait_for_entry(self, say: Callable[[str], None],
                        clock: Callable[[], float] = time.monotonic) -> None:
@@ -120,6 +133,8 @@ class ExternalSeats:
             time.sleep(POLL_SECONDS)
 
     def absent(self) -> list[str]:
+        if self.service is None:  # not seated yet: nobody has called
+            return [conf.name for conf, _char in self.seats]
         calls = self.service.calls
         return [conf.name for conf, char in self.seats if not calls.get(char)]
 
@@ -131,7 +146,8 @@ class ExternalSeats:
     def close(self) -> None:
         if self.thread is not None:
             self.server.shutdown()
-        self.server.server_close()
+        if self.server is not None:
+            self.server.server_close()
 
 
 def _not_yet(environ: dict, start_response: Callable) -> list[bytes]:

@@ -11,6 +11,12 @@ watches it: /live, /evaluation (the countdown to the horizon and the live table,
 At the horizon the runner stops before its next tick and DIR gets what `study run` writes
 (results.json, report.md, figures/, events.jsonl; the transcripts and the replay were written
 as it ran). The server keeps serving the finished world and its results.
+
+The study's world holds its seats only: a join needs a join token (`--join-token`, else one
+nobody is told). External seats are seated on this server's own agent API: their tokens are
+printed, the clock starts once each has made a call (as `study run` waits for them), and with
+an agent under test on the server the whole-world views need the spectator token (printed, or
+`--spectator-token`), so it sees only its own view.
 """
 
 from __future__ import annotations
@@ -33,7 +39,9 @@ log = logging.getLogger(__name__)
 class LiveStudy:
     """One study world on the server's clock, and what /evaluation says about it."""
 
-    def __init__(self, study: Study, text: str, out: Path, where: str, speed: float) -> None:
+    def __init__(self, study: Study, text: str, out: Path, where: str, speed: float,
+                 url: str = "http://127.0.0.1:8000", join_token: str | None = None,
+                 spectator_token: str | None = None) -> None:
         seeds = study.world.seed_list()
         if len(seeds) != 1:
             raise StudyError(
@@ -41,15 +49,15 @@ class LiveStudy:
                 f"the study lists {len(seeds)} seeds; the live server runs one world: give the "
                 "study one seed, or run it with asiworld study run",
             )
-        outside = [c.name for c in study.configurations if c.kind == "external"]
-        if outside:  # study run serves them an agent API of their own; this server has one
-            raise StudyError(
-                "external_on_server",
-                f"configuration(s) {', '.join(outside)} are external seats, which the live "
-                "server does not seat yet: run this study with asiworld study run",
-            )
-        self.study, self.out = study, Path(out)
-        self.run = StudyRun(study, text, self.out, seeds[0], where)
+        from asiworld.server.auth import new_token
+
+        self.study, self.out, self.url = study, Path(out), url.rstrip("/")
+        # Only the study's seats play its world; the external seats play on this server's own
+        # agent API, so with them here the whole world is watched with the spectator token.
+        self.join_token = join_token or new_token()
+        outside = any(c.kind == "external" for c in study.configurations)
+        self.spectator_token = spectator_token or (new_token() if outside else None)
+        self.run = StudyRun(study, text, self.out, seeds[0], where, serve_external=False)
         self.horizon = self.run.horizon
         clock = study.clock
         self.speed = speed if isinstance(clock, Lockstep) else clock.speed
@@ -60,6 +68,7 @@ class LiveStudy:
         self.problem: str | None = None
         self._began: float | None = None
         self._finishing = False
+        self.entered = threading.Event()  # every external seat has called: the clock runs
 
     # --- what create_app needs -----------------------------------------------------------
 
@@ -78,15 +87,42 @@ class LiveStudy:
             "BUILTIN": self.run.builtins,
             "SEED": self.run.seed,
             "SPEED": self.speed,
+            "JOIN_TOKEN": self.join_token,
+            "SPECTATOR_TOKEN": self.spectator_token,
         }
 
     def attach(self, app: Any) -> None:
         app.extensions["asiworld_study"] = self
         app.extensions["asiworld_recording"] = self  # /replays badges DIR/replay.asirep
+        if self.run.external is not None:
+            self.run.external.seat_on(app.extensions["asiworld_agents"], self.url, _say)
+            _say(f"  spectate: {self.url}/live?spectator_token={self.spectator_token}")
 
     def start(self) -> None:
-        """Start the clock (the runner) and the realtime model seats."""
+        """Start the clock (the runner) and the realtime model seats; with external seats the
+        runner serves their calls paused until each has called (synchronised entry)."""
+        external = self.run.external
+        if external is None:
+            self._enter()
+            return
+        self.runner.paused = True
+        self.runner.start()
+        threading.Thread(target=self._wait_for_entry, name="study-entry", daemon=True).start()
+
+    def _wait_for_entry(self) -> None:
+        try:
+            self.run.external.wait_for_entry(_say)
+        except StudyError as exc:  # the world never starts; /evaluation and the log say why
+            self.problem = exc.message
+            log.error("%s: %s", exc.code, exc.message)
+            return
+        if not self._finishing:  # not stopped (Ctrl-C) meanwhile
+            self.runner.resume()
+            self._enter()
+
+    def _enter(self) -> None:
         self._began = time.perf_counter()
+        self.entered.set()
         self.runner.start()
         self.run.start_models()
 
@@ -123,7 +159,8 @@ class LiveStudy:
             write_study(self.out, self.run, self.results)
             log.info("the study reached its horizon (tick %d): wrote %s", self.horizon, self.out)
         except Exception as exc:  # shown on /evaluation; the log has the traceback
-            self.problem = f"{type(exc).__name__}: {exc}"
+            self.problem = ("the study reached its horizon but its results could not be written "
+                            f"({type(exc).__name__}: {exc})")
             log.exception("the study's results could not be written")
         finally:
             self.finished.set()
@@ -144,6 +181,9 @@ class LiveStudy:
             "finished": self.finished.is_set(),
             "state_hash": (self.results or {}).get("state_hash"),
             "problem": self.problem,
+            # external seats that have not made their first call: the clock waits for them
+            "waiting_for": [] if self.entered.is_set() or self.run.external is None
+            else self.run.external.absent(),
         }
 
     def stop(self) -> None:
@@ -163,9 +203,16 @@ def open_study(args: Any) -> LiveStudy:
     from .spec import load_study
 
     study, text = load_study(args.study)
+    shown = "localhost" if args.host in ("127.0.0.1", "0.0.0.0") else args.host
     out = args.out
     if out is None:
         out = Path(f"{Path(args.study).stem}-live-{time.strftime('%Y%m%d-%H%M%S')}")
     earlier_study(out)
     out.mkdir(parents=True, exist_ok=True)
-    return LiveStudy(study, text, out, str(args.study), float(args.speed))
+    return LiveStudy(study, text, out, str(args.study), float(args.speed),
+                     url=f"http://{shown}:{args.port}", join_token=args.join_token,
+                     spectator_token=args.spectator_token)
+
+
+def _say(line: str) -> None:
+    print(f"  {line}" if not line.startswith(" ") else line, flush=True)

@@ -62,11 +62,13 @@ class StudyRun:
     then on to the horizon."""
 
     def __init__(self, study: Study, text: str, out: Path, seed: int,
-                 where: str = "study.toml", resume: bool = False) -> None:
+                 where: str = "study.toml", resume: bool = False,
+                 serve_external: bool = True) -> None:
         self.study, self.text, self.out, self.seed, self.where = study, text, Path(out), seed, where
         self.external: ExternalSeats | None = None
         if any(isinstance(c, ExternalConfiguration) for c in study.configurations):
-            self.external = ExternalSeats(study.serve)  # its port, before anything starts
+            # its port, before anything starts; `serve --study` seats them on its own server
+            self.external = ExternalSeats(study.serve, listen=serve_external)
         self.content = load_content()
         self.world = World.create(seed=seed, content=self.content, size=study.world.size)
         self.horizon = study.world.minutes * self.content.time.ticks_per_minute
@@ -132,7 +134,7 @@ class StudyRun:
         # a watcher: the "agents" observer is the served agent API's when there are external
         # seats; what a seat's client is handed does not change the world
         self.pipeline.watch(lambda tick: self.models.deliver(tick.events))
-        if self.external is not None:
+        if self.external is not None and self.external.listens:
             self.external.open(self.runner, say)
 
     def _replay_transcript(self, seat: ModelSeat) -> None:

@@ -1,7 +1,7 @@
 """`asiworld serve --study FILE --out DIR`: the same study on the live server. With the stand-in
 model on the lockstep clock it writes the folder `asiworld study run` writes, with the same state
 hash; /evaluation counts down to the horizon while it runs; /replays lists DIR/replay.asirep as it
-is written; the world stops at the horizon. Bad inputs tried: a study with two seeds, a missing
+is written; the world stops at the horizon; nobody joins its world. Bad inputs tried: a study with two seeds, a missing
 study file, an --out folder holding an earlier study, --out without --study."""
 
 from __future__ import annotations
@@ -46,6 +46,9 @@ def test_a_lockstep_study_on_the_server_writes_what_study_run_writes(tmp_path):
             "--admin-token", "t",
         )
         try:
+            # The study's world holds its seats only: a stranger's join would change its hash.
+            status, body = http("POST", port, "/api/agents/join", {"name": "intruder"})
+            assert status == 403 and body["error"]["code"] == "join_closed", body
             countdown, listed = [], False
             deadline = time.monotonic() + 200
             while time.monotonic() < deadline:

@@ -3,8 +3,12 @@ external seat's token, and holds its clock until every external seat has made it
 nobody else can join, watch the whole world or touch the clock; the seat is scored like any
 other. Played here by `asiworld agent --builtin forager` in a process of its own.
 
+On the live server (`serve --study`) the seat plays on the server's own agent API, with the
+same synchronised entry and closed world.
+
 Bad inputs tried: an external seat on the lockstep clock, a seat that never calls (the entry
-timeout), a port already in use, a bad --port."""
+timeout, on `study run` and on the server), a port already in use, a bad --port, a join and a
+whole-world view without the tokens on the server."""
 
 from __future__ import annotations
 
@@ -20,6 +24,8 @@ import urllib.request
 import pytest
 from asiworld.cli import main
 from asiworld.study.spec import StudyError, parse_study
+
+from tests.hardening.serving import free_port, start_server, stop_server
 
 ASIWORLD = [sys.executable, "-m", "asiworld.cli"]
 
@@ -164,9 +170,63 @@ def test_a_port_in_use_or_a_bad_port_starts_nothing(tmp_path, capsys):
         holder.close()
 
 
-def test_the_live_server_refuses_a_study_with_an_external_seat(tmp_path, capsys):
-    path, out = tmp_path / "s.toml", tmp_path / "out"
+@pytest.mark.timeout(240)
+def test_the_live_server_seats_an_external_agent_and_waits_for_it(tmp_path):
+    """`serve --study` with an external seat: the seat's token is printed, the seat plays on
+    the server's own agent API, the clock starts only once it has called, nobody else joins
+    or watches the whole world without the printed spectator token, and at the horizon the
+    folder has the seat's row like `study run`'s."""
+    path, out, port = tmp_path / "s.toml", tmp_path / "out", free_port()
     path.write_text(study())
-    assert main(["serve", "--ephemeral", "--study", str(path), "--out", str(out)]) == 2
-    assert "error: external_on_server: " in capsys.readouterr().err
-    assert not (out / "replay.asirep").exists()
+    server = start_server(port, "--ephemeral", "--study", str(path), "--out", str(out))
+    agent = None
+    seen: list[str] = []
+    try:
+        seat = read_until(server.stdout, r"external seat outside: character (\d+) token (\S+)", seen)
+        spectate = read_until(server.stdout, r"spectate: \S+\?spectator_token=(\S+)", seen).group(1)
+        url = f"http://127.0.0.1:{port}"
+        time.sleep(1.0)  # the world must not start while the seat is away
+        assert get(f"{url}/healthz")[1]["tick"] == 0
+        status, body = get(f"{url}/api/agents/join", {"name": "intruder"})
+        assert status == 403 and body["error"]["code"] == "join_closed"
+        assert get(f"{url}/api/world")[0] == 403
+        status, body = get(f"{url}/api/evaluation?spectator_token={spectate}")
+        assert status == 200 and body["meta"]["study"]["waiting_for"] == ["outside"]
+        agent = subprocess.Popen(
+            [*ASIWORLD, "agent", "--server", url, "--character", seat.group(1), "--token",
+             seat.group(2), "--builtin", "forager", "--think", "0.05"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline, state = time.monotonic() + 120, {}
+        while time.monotonic() < deadline and not state.get("finished"):
+            time.sleep(0.2)
+            state = get(f"{url}/api/evaluation?spectator_token={spectate}")[1]["meta"]["study"]
+        assert state["finished"] and state["problem"] is None and state["waiting_for"] == [], state
+    finally:
+        for proc in (agent,):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        stop_server(server)
+    results = json.loads((out / "results.json").read_text())
+    costs = {r["name"]: r for r in results["costs"]}
+    assert costs["outside"]["kind"] == "external" and costs["outside"]["api_calls"] > 0
+    rows = {c["name"]: c for c in results["configurations"]}
+    assert sum(rows["outside"]["actions"].values()) > 0 and results["ticks"] == 60
+
+
+def test_on_the_live_server_a_seat_that_never_calls_is_said_and_the_world_never_starts(tmp_path):
+    path, out, port = tmp_path / "s.toml", tmp_path / "out", free_port()
+    path.write_text(study(timeout=0.5))
+    server = start_server(port, "--ephemeral", "--study", str(path), "--out", str(out),
+                          "--spectator-token", "watcher-token-1234")
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline, state = time.monotonic() + 30, {}
+        while time.monotonic() < deadline and not state.get("problem"):
+            time.sleep(0.2)
+            state = get(f"{url}/api/evaluation?spectator_token=watcher-token-1234")[1]["meta"]["study"]
+        assert state["problem"].startswith("external seat(s) outside made no call within 0.5 s")
+        assert get(f"{url}/healthz")[1]["tick"] == 0
+    finally:
+        _, err = stop_server(server)
+    assert "external_absent" in err and "Traceback" not in err
