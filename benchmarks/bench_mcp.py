@@ -12,8 +12,15 @@ and median of the runs):
 - `python_alone`: launching `python -c pass` (the floor no server can go under);
 - `sdk_import`: `python -c "import mcp.server.lowlevel, mcp.server.stdio"` (the MCP SDK alone:
   its `import mcp` builds some 550 pydantic models for two protocol versions);
+- `server_parts`: `python -c "from asiworld.agents.mcp_sdk import import_stdio_server;
+  import_stdio_server()"`, the same SDK modules as `asiworld mcp` imports them (the packages'
+  `__init__` and pydantic's eager schema builds left out);
 - `ours_imported`: `python -c "import asiworld.cli, asiworld.agents.commands,
   asiworld.agents.mcp_server"`, what `asiworld mcp` imports of its own before it answers.
+
+Each has its CPU seconds beside it (`*_cpu`: user + system of the launched process, read from
+/proc when `initialize` is answered, from the children's rusage for the plain imports): on a
+shared machine the wall times follow the load, the CPU much less.
 
 Run: python benchmarks/bench_mcp.py [--runs N]
 """
@@ -25,6 +32,7 @@ import asyncio
 import json
 import logging
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -43,6 +51,8 @@ from werkzeug.serving import make_server  # noqa: E402
 ASIWORLD = str(Path(sys.executable).with_name("asiworld"))
 # What `asiworld mcp` imports of its own before its first answer (everything but the SDK).
 OURS = "import asiworld.cli, asiworld.agents.commands, asiworld.agents.mcp_server"
+SERVER_PARTS = "from asiworld.agents.mcp_sdk import import_stdio_server; import_stdio_server()"
+TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def serve() -> tuple[str, object]:
@@ -57,22 +67,36 @@ def serve() -> tuple[str, object]:
     return f"http://127.0.0.1:{server.server_port}", (server, runner)
 
 
-async def launch(command: StdioServerParameters) -> tuple[float, float]:
+def server_cpu() -> float:
+    """User + system CPU seconds of this process's child `asiworld mcp` so far (Linux /proc)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == os.getpid() and b"mcp" in (stat.parent / "cmdline").read_bytes():
+                return (int(fields[11]) + int(fields[12])) / TICKS
+        except (OSError, IndexError, ValueError):
+            continue  # a process that ended while it was read
+    return float("nan")
+
+
+async def launch(command: StdioServerParameters) -> tuple[float, float, float]:
     started = time.perf_counter()
     async with mcp.Client(command) as session:
         initialized = time.perf_counter() - started
+        cpu = server_cpu()
         await session.list_tools()
         listed = time.perf_counter() - started
-    return initialized, listed
+    return initialized, cpu, listed
 
 
-def wall(code: str, runs: int) -> list[float]:
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True)
-        times.append(time.perf_counter() - started)
-    return times
+def wall(code: str) -> tuple[float, float]:
+    """(wall, CPU) seconds of `python -c code`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True)
+    elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return elapsed, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def summary(times: list[float]) -> dict[str, float]:
@@ -90,15 +114,19 @@ def main() -> None:
     command = StdioServerParameters(command=ASIWORLD, env=dict(os.environ), args=[
         "mcp", "--server", url, "--token", seat.token, "--character", str(seat.character)])
     load = [round(os.getloadavg()[0], 2)]
-    times: dict[str, list[float]] = {"initialize": [], "tools_listed": [], "python_alone": [],
-                                     "sdk_import": [], "ours_imported": []}
+    plain = {"python_alone": "pass", "sdk_import": "import mcp.server.lowlevel, mcp.server.stdio",
+             "server_parts": SERVER_PARTS, "ours_imported": OURS}
+    times: dict[str, list[float]] = {name: [] for name in [
+        "initialize", "initialize_cpu", "tools_listed", *(k + s for k in plain for s in ("", "_cpu"))]}
     for _ in range(args.runs):  # interleaved: a load that comes and goes hits them alike
-        first, second = asyncio.run(launch(command))
+        first, cpu, second = asyncio.run(launch(command))
         times["initialize"].append(first)
+        times["initialize_cpu"].append(cpu)
         times["tools_listed"].append(second)
-        times["python_alone"] += wall("pass", 1)
-        times["sdk_import"] += wall("import mcp.server.lowlevel, mcp.server.stdio", 1)
-        times["ours_imported"] += wall(OURS, 1)
+        for name, code in plain.items():
+            elapsed, used = wall(code)
+            times[name].append(elapsed)
+            times[name + "_cpu"].append(used)
     report: dict[str, object] = {k: summary(v) for k, v in times.items()}
     report["runs"] = args.runs
     load.append(round(os.getloadavg()[0], 2))

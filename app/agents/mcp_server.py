@@ -13,8 +13,9 @@ normal result with `ok: false`: the call worked, the world said no.
 
 Resources: the rules (docs/rules.md), the program API (docs/programs.md) and the action table
 as JSON; one prompt, `play`, the harness's system prompt for this character. The MCP SDK is
-imported when the server is built, not before; the tools (the engine's action table) at the
-first call that needs them, after the answer to `initialize`.
+imported when the server is built, not before (`asiworld mcp` through asiworld.agents.mcp_sdk:
+its stdio server without the SDK's client, pydantic's schemas built at first use); the tools
+(the engine's action table) at the first call that needs them, after the answer to `initialize`.
 """
 
 from __future__ import annotations
@@ -203,6 +204,9 @@ def build_server(client: Client) -> Any:
 
 
 def serve_stdio(client: Client) -> None:
+    from asiworld.agents.mcp_sdk import import_stdio_server
+
+    import_stdio_server()  # first: the SDK's client and pydantic's eager builds left out
     import anyio
     from mcp.server.stdio import stdio_server
 

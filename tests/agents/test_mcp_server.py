@@ -145,3 +145,30 @@ def test_what_asiworld_mcp_imports_before_its_first_answer_leaves_the_engine_out
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           check=True, timeout=120)
     assert done.stdout.split() == ["asiworld.engine.errors", "mcp"]
+
+
+def test_asiworld_mcp_imports_the_stdio_server_without_the_sdk_client_and_builds_on_first_use():
+    """`asiworld mcp` imports the SDK's low-level server and stdio transport without the
+    packages' __init__ (the SDK's client, MCPServer) and with pydantic's schema builds deferred
+    to first use: the models still validate (a tool without a name is refused) and `mcp.Client`
+    is still there for whoever asks (the package's __init__ runs then)."""
+    import subprocess
+
+    probe = ("import sys\n"
+             "import pydantic\n"
+             "from asiworld.agents.mcp_sdk import import_stdio_server\n"
+             "import_stdio_server()\n"
+             "import mcp_types\n"
+             "print(*[m for m in ('mcp.client', 'mcp.server.mcpserver') if m in sys.modules])\n"
+             "print(mcp_types.Tool.__pydantic_complete__)\n"
+             "print(mcp_types.Tool(name='observe', input_schema={'type': 'object'}).name)\n"
+             "print(mcp_types.Tool.__pydantic_complete__)\n"
+             "try:\n"
+             "    mcp_types.Tool(input_schema={'type': 'object'})\n"
+             "except pydantic.ValidationError as error:\n"
+             "    print(*error.errors()[0]['loc'])\n"
+             "import mcp\n"
+             "print(mcp.Client.__name__, 'mcp.client' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True, timeout=120)
+    assert done.stdout.splitlines() == ["", "False", "observe", "True", "name", "Client True"]
