@@ -207,28 +207,40 @@ class LocalHost:
 
 
 class ProcessHost:
-    """The host in a separate resource-limited process (`python -m asiworld.programs.host`), spoken
-    to over its stdin/stdout in length-prefixed JSON. A subprocess rather than multiprocessing:
-    it never re-imports the caller's main module and never forks a threaded server."""
+    """The host in a separate resource-limited process (`python -m asiworld.programs.host`, or
+    forked from a `zygote` that has imported this module: the same process, without the
+    start-up), spoken to over its stdin/stdout in length-prefixed JSON. A subprocess rather
+    than multiprocessing: it never re-imports the caller's main module and never forks a
+    threaded server."""
 
     def __init__(
         self,
         memory_bytes: int = HOST_MEMORY_BYTES,
         timeout: float = REPLY_TIMEOUT_SECONDS,
         spin: float = HOST_SPIN_SECONDS,
+        zygote: Any = None,
     ):
-        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
         self.timeout = timeout
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "asiworld.programs.host", str(memory_bytes), str(spin)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-            cwd=root,
-            close_fds=True,
-        )
+        self.process: Any = None
+        if zygote is not None:  # forked from a pre-imported process (zygote.py), if it lives
+            from asiworld.programs.zygote import ZygoteGone
+
+            try:
+                self.process = zygote.spawn(memory_bytes, spin)
+            except ZygoteGone:
+                self.process = None
+        if self.process is None:
+            root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+            env = dict(os.environ)
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "asiworld.programs.host", str(memory_bytes), str(spin)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=env,
+                cwd=root,
+                close_fds=True,
+            )
         self.replies = FrameReader(self.process.stdout.fileno())
         self.spin = SpinWindow(ENGINE_SPIN_SECONDS)
         self.sent = time.perf_counter()

@@ -31,6 +31,7 @@ for an operation the program did not start stops it too, one tick later.
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +42,8 @@ from asiworld.engine import ActionResult, Refusal, World
 from asiworld.programs.host import HostCrashed, LocalHost, SliceRow
 from asiworld.programs.limits import DEFAULT_BUDGET, ENDED_KEPT, Budget
 from asiworld.programs.pool import HostPool
+
+log = logging.getLogger(__name__)
 
 ACTIVE = ("running", "waiting")
 OP_ENDS = ("op_done", "op_failed", "op_cancelled")
@@ -463,7 +466,12 @@ class ProgramManager:
 
     def _host_crashed(self, why: str) -> None:
         """Every program of the dead host fails; the next request starts a fresh host."""
-        self._host = None
+        host, self._host = self._host, None
+        if host is not None:
+            try:
+                host.close()  # what is left of it (a pool's zygote and other processes)
+            except Exception:  # noqa: BLE001 - it is being discarded anyway
+                log.debug("closing a crashed host failed", exc_info=True)
         self.host_restarts += 1
         for key in sorted(self.active.values()):
             record = self.records[key]

@@ -5,7 +5,9 @@
 unseen in C (a comparison of two huge shared structures, say), exhausts memory or crashes its
 interpreter takes down one process, and the pool answers for that program alone: it `failed`
 with `cpu_time_exceeded`, `out_of_memory` or `host_crashed`. A warm spare process is kept ready,
-so a submission never waits for an interpreter to start.
+so a submission never waits for an interpreter to start; the processes are forked from the pool's
+zygote (asiworld.programs.zygote: one interpreter that has imported the host), so a program's
+process costs a fork, not a Python start-up and the host's imports.
 
 How long the world waits for a program (the rule that keeps runs deterministic):
 - Without a deadline (headless and lockstep runs, the default) the engine waits for every
@@ -27,18 +29,20 @@ from __future__ import annotations
 import signal
 import time
 from collections import deque
+from functools import partial
 from typing import Any
 
 from asiworld.programs.host import HostCrashed, ProcessHost
+from asiworld.programs.zygote import Zygote
 
 THINKING_SECONDS = 5.0  # a live program silent this long is killed (cpu_time_exceeded)
 LIVE_SLICE_DEADLINE = 0.05  # seconds a live world waits each tick for its programs' answers
 CPU_KILLED = ("cpu_time_exceeded", "used too much CPU time in one tick (stopped by force)")
 
 
-def quiet_host() -> ProcessHost:
+def quiet_host(zygote: Any = None) -> ProcessHost:
     """A pooled host never polls for its next request: a dozen of them would spin on two cores."""
-    return ProcessHost(spin=0.0)
+    return ProcessHost(spin=0.0, zygote=zygote)
 
 
 def _failed_row(pid: int, code: str, message: str) -> list:
@@ -49,8 +53,15 @@ def _failed_row(pid: int, code: str, message: str) -> list:
 class HostPool:
     """Programs' host processes, one each, and the rule for how long the world waits on them."""
 
-    def __init__(self, slice_deadline: float | None = None, factory: Any = quiet_host) -> None:
+    def __init__(self, slice_deadline: float | None = None, factory: Any = None) -> None:
         self.slice_deadline = slice_deadline
+        self.zygote: Zygote | None = None
+        if factory is None:  # quiet hosts forked from a zygote (plain processes if it fails)
+            try:
+                self.zygote = Zygote()
+            except OSError:
+                self.zygote = None
+            factory = partial(quiet_host, self.zygote)
         self._factory = factory
         self.hosts: dict[int, Any] = {}  # program id -> its host
         self.spare: Any = None
@@ -121,6 +132,9 @@ class HostPool:
         if self.spare is not None:
             self.spare.close()
             self.spare = None
+        if self.zygote is not None:
+            self.zygote.close()
+            self.zygote = None
 
     # -- supervision ----------------------------------------------------------------------
     def _still_thinking(self, pid: int) -> list:

@@ -1,0 +1,93 @@
+"""Program hosts are forked from the pool's zygote (asiworld.programs.zygote) instead of each
+starting a Python interpreter: still one process per program, under the same limits, with
+nothing of the zygote open; a zygote that is gone costs a plain start-up, never a program."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+from asiworld.engine import World
+from asiworld.programs.manager import ProgramManager
+
+from tests.programs.helpers import run_until_done
+
+WAITS = "wait(50)\n"
+COUNTS = "n = 0\nwhile n < 3:\n    wait(1)\n    n += 1\n"
+
+
+def parent_of(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rpartition(")")[2].split()[1])
+
+
+def test_each_program_runs_in_its_own_process_forked_from_the_zygote():
+    world = World.create(seed=3, size=48)
+    ann, bob = world.add_character(name="ann"), world.add_character(name="bob")
+    manager = ProgramManager(world, in_process=False)
+    try:
+        one = manager.submit(ann, "one", WAITS)["id"]
+        two = manager.submit(bob, "two", WAITS)["id"]
+        pool = manager._host
+        hosts = [pool.hosts[manager.record(c, p).key].process.pid for c, p in ((ann, one),
+                                                                               (bob, two))]
+        assert hosts[0] != hosts[1] and os.getpid() not in hosts
+        zygote = pool.zygote.process.pid
+        assert [parent_of(pid) for pid in hosts] == [zygote, zygote]
+        for pid in hosts:
+            assert sorted(os.listdir(f"/proc/{pid}/fd"), key=int) == ["0", "1", "2"]
+            with open(f"/proc/{pid}/limits") as f:
+                limits = f.read()
+            assert f"Max address space         {1 << 30}" in limits
+            assert "Max open files            16" in limits
+    finally:
+        manager.close()
+
+
+def test_a_host_killed_by_a_signal_is_reported_with_that_signal():
+    world = World.create(seed=3, size=48)
+    ann = world.add_character(name="ann")
+    manager = ProgramManager(world, in_process=False)
+    try:
+        pid = manager.submit(ann, "one", WAITS)["id"]
+        process = manager._host.hosts[manager.record(ann, pid).key].process
+        process.send_signal(signal.SIGXCPU)
+        assert process.wait(timeout=10) == -signal.SIGXCPU  # as the pool reads RLIMIT_CPU
+    finally:
+        manager.close()
+
+
+def test_without_its_zygote_the_pool_starts_hosts_the_plain_way():
+    world = World.create(seed=3, size=48)
+    ann, bob = world.add_character(name="ann"), world.add_character(name="bob")
+    manager = ProgramManager(world, in_process=False)
+    try:
+        first = manager.submit(ann, "first", WAITS)["id"]
+        pool = manager._host
+        zygote = pool.zygote.process
+        zygote.kill()
+        zygote.wait(timeout=10)
+        process = pool.hosts[manager.record(ann, first).key].process
+        assert process.wait(timeout=10) == -signal.SIGKILL  # its hosts die with it
+        time.sleep(0.1)
+        reply = manager.submit(bob, "counting", COUNTS)
+        assert reply["ok"], reply
+        assert run_until_done(manager, world, bob, reply["id"], limit=50)["status"] == "finished"
+        host = pool.hosts.get(manager.record(bob, reply["id"]).key)
+        assert host is None or parent_of(host.process.pid) == os.getpid()
+    finally:
+        manager.close()
+
+
+def test_closing_the_pool_ends_the_zygote_and_every_host():
+    world = World.create(seed=3, size=48)
+    ann = world.add_character(name="ann")
+    manager = ProgramManager(world, in_process=False)
+    pid = manager.submit(ann, "one", WAITS)["id"]
+    pool = manager._host
+    host = pool.hosts[manager.record(ann, pid).key].process.pid
+    zygote = pool.zygote.process
+    manager.close()
+    assert zygote.poll() is not None
+    assert not os.path.exists(f"/proc/{host}") or open(f"/proc/{host}/stat").read().split()[2] == "Z"
