@@ -173,12 +173,24 @@ def test_a_hosted_program_runs_to_its_end(server):
     assert body["logs"] == ["done"]
 
 
-def _program_hosts(pid: int) -> list[int]:
-    """The server's child processes that are program hosts (Linux /proc)."""
+def _children(pid: int) -> list[int]:
     children: list[int] = []
     for task in Path(f"/proc/{pid}/task").iterdir():
         children += [int(c) for c in (task / "children").read_text().split()]
-    return [c for c in children if b"asiworld.programs.host" in Path(f"/proc/{c}/cmdline").read_bytes()]
+    return children
+
+
+def _program_hosts(pid: int) -> list[int]:
+    """The server's program hosts (Linux /proc): its children started as hosts, and the children
+    of its zygote (forked hosts, asiworld.programs.zygote)."""
+    hosts = []
+    for child in _children(pid):
+        command = Path(f"/proc/{child}/cmdline").read_bytes()
+        if b"asiworld.programs.host" in command:
+            hosts.append(child)
+        elif b"asiworld.programs.zygote" in command:
+            hosts += _children(child)
+    return hosts
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
