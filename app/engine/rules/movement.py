@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -59,53 +60,116 @@ register(Handler("move", "movement", {"dir": Arg("dir", help="n (north, up the m
                  help="one step north, south, east or west"))
 
 
-def cost_xy(world: World, area: Area, char: Character) -> np.ndarray:
-    """Path cost for this character, indexed [x, y] (tcod's node order, contiguous): terrain
-    and structures, with its own locked doors open. The shared part is cached per area version,
-    so only the character's doors are applied to a copy."""
+def _base_cost(world: World, area: Area) -> tuple[np.ndarray, dict[int, list[tuple[int, int]]]]:
+    """Terrain and structures' path cost for an area version, indexed [x, y] (tcod's node
+    order, contiguous; read-only), and each owner's locked doors (open to that owner only)."""
     key = (area.id, area.version)
-    base = world.path_cache.get(key)
-    if base is None:
+    cached = world.path_cache.get(key)
+    if cached is None:
         walk = world.content.walk_lut[area.terrain].astype(np.int8)
+        doors: dict[int, list[tuple[int, int]]] = {}
         for (x, y), s in area.structures.items():
             if not homes.passable(s, None, world.content):
                 walk[y, x] = 0
+            if s.kind == "door" and s.locked:
+                doors.setdefault(s.owner, []).append((x, y))
         base = np.ascontiguousarray(walk.T)
+        base.flags.writeable = False
         for stale in [k for k in world.path_cache if k[0] == area.id]:
             del world.path_cache[stale]
-        world.path_cache[key] = base
+        cached = world.path_cache[key] = (base, doors)
+    return cached
+
+
+def cost_xy(world: World, area: Area, char: Character) -> np.ndarray:
+    """Path cost for this character over the whole area, indexed [x, y]: terrain and
+    structures, with its own locked doors open."""
+    base, doors = _base_cost(world, area)
     cost = base.copy()
-    for (x, y), s in area.structures.items():
-        if s.kind == "door" and s.locked and s.owner == char.id:
-            cost[x, y] = 1
+    for x, y in doors.get(char.id, ()):
+        cost[x, y] = 1
     return cost
+
+
+FIRST_MARGIN = 8  # tiles round the start and goal of the first window searched
+UNREACHED = np.iinfo(np.int32).max
+
+
+def window_path(base: np.ndarray, start: tuple[int, int], goal: tuple[int, int],
+                opened: Iterable[tuple[int, int]] = (), bodies: Iterable[tuple[int, int]] = (),
+                margin: int = FIRST_MARGIN) -> list[tuple[int, int]] | None:
+    """tcod's A* from `start` to `goal` over `base` ([x, y] costs; `opened` tiles cost 1,
+    `bodies` block, the goal itself always passes), searched in a window round the two and
+    widened until the search stayed inside it.
+
+    Exactly the path a search over the whole map finds: tcod's heap orders by priority only
+    (distance + Manhattan distance to the goal, the same wherever the window lies), so a
+    search whose frontier never reached a window edge that has map beyond it made the same
+    pushes and pops, in the same order, as the search over the whole map (which then never
+    looked past the window either). A search that touched such an edge is done again in a
+    window four times as wide, up to the whole map, where no check is needed.
+    None when there is no way; [] when already there. With a solid goal (a tree) the path
+    ends next to it."""
+    if start == goal:
+        return []
+    width, height = base.shape
+    (sx, sy), (gx, gy) = start, goal
+    margin = max(margin, 1)  # a window one tile wide would trip tcod's loop check
+    lo_x, hi_x, lo_y, hi_y = min(sx, gx), max(sx, gx), min(sy, gy), max(sy, gy)
+    opened, bodies = list(opened), list(bodies)
+    while True:
+        x0, y0 = max(lo_x - margin, 0), max(lo_y - margin, 0)
+        x1, y1 = min(hi_x + margin + 1, width), min(hi_y + margin + 1, height)
+        cost = base[x0:x1, y0:y1].copy()
+        for x, y in opened:
+            if x0 <= x < x1 and y0 <= y < y1:
+                cost[x - x0, y - y0] = 1
+        for x, y in bodies:
+            if x0 <= x < x1 and y0 <= y < y1:
+                cost[x - x0, y - y0] = 0
+        goal_open = bool(cost[gx - x0, gy - y0])
+        cost[gx - x0, gy - y0] = 1  # so a solid goal (a tree) is reached by standing next to it
+        graph = tcod.path.SimpleGraph(cost=cost, cardinal=1, diagonal=0)
+        graph.set_heuristic(cardinal=1, diagonal=0)
+        finder = tcod.path.Pathfinder(graph)
+        finder.add_root((sx - x0, sy - y0))
+        found = finder.path_to((gx - x0, gy - y0)).tolist()[1:]
+        whole = x0 == 0 and y0 == 0 and x1 == width and y1 == height
+        if whole or not _reached_edge(finder.distance, x0 > 0, x1 < width, y0 > 0, y1 < height):
+            break
+        margin *= 4
+    path: list | None = [(x + x0, y + y0) for x, y in found]
+    if not path:
+        path = None
+    elif not goal_open:
+        path = path[:-1]
+    return path
+
+
+def _reached_edge(dist: np.ndarray, west: bool, east: bool, north: bool, south: bool) -> bool:
+    """Did the search put a tile of a window edge (one with map beyond it) on its frontier?"""
+    return bool((west and (dist[0, :] != UNREACHED).any()) or (east and (dist[-1, :] != UNREACHED).any())
+                or (north and (dist[:, 0] != UNREACHED).any())
+                or (south and (dist[:, -1] != UNREACHED).any()))
+
+
+MEMO_PATHS = 8192  # a crowd's walks are checked at submit, at the tick and at the start
 
 
 def find_path(world: World, char: Character, x: int, y: int, avoid_bodies: bool) -> list | None:
     area = world.area_of(char)
-    # A check at submit, again at the tick and at the start ask the same question: answer once.
+    # A check at submit, again at the tick and at the start ask the same question: answer
+    # once. The key holds all the search depends on (area ids are never reused; the version
+    # moves with every change of terrain, structures and locks).
     memo_key = (char.id, char.area, char.x, char.y, x, y, area.version)
     if not avoid_bodies and memo_key in world.path_memo:
         found = world.path_memo[memo_key]
         return None if found is None else list(found)
-    cost = cost_xy(world, area, char)
-    if avoid_bodies:
-        for (ox, oy), eid in area.occupant.items():
-            if eid != char.id:
-                cost[ox, oy] = 0
-    goal_open = bool(cost[x, y])
-    cost[x, y] = 1  # so a solid goal (a tree) is reached by standing next to it
-    graph = tcod.path.SimpleGraph(cost=cost, cardinal=1, diagonal=0)
-    graph.set_heuristic(cardinal=1, diagonal=0)
-    finder = tcod.path.Pathfinder(graph)
-    finder.add_root((char.x, char.y))
-    path: list | None = [tuple(map(int, p)) for p in finder.path_to((x, y)).tolist()[1:]]
-    if not path:
-        path = None if (char.x, char.y) != (x, y) else []
-    elif not goal_open:
-        path = path[:-1]
+    base, doors = _base_cost(world, area)
+    bodies = [p for p, eid in area.occupant.items() if eid != char.id] if avoid_bodies else ()
+    path = window_path(base, (char.x, char.y), (x, y), doors.get(char.id, ()), bodies)
     if not avoid_bodies:
-        if len(world.path_memo) > 256:
+        if len(world.path_memo) > MEMO_PATHS:
             world.path_memo.clear()
         world.path_memo[memo_key] = None if path is None else tuple(path)
     return path

@@ -1,0 +1,98 @@
+"""A walk's path is searched in a window round its start and goal, widened until the search
+stayed inside it: the path is always the one tcod's A* finds over the whole map (the engine's
+path finding before windows), tile for tile, so every state hash stays what it was."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import tcod.path
+from asiworld.engine import World, load_content
+from asiworld.engine.model import SURFACE
+from asiworld.engine.rules import movement
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+CONTENT = load_content()
+
+
+def whole_map_path(base, start, goal, opened=(), bodies=()):
+    """The engine's search before windows: one A* over the whole map."""
+    cost = np.array(base, dtype=np.int8)
+    for x, y in opened:
+        cost[x, y] = 1
+    for x, y in bodies:
+        cost[x, y] = 0
+    goal_open = bool(cost[goal])
+    cost[goal] = 1
+    graph = tcod.path.SimpleGraph(cost=cost, cardinal=1, diagonal=0)
+    graph.set_heuristic(cardinal=1, diagonal=0)
+    finder = tcod.path.Pathfinder(graph)
+    finder.add_root(start)
+    path = [tuple(map(int, p)) for p in finder.path_to(goal).tolist()[1:]]
+    if not path:
+        return None if start != goal else []
+    return path if goal_open else path[:-1]
+
+
+@st.composite
+def maps(draw):
+    width, height = draw(st.integers(2, 40)), draw(st.integers(2, 40))
+    density = draw(st.sampled_from([0.0, 0.1, 0.25, 0.4, 0.55]))
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    base = np.array([[0 if rng.random() < density else 1 for _ in range(height)]
+                     for _ in range(width)], dtype=np.int8)
+    tiles = [(x, y) for x in range(width) for y in range(height)]
+    start, goal = rng.choice(tiles), rng.choice(tiles)
+    bodies = rng.sample(tiles, rng.randrange(0, len(tiles) // 3 + 1))
+    bodies = [p for p in bodies if p != start]
+    opened = rng.sample(tiles, rng.randrange(0, 4))
+    return base, start, goal, opened, bodies, draw(st.integers(0, 4))
+
+
+@settings(max_examples=400, deadline=None)
+@given(maps())
+def test_a_window_finds_the_path_a_whole_map_search_finds(case):
+    base, start, goal, opened, bodies, margin = case
+    base.flags.writeable = False
+    assert movement.window_path(base, start, goal, opened, bodies, margin=margin) == \
+        whole_map_path(base, start, goal, opened, bodies)
+
+
+def test_a_detour_round_a_wall_longer_than_the_window_is_the_whole_map_path():
+    # The straight way is walled off from x = 1 to 38: the first window (margin 1) holds no
+    # way round, the search reaches its edge and is done again wider.
+    base = np.ones((40, 40), dtype=np.int8)
+    base[1:39, 20] = 0
+    base.flags.writeable = False
+    path = movement.window_path(base, (20, 18), (20, 22), margin=1)
+    assert path == whole_map_path(base, (20, 18), (20, 22))
+    assert len(path) > 30
+
+
+def test_a_goal_walled_in_has_no_path_and_one_with_a_gap_has_one():
+    base = np.ones((60, 60), dtype=np.int8)
+    base[28:33, 28] = base[28:33, 32] = base[28, 28:33] = base[32, 28:33] = 0
+    base.flags.writeable = False
+    assert movement.window_path(base, (5, 5), (30, 30), margin=1) is None
+    gap = base.copy()
+    gap[30, 28] = 1
+    assert movement.window_path(gap, (5, 5), (30, 30), margin=1) == whole_map_path(gap, (5, 5), (30, 30))
+
+
+def test_walks_in_a_crowded_world_follow_the_whole_map_paths():
+    world = World.create(seed=3, size=64, content=CONTENT)
+    for i in range(80):
+        world.add_character(f"c{i}")
+    area = world.areas[SURFACE]
+    base, _ = movement._base_cost(world, area)
+    rng = random.Random(5)
+    chars = world.characters()
+    for _ in range(300):
+        char = rng.choice(chars)
+        goal = (rng.randrange(area.width), rng.randrange(area.height))
+        for avoid in (False, True):
+            bodies = [p for p, eid in area.occupant.items() if eid != char.id] if avoid else ()
+            assert movement.find_path(world, char, *goal, avoid_bodies=avoid) == \
+                whole_map_path(base, (char.x, char.y), goal, (), bodies)
