@@ -151,9 +151,9 @@ class Encoder:
                    "entities": np.zeros((WINDOW, WINDOW), np.uint8),
                    "stats": np.zeros(len(STATS), np.float32),
                    "inventory": np.zeros(len(self.items), np.float32)}
-        else:
-            for part in out.values():
-                part.fill(0)
+        else:  # the stats are all written below
+            for name in ("tiles", "entities", "inventory"):
+                out[name].fill(0)
         tiles, entities = out["tiles"], out["entities"]
         vis = mem.visible
         h, w = vis.shape
@@ -162,10 +162,10 @@ class Encoder:
         ax0, ay0 = max(x0, left), max(y0, top)  # the view and the window overlap here
         ax1, ay1 = min(x0 + w, left + WINDOW), min(y0 + h, top + WINDOW)
         seen: list[dict] = []
-        if ax1 > ax0 and ay1 > ay0:
-            codes = self.terrain_code[area.terrain[ay0:ay1, ax0:ax1]]
-            codes[~vis[ay0 - y0 : ay1 - y0, ax0 - x0 : ax1 - x0]] = 0
-            tiles[ay0 - top : ay1 - top, ax0 - left : ax1 - left] = codes
+        if ax1 > ax0 and ay1 > ay0:  # the visible tiles' codes; the rest stays 0
+            np.copyto(tiles[ay0 - top : ay1 - top, ax0 - left : ax1 - left],
+                      self.terrain_code[area.terrain[ay0:ay1, ax0:ax1]],
+                      where=vis[ay0 - y0 : ay1 - y0, ax0 - x0 : ax1 - x0])
             bodies = world.body_index(char.area)  # a crowd: only the cells of the window
             near = [((x, y), eid) for _, x, y, eid in bodies.within(ax0, ay0, ax1, ay1)] \
                 if bodies else area.occupant.items()
@@ -176,17 +176,20 @@ class Encoder:
                         else 2 if getattr(ent, "hostile", False) else 3
                     seen.append({"id": eid, "x": x, "y": y})
         night = clock.is_night(world.tick, world.content)  # time_of's phase, without the rest
-        stats = out["stats"]
-        stats[:] = (char.health, char.hunger, char.energy, char.coins, char.asleep, char.down,
-                    char.area != 0, PHASES.index("night") if night else 0, char.op is not None)
-        inventory = out["inventory"]
-        for name, count in char.inventory:
-            index = self.item_index.get(name)
-            if index is not None:
-                inventory[index] += count
-        for part in (stats, inventory):  # np.clip's own overhead is most of its cost here
-            np.minimum(part, STAT_HIGH, out=part)
-            np.maximum(part, 0, out=part)
+        # Clipped to the space's bounds here: np.clip's (or minimum's) own overhead per call is
+        # more than the few values cost in Python.
+        out["stats"][:] = [min(max(v, 0), STAT_HIGH) for v in (
+            char.health, char.hunger, char.energy, char.coins, char.asleep, char.down,
+            char.area != 0, PHASES.index("night") if night else 0, char.op is not None)]
+        if char.inventory:
+            counts: dict[int, int] = {}
+            for name, count in char.inventory:
+                index = self.item_index.get(name)
+                if index is not None:
+                    counts[index] = counts.get(index, 0) + count
+            inventory = out["inventory"]
+            for index, count in counts.items():
+                inventory[index] = min(max(count, 0), STAT_HIGH)
         seen.sort(key=lambda e: e["id"])
         return out, {"self": {"x": char.x, "y": char.y}, "entities": seen}
 
@@ -314,8 +317,8 @@ class ActionDecoder:
 
     def action(self, action: Any, obs: dict) -> dict | None:
         if self.kind == "table":
-            verb, cell, choice = (int(v) for v in np.asarray(action).reshape(3))
-            return self.table.action(verb, cell, choice, obs)
+            verb, cell, choice = np.asarray(action).reshape(3).tolist()
+            return self.table.action(int(verb), int(cell), int(choice), obs)
         if self.kind == "macro":
             return self.macros.action(int(action), obs)
         return decode_json(action)

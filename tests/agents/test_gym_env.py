@@ -195,8 +195,10 @@ def test_the_arrays_read_from_the_world_are_the_arrays_of_its_observation():
     env.reset(seed=3)
     world, encoder = env.headless.world, env.encoder
     rng = np.random.default_rng(5)
-    checked = phases = 0
+    checked = phases = stocked = 0
     seen_bodies = set()
+    # a batch row is written in place over whatever it held (here, another seat's arrays)
+    row = {k: np.full_like(v, 7) for k, v in encoder.encode_world(world, env.seats[env.agents[0]].char)[0].items()}
     while world.tick < 1210:  # night falls at tick 1200
         env.step({a: int(rng.integers(env.action_space(a).n)) for a in env.agents})
         if world.tick % 5 and abs(world.tick - 1200) > 5:
@@ -204,8 +206,11 @@ def test_the_arrays_read_from_the_world_are_the_arrays_of_its_observation():
         for seat in env.seats.values():
             arrays, glance = encoder.encode_world(world, seat.char)
             whole = world.observe(seat.char, consume=False)
+            into, _ = encoder.encode_world(world, seat.char, row)
             for name, expected in encoder.encode(whole).items():
                 assert np.array_equal(arrays[name], expected), (name, world.tick)
+                assert np.array_equal(into[name], expected), (name, world.tick)
+            stocked += bool(arrays["inventory"].any())
             me = whole["self"]
             in_window = [{"id": e["id"], "x": e["x"], "y": e["y"]} for e in whole["entities"]
                          if max(abs(e["x"] - me["x"]), abs(e["y"] - me["y"])) <= WINDOW // 2]
@@ -214,6 +219,7 @@ def test_the_arrays_read_from_the_world_are_the_arrays_of_its_observation():
             phases |= 1 << int(arrays["stats"][7])
             checked += 1
     assert checked == 3 * (242 + 8) and phases == 0b101  # day and night both encoded
+    assert stocked  # gathered items encoded too
     assert "character" in seen_bodies and len(seen_bodies) > 1  # people and creatures in view
     env.close()
 
