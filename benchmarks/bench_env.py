@@ -13,7 +13,8 @@ Each is measured in `--rounds` blocks of `--steps` env steps, interleaved (engin
 goes, and the best block is the one it disturbed least. The ratio is each best rate over the
 engine's best (goal: >= 0.5). Then one env's step is timed part by part (decoding the action,
 the world's checks when it is submitted, the pipeline's tick, the achievements, the
-observation's arrays, the info) to show where the time goes. Results as JSON on stdout, with
+observation's arrays, the info) to show where the time goes, and the environment's own part
+of it (all but the world's checks and the tick). Results as JSON on stdout, with
 the 1-minute load average before and after each round.
 
 Run: python benchmarks/bench_env.py [--steps N] [--rounds N] [--size N]
@@ -101,6 +102,10 @@ def parts(steps: int, size: int) -> dict[str, float]:
             spent[name] += b - a
     out = {name: round(1e6 * s / steps, 1) for name, s in spent.items()}
     out["of which World.step"] = round(1e6 * headless.pipeline.engine_seconds / steps, 1)
+    # the environment's own code: all but the world's checks and the pipeline's tick
+    own = sum(spent[n] for n in names if n not in (names[1], names[2]))
+    out["the environment's own code"] = round(1e6 * own / steps, 1)
+    out["its share of the step"] = round(own / sum(spent.values()), 3)
     env.close()
     return out
 
