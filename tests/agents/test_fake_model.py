@@ -184,3 +184,20 @@ def test_over_http_it_answers_chat_completions_and_counts(world):
         with urllib.request.urlopen(server.url + "/stats", timeout=5) as reply:
             stats = json.loads(reply.read())
     assert stats["by_character"]["ada"] == {"requests": 2, "answered": 1, "faults": {"5xx": 1}}
+
+
+def test_its_connections_send_without_waiting_for_acks():
+    # An answer is two writes (headers, body); with Nagle's algorithm the body waited for the
+    # client's delayed ACK of the headers, 40 ms on every call of a study.
+    import http.client
+    import socket
+
+    with FakeModelServer(FakeModel()) as server:
+        client = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        try:
+            client.request("GET", "/v1/models")  # kept alive: the server holds the connection
+            assert client.getresponse().read()
+            (connection,) = server._connections
+            assert connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+        finally:
+            client.close()
