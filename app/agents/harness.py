@@ -122,15 +122,20 @@ def transient_cause(err: Exception) -> str | None:
 
 
 def chat_completion(llm: Any, **body: Any) -> Any:
-    """`llm.chat.completions.create(**body)`. An openai.OpenAI client is handed the tools as
-    `extra_body`, which it sends as they are: given as `tools` it walks them against its typed
-    parameters first, about 5 ms of the interpreter per call (which a study's clock shares),
-    for the same JSON on the wire."""
+    """`llm.chat.completions.create(**body)`. An openai.OpenAI client is handed the tools and
+    the messages as `extra_body`, which it sends as they are: given as `tools` and `messages`
+    it walks them against its typed parameters first (about 5 ms of the interpreter per call
+    for the tools, 0.3 ms for the messages, which a study's clock shares), for the same JSON
+    on the wire (`messages` keeps its place: the extra body replaces the empty list)."""
     import openai
 
-    if isinstance(llm, openai.OpenAI) and "tools" in body:
-        body = {**body, "extra_body": {**body.get("extra_body", {}), "tools": body["tools"]}}
-        del body["tools"]
+    if isinstance(llm, openai.OpenAI):
+        extra = {**body.get("extra_body", {})}
+        for key in ("tools", "messages"):
+            if key in body:
+                extra[key] = body[key]
+        body = {**body, "extra_body": extra, "messages": []}
+        body.pop("tools", None)
     return llm.chat.completions.create(**body)
 
 

@@ -68,12 +68,17 @@ class FrameBuilder:
     def __init__(self, world: World):
         self.world = world
         self._entities: dict[int, dict[str, Any]] = {}
+        # A creature's fields as a tuple, per id: equal to its last frame's means the same
+        # public dict (most creatures stand or wander; building and comparing their dicts every
+        # tick was most of a frame's cost)
+        self._creatures: dict[int, tuple] = {}
         self._areas: set[int] = set()
         self._time_key: tuple = ()
 
     def keyframe(self, events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         w = self.world
         self._entities = {eid: public_entity(e) for eid, e in w.entities.items()}
+        self._creatures = {}
         self._areas = set(w.areas)
         self._time_key = self._time()["phase"], self._time()["day"]
         body = {
@@ -94,11 +99,21 @@ class FrameBuilder:
         deltas: dict[str, Any] = {}
         changed: dict[str, Any] = {}
         current: dict[int, dict[str, Any]] = {}
+        before, seen = self._entities, self._creatures
+        creatures: dict[int, tuple] = {}
         for eid, ent in w.entities.items():
+            if type(ent) is Creature:
+                key = (ent.kind, ent.x, ent.y, ent.area, ent.health, ent.max_health, ent.hostile,
+                       ent.boss, ent.phase)
+                creatures[eid] = key
+                if seen.get(eid) == key:
+                    current[eid] = before[eid]  # what public_entity would give again
+                    continue
             d = public_entity(ent)
             current[eid] = d
-            if self._entities.get(eid) != d:
+            if before.get(eid) != d:
                 changed[str(eid)] = d
+        self._creatures = creatures
         removed = [eid for eid in self._entities if eid not in current]
         self._entities = current
         if changed:

@@ -4,6 +4,7 @@ text form for language models."""
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -13,6 +14,9 @@ from .model import Character, Creature, Entity
 
 if TYPE_CHECKING:
     from .world import World
+
+
+_ID, _TICK = itemgetter("id"), itemgetter("tick")
 
 
 def self_dict(world: World, char: Character) -> dict[str, Any]:
@@ -75,10 +79,14 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
     if consume:
         world.char_events[char.id].clear()
     am = mem.areas.get(char.area)
+    # newest first, then by id: two stable sorts with C keys (a Python key per remembered
+    # entity was a quarter of an observation's cost)
+    remembered = [e for e in mem.entities.values() if e["id"] not in in_view]
+    remembered.sort(key=_ID)
+    remembered.sort(key=_TICK, reverse=True)
     memory: dict[str, Any] = {
         "seen_tiles": int((am.ticks >= 0).sum()) if am is not None else 0,
-        "entities": sorted((e for e in mem.entities.values() if e["id"] not in in_view),
-                           key=lambda e: (-e["tick"], e["id"]))[:32],
+        "entities": remembered[:32],
     }
     if full_memory and am is not None:
         memory["tiles"] = [bytes(r).decode("latin-1") for r in

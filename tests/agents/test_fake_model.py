@@ -201,3 +201,20 @@ def test_its_connections_send_without_waiting_for_acks():
             assert connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
         finally:
             client.close()
+
+
+def test_the_harness_sends_an_openai_client_the_same_body_either_way():
+    # chat_completion hands the tools and messages to openai.OpenAI as extra_body (the SDK's
+    # walk over typed parameters costs the study's interpreter): the same JSON on the wire.
+    import openai
+    from asiworld.agents.harness import chat_completion
+
+    messages = [{"role": "system", "content": "rules"}, {"role": "user", "content": "## Now\n"}]
+    with FakeModelServer(FakeModel()) as server:
+        llm = openai.OpenAI(base_url=server.url, api_key="test", max_retries=0)
+        body = {"model": "fake-forager", "messages": messages, "tools": TOOLS, "max_tokens": 64,
+                "temperature": 0.0, "user": "seed3/ada"}
+        llm.chat.completions.create(**body)
+        chat_completion(llm, **body)
+        plain, ours = server.requests
+    assert ours == plain and ours["messages"] == messages
