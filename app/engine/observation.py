@@ -60,10 +60,10 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
 
     entities, structures, loot = [], [], []
     bodies = world.body_index(char.area)  # a crowd: only the cells round the view
-    near = ((x, y, eid) for _, x, y, eid in bodies.within(x0, y0, x0 + w, y0 + h)) if bodies \
-        else ((x, y, eid) for (x, y), eid in area.occupant.items())
-    for x, y, eid in near:
-        if eid != char.id and vision.can_see(mem, x, y):
+    near = bodies.seen(x0, y0, vis) if bodies else \
+        [(x, y, eid) for (x, y), eid in area.occupant.items() if vision.can_see(mem, x, y)]
+    for _x, _y, eid in near:
+        if eid != char.id:
             entities.append(entity_dict(world.entities[eid]))
     for (x, y), s in area.structures.items():
         if vision.can_see(mem, x, y):

@@ -77,6 +77,29 @@ class BodyIndex:
         for order, ((x, y), eid) in enumerate(area.occupant.items()):
             cells.setdefault((x >> CELL_SHIFT, y >> CELL_SHIFT), []).append((order, x, y, eid))
         self.cells = cells
+        self._area = area
+        self._grid: np.ndarray | None = None  # [y, x] -> place in the order, -1 for no body
+        self._ids: np.ndarray | None = None
+
+    def seen(self, x0: int, y0: int, visible: np.ndarray) -> list[tuple[int, int, int]]:
+        """(x, y, id) of the bodies on the `visible` tiles of the window at (x0, y0), in the
+        area's order: array work per window instead of a Python step per body near it (a
+        packed crowd has hundreds round every character)."""
+        if self._grid is None:
+            area = self._area
+            grid = np.full(area.terrain.shape, -1, np.int32)
+            ids = np.array(list(area.occupant.values()), np.int64)
+            if len(ids):
+                xy = np.array(list(area.occupant), np.int64)
+                grid[xy[:, 1], xy[:, 0]] = np.arange(len(ids), dtype=np.int32)
+            self._grid, self._ids = grid, ids
+        h, w = visible.shape
+        window = self._grid[y0:y0 + h, x0:x0 + w]
+        ys, xs = np.nonzero(visible & (window >= 0))
+        order = window[ys, xs]
+        by_order = np.argsort(order)
+        return list(zip((xs[by_order] + x0).tolist(), (ys[by_order] + y0).tolist(),
+                        self._ids[order[by_order]].tolist(), strict=True))
 
     def within(self, x0: int, y0: int, x1: int, y1: int) -> list[tuple[int, int, int, int]]:
         """(order, x, y, id) of the bodies in [x0, x1) x [y0, y1), in the area's order."""
@@ -122,9 +145,10 @@ def can_see(mem: Memory, x: int, y: int) -> bool:
 def _remember_entities(world: World, char: Character, mem: Memory, area: Area,
                        bodies: BodyIndex | None) -> None:
     # A plain loop over the bodies: for the few dozen bodies of an area it is several times
-    # faster than numpy's per-call overhead; a crowd is read from the index, only the cells
-    # round the view (a walk over every body for every character grew with the square of
-    # the crowd). Known entities are updated in place.
+    # faster than numpy's per-call overhead; a crowd's visible bodies come from the index's
+    # grid, the window and field of view as arrays (a walk over every body for every
+    # character grew with the square of the crowd, a step per body near the view with its
+    # density). Known entities are updated in place.
     h, w = mem.visible.shape
     x0, y0 = mem.x0, mem.y0
     x1, y1 = x0 + w, y0 + h
@@ -132,10 +156,11 @@ def _remember_entities(world: World, char: Character, mem: Memory, area: Area,
     tick, area_id, me = world.tick, char.area, char.id
     known_all = mem.entities
     seen = 0
-    near = ((x, y, eid) for _, x, y, eid in bodies.within(x0, y0, x1, y1)) if bodies \
-        else ((x, y, eid) for (x, y), eid in area.occupant.items())
+    near = bodies.seen(x0, y0, visible) if bodies else \
+        [(x, y, eid) for (x, y), eid in area.occupant.items()
+         if x0 <= x < x1 and y0 <= y < y1 and visible[y - y0, x - x0]]
     for x, y, eid in near:
-        if x0 <= x < x1 and y0 <= y < y1 and eid != me and visible[y - y0, x - x0]:
+        if eid != me:
             seen += 1
             known = known_all.get(eid)
             if known is not None and known["x"] == x and known["y"] == y \

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -92,11 +93,12 @@ def cost_xy(world: World, area: Area, char: Character) -> np.ndarray:
 
 
 FIRST_MARGIN = 8  # tiles round the start and goal of the first window searched
+GOAL_ROOM = 4  # tiles round the goal in which a walled-in goal is looked for first
 UNREACHED = np.iinfo(np.int32).max
 
 
 def window_path(base: np.ndarray, start: tuple[int, int], goal: tuple[int, int],
-                opened: Iterable[tuple[int, int]] = (), bodies: Iterable[tuple[int, int]] = (),
+                opened: Iterable[tuple[int, int]] = (), bodies: Iterable | np.ndarray = (),
                 margin: int = FIRST_MARGIN) -> list[tuple[int, int]] | None:
     """tcod's A* from `start` to `goal` over `base` ([x, y] costs; `opened` tiles cost 1,
     `bodies` block, the goal itself always passes), searched in a window round the two and
@@ -107,35 +109,32 @@ def window_path(base: np.ndarray, start: tuple[int, int], goal: tuple[int, int],
     search whose frontier never reached a window edge that has map beyond it made the same
     pushes and pops, in the same order, as the search over the whole map (which then never
     looked past the window either). A search that touched such an edge is done again in a
-    window four times as wide, up to the whole map, where no check is needed.
+    window four times as wide, up to the whole map, where no check is needed. A goal walled
+    in (a tree inside a wood, a tile ringed by bodies) is found without a search: the
+    search would have walked everything the start can reach before giving up.
     None when there is no way; [] when already there. With a solid goal (a tree) the path
     ends next to it."""
     if start == goal:
         return []
+    opened = list(opened)
+    bodies = np.asarray(bodies, dtype=np.int64).reshape(-1, 2)
+    if _walled_in(base, start, goal, opened, bodies):
+        return None
     width, height = base.shape
     (sx, sy), (gx, gy) = start, goal
     margin = max(margin, 1)  # a window one tile wide would trip tcod's loop check
     lo_x, hi_x, lo_y, hi_y = min(sx, gx), max(sx, gx), min(sy, gy), max(sy, gy)
-    opened, bodies = list(opened), list(bodies)
     while True:
         x0, y0 = max(lo_x - margin, 0), max(lo_y - margin, 0)
         x1, y1 = min(hi_x + margin + 1, width), min(hi_y + margin + 1, height)
-        cost = base[x0:x1, y0:y1].copy()
-        for x, y in opened:
-            if x0 <= x < x1 and y0 <= y < y1:
-                cost[x - x0, y - y0] = 1
-        for x, y in bodies:
-            if x0 <= x < x1 and y0 <= y < y1:
-                cost[x - x0, y - y0] = 0
-        goal_open = bool(cost[gx - x0, gy - y0])
-        cost[gx - x0, gy - y0] = 1  # so a solid goal (a tree) is reached by standing next to it
+        cost, goal_open = _window_cost(base, (x0, y0, x1, y1), goal, opened, bodies)
         graph = tcod.path.SimpleGraph(cost=cost, cardinal=1, diagonal=0)
         graph.set_heuristic(cardinal=1, diagonal=0)
         finder = tcod.path.Pathfinder(graph)
         finder.add_root((sx - x0, sy - y0))
         found = finder.path_to((gx - x0, gy - y0)).tolist()[1:]
         whole = x0 == 0 and y0 == 0 and x1 == width and y1 == height
-        if whole or not _reached_edge(finder.distance, x0 > 0, x1 < width, y0 > 0, y1 < height):
+        if whole or not _reached_edge(finder.distance, (x0, y0, x1, y1), base.shape):
             break
         margin *= 4
     path: list | None = [(x + x0, y + y0) for x, y in found]
@@ -146,11 +145,65 @@ def window_path(base: np.ndarray, start: tuple[int, int], goal: tuple[int, int],
     return path
 
 
-def _reached_edge(dist: np.ndarray, west: bool, east: bool, north: bool, south: bool) -> bool:
-    """Did the search put a tile of a window edge (one with map beyond it) on its frontier?"""
-    return bool((west and (dist[0, :] != UNREACHED).any()) or (east and (dist[-1, :] != UNREACHED).any())
-                or (north and (dist[:, 0] != UNREACHED).any())
-                or (south and (dist[:, -1] != UNREACHED).any()))
+def _window_cost(base: np.ndarray, window: tuple[int, int, int, int], goal: tuple[int, int],
+                 opened: list[tuple[int, int]], bodies: np.ndarray) -> tuple[np.ndarray, bool]:
+    """The search's costs in `window` (x0, y0, x1, y1), the goal passable, and whether the
+    goal was passable before."""
+    x0, y0, x1, y1 = window
+    cost = base[x0:x1, y0:y1].copy()
+    for x, y in opened:
+        if x0 <= x < x1 and y0 <= y < y1:
+            cost[x - x0, y - y0] = 1
+    if len(bodies):
+        bx, by = bodies[:, 0], bodies[:, 1]
+        inside = (bx >= x0) & (bx < x1) & (by >= y0) & (by < y1)
+        cost[bx[inside] - x0, by[inside] - y0] = 0
+    gx, gy = goal[0] - x0, goal[1] - y0
+    goal_open = bool(cost[gx, gy])
+    cost[gx, gy] = 1  # so a solid goal (a tree) is reached by standing next to it
+    return cost, goal_open
+
+
+def _walled_in(base: np.ndarray, start: tuple[int, int], goal: tuple[int, int],
+               opened: list[tuple[int, int]], bodies: np.ndarray) -> bool:
+    """Is the goal in a pocket of passable tiles, inside a few tiles round it, that neither
+    holds the start nor touches it? Then no search reaches it: every step of a path enters a
+    passable tile, so a path's tiles after the start are all in the goal's pocket."""
+    width, height = base.shape
+    gx, gy = goal
+    window = (max(gx - GOAL_ROOM, 0), max(gy - GOAL_ROOM, 0),
+              min(gx + GOAL_ROOM + 1, width), min(gy + GOAL_ROOM + 1, height))
+    x0, y0, x1, y1 = window
+    cost, _ = _window_cost(base, window, goal, opened, bodies)
+    finder = tcod.path.Pathfinder(tcod.path.SimpleGraph(cost=cost, cardinal=1, diagonal=0))
+    finder.add_root((gx - x0, gy - y0))
+    finder.resolve()  # the pocket: what the goal reaches over passable tiles
+    pocket = finder.distance != UNREACHED
+    if _reached_edge(finder.distance, window, base.shape):
+        return False  # the pocket may go on past the window
+    sx, sy = start
+    for x, y in ((sx, sy), (sx + 1, sy), (sx - 1, sy), (sx, sy + 1), (sx, sy - 1)):
+        if x0 <= x < x1 and y0 <= y < y1 and pocket[x - x0, y - y0]:
+            return False
+    return True
+
+
+def _reached_edge(dist: np.ndarray, window: tuple[int, int, int, int],
+                  shape: tuple[int, int]) -> bool:
+    """Did the search reach a tile of a window edge that has map beyond it?"""
+    x0, y0, x1, y1 = window
+    return bool((x0 > 0 and (dist[0, :] != UNREACHED).any())
+                or (x1 < shape[0] and (dist[-1, :] != UNREACHED).any())
+                or (y0 > 0 and (dist[:, 0] != UNREACHED).any())
+                or (y1 < shape[1] and (dist[:, -1] != UNREACHED).any()))
+
+
+def _bodies_but(area: Area, me: int) -> np.ndarray:
+    """(x, y) of every body in the area but `me`'s, as an (n, 2) array."""
+    occupant = area.occupant
+    n = len(occupant)
+    xy = np.fromiter(chain.from_iterable(occupant), np.int64, 2 * n).reshape(n, 2)
+    return xy[np.fromiter(occupant.values(), np.int64, n) != me]
 
 
 MEMO_PATHS = 8192  # a crowd's walks are checked at submit, at the tick and at the start
@@ -166,7 +219,7 @@ def find_path(world: World, char: Character, x: int, y: int, avoid_bodies: bool)
         found = world.path_memo[memo_key]
         return None if found is None else list(found)
     base, doors = _base_cost(world, area)
-    bodies = [p for p, eid in area.occupant.items() if eid != char.id] if avoid_bodies else ()
+    bodies = _bodies_but(area, char.id) if avoid_bodies else ()
     path = window_path(base, (char.x, char.y), (x, y), doors.get(char.id, ()), bodies)
     if not avoid_bodies:
         if len(world.path_memo) > MEMO_PATHS:
