@@ -43,6 +43,7 @@ class Params:
     hold_for_streak: bool
     spare_potions: int
     spare_torches: int
+    loss_potions: int  # more potions carried into a tier for each knockdown it had in there
 
     def potions_for(self, tier: int) -> int:
         return self.potions[min(tier, TIERS) - 1]
@@ -86,7 +87,7 @@ def _check(name: str, key: str, value: Any) -> Any:
     elif key in ("drink_below", "enter_above"):
         if type(value) is not int or not 0 <= value <= 100:
             raise bad("a health from 0 to 100")
-    elif key in ("spare_potions", "spare_torches"):
+    elif key in ("spare_potions", "spare_torches", "loss_potions"):
         if type(value) is not int or value < 0:
             raise bad("a whole number >= 0")
     else:

@@ -21,6 +21,7 @@ from .base import Agent
 from .parameters import Params
 from .parameters import params as parameter_set
 from .skills import (
+    WALKABLE_GROUND,
     House,
     MapNotes,
     adjacent,
@@ -76,6 +77,12 @@ DIG_PATIENCE = 30  # ticks standing in one place on its way to a tile before it 
 DAY_TICKS = 1800  # one day of 30 simulation minutes (world rules)
 STREAK_DAYS = 5  # days in a row without a knockdown, for the Royal Tomb stage
 STREAK_BY = 9600  # hold the risky tiers for a streak that ends by this tick (minute 160)
+MOST_POTIONS = 24  # the most it carries into one tier
+JAMMED = 3  # walks stopped by others' bodies in a row before it steps aside to let them pass
+JAM_WINDOW = 60  # ... all from one place within this many ticks, another character beside it
+PASSING_REACH = 15  # steps it looks back for a place to step aside
+PASSING_WAIT = (20, 180)  # ticks it waits there, a random while (two that both stepped aside
+# would otherwise meet again on the narrow way)
 COST = {
     "workbench": {"wood": 4},
     "furnace": {"stone": 6},
@@ -221,9 +228,14 @@ class Strategy(Agent):
         self.dungeon: DungeonNotes | None = None
         self.sigils_offered = False
         self.altar_tries: list[Pos] | None = None
+        self.altar_rounds = 0  # times it went through the altar's candidate points
+        self.losses: dict[int, int] = {}  # knockdowns inside each tier (4: the Sanctum)
         self.hides_wanted = 2
         self.house = House()  # the locked stone home with the bed inside (skills.House)
         self.seen_structures: set[Pos] = set()  # anyone's, so the house site avoids them
+        self.others_floors: set[Pos] = set()  # floor tiles others laid (a house of theirs)
+        self.old_house: set[Pos] = set()  # its pieces of a house given up, to take down
+        self.take_down_refused = 0
         self.calm_night = False  # a whole night without damage has been had
         self.place_failures: dict[Pos, int] = {}
         self.streak = 0  # full days in a row without a knockdown, from the day reports
@@ -255,10 +267,17 @@ class Strategy(Agent):
         self.home_given_up = False
         self.no_spot = 0  # times in a row it found no free tile beside it to place a station
         self.place_target: Pos | None = None
+        self.jammed = 0  # walks in a row stopped by bodies standing in the way
+        self.jam_at: tuple[Pos, int] | None = None  # where and in which window the last was
+        self.passing: Pos | None = None  # where it steps aside to let others by
+        self.passing_until: int | None = None
 
     # ------------------------------------------------------------------ feedback
     def feedback(self, result: dict[str, Any]) -> None:
         ok = bool(result.get("ok"))
+        if not ok and self.passing is not None and self.last_target == self.passing:
+            self.passing = None  # no way to the place to step aside: go on as before
+            self.jammed = 0
         if not ok and self.last_target is not None:
             self._failed(self.last_target)
         elif ok and self.last_target == self.explore_to:
@@ -266,6 +285,8 @@ class Strategy(Agent):
         if self.site_walk is not None:
             self.site_refused[self.site_walk] = 0 if ok else self.site_refused.get(
                 self.site_walk, 0) + 1
+        if result.get("code") == "inventory_full" and self.old_house:
+            self.take_down_refused += 1
         if result.get("code") == "no_path":
             self.moves_refused += 1
         elif ok and self.walking:
@@ -287,6 +308,10 @@ class Strategy(Agent):
             self.notes.update(obs)
             for st in obs["structures"]:
                 self.seen_structures.add((st["x"], st["y"]))
+            mine = obs["self"]["id"]
+            for f in obs.get("floors", ()):
+                if f.get("owner") != mine:
+                    self.others_floors.add((f["x"], f["y"]))
             for e in obs["entities"]:
                 if e["kind"] == "boar":
                     self.prey_seen[e["id"]] = ((e["x"], e["y"]), obs["tick"])
@@ -299,10 +324,23 @@ class Strategy(Agent):
             kind = e["kind"]
             if kind == "night_report" and e.get("damage", 1) == 0:
                 self.calm_night = True
-            elif kind == "down":
+            elif kind == "down" and e.get("char") == obs["self"]["id"]:
                 self.down_today = True
+                if e.get("in_dungeon") and self.entering is not None:
+                    self.losses[self.entering] = self.losses.get(self.entering, 0) + 1
             elif kind == "day_report":
                 self._day_report(e)
+            if kind == "op_failed" and e.get("type") == "move_to":
+                # Stopped on the way: "is blocked" is the world's word for bodies in the way
+                # (others on a narrow road between rock, and it in theirs).
+                jam = "is blocked" in e.get("message", "") and self._beside_another(obs)
+                again = self.jam_at == (me(obs), obs["tick"] // JAM_WINDOW)
+                self.jammed = (self.jammed + 1 if again else 1) if jam else 0
+                self.jam_at = (me(obs), obs["tick"] // JAM_WINDOW) if jam else None
+                if self.passing is not None and self.last_target == self.passing:
+                    self.passing, self.jammed = None, 0
+            elif kind == "op_done" and e.get("type") == "move_to":
+                self.jammed = 0
             if kind == "op_failed" and self.last_target is not None:
                 self._failed(self.last_target)
             elif kind == "placed":
@@ -362,6 +400,10 @@ class Strategy(Agent):
         food = next((f for f in FOODS if items.get(f)), None)
         if s["hunger"] < 55 and food:
             return {"type": "eat", "item": food}
+        if self.jammed >= JAMMED or self.passing is not None:
+            aside = self._make_way(obs)
+            if self.passing is not None:
+                return aside  # None while it walks there
         if self.moves_refused >= WALLED_IN:
             way_out = self._way_out(obs, items)
             if way_out is not None:
@@ -516,7 +558,7 @@ class Strategy(Agent):
         tier = self._next_tier(items, tasks, s["coins"], outfit_done)
         if tier is None:
             return self._pastime(obs, items)
-        want = self.p.potions_for(tier)
+        want = self._potions_for(tier)
         if items.get("healing_potion", 0) < want:
             reserve = 0 if outfit_done else OUTFIT_PRICE
             if self.p.buy_potions and s["coins"] >= 10 + reserve:
@@ -536,6 +578,12 @@ class Strategy(Agent):
         if s["health"] < self.p.enter_above:
             return self._recover(obs, items)
         return self._descend(obs, items, tier)
+
+    def _potions_for(self, tier: int) -> int:
+        """Potions it carries into `tier`: its set's number, and more for each time it was
+        knocked down in there (a fight lost for want of them is prepared better next time)."""
+        extra = self.p.loss_potions * self.losses.get(tier, 0)
+        return min(MOST_POTIONS, self.p.potions_for(tier) + extra)
 
     def _iron_plan(self) -> set[str]:
         """The pieces of its plan that take iron ingots."""
@@ -708,6 +756,7 @@ class Strategy(Agent):
         lm = obs["landmarks"]
         cx, cy = lm["plaza"]
         if self.altar_tries is None:
+            self.altar_rounds += 1
             angles = [math.atan2(g[1] - cy, g[0] - cx) for g in lm["gates"]]
             steps = [round(a / (math.pi / 4)) % 8 for a in angles]
             offset = sum(a - round(a / (math.pi / 4)) * math.pi / 4 for a in angles) / len(angles)
@@ -721,6 +770,10 @@ class Strategy(Agent):
                     x = min(max(int(round(cx + dist * math.cos(a))), 3), size - 4)
                     y = min(max(int(round(cy + dist * math.sin(a))), 3), size - 4)
                     tries.append((x, y))
+            if self.altar_rounds > 1:
+                # Round again: a walk refused the first time (others standing on the narrow
+                # road, say) may go through now, and the altar is at one of these points.
+                self.avoid -= set(tries)
             self.altar_tries = tries
         x, y = me(obs)
         while self.altar_tries and (
@@ -739,6 +792,14 @@ class Strategy(Agent):
             if items.get("iron_ingot", 0) < 1:
                 return None  # the ingot plan above makes one first
             return self._make(obs, items, "workbench", "lock", {})
+        if self.old_house:
+            step = self._take_down(obs)
+            if step is not None:
+                return step
+        foreign = self._foreign_in_house(obs)
+        if foreign is not None:
+            self._relocate_house(foreign)
+            return {"type": "wait", "ticks": 1}
         step = build_house(
             obs,
             items,
@@ -767,7 +828,7 @@ class Strategy(Agent):
         return self._make(obs, items, "workbench", "cloth_bed", {"wood": 4, "cloth": 3})
 
     def _house_site(self, obs: dict[str, Any]) -> Pos | None:
-        taken = self.seen_structures | set(self.sites.values()) | self.avoid
+        taken = self.seen_structures | self.others_floors | set(self.sites.values()) | self.avoid
         site = find_house_site(self.notes, [self.sites["workbench"]], taken, radius=25)
         return site or find_house_site(self.notes, [me(obs)], taken)
 
@@ -800,6 +861,62 @@ class Strategy(Agent):
                 self.home_given_up = True  # walled round by others: no home this time
             return {"type": "wait", "ticks": 1}
         return self._go(spot)
+
+    def _foreign_in_house(self, obs: dict[str, Any]) -> Pos | None:
+        """A tile of its house still to build that holds another's wall, station or floor: two
+        sites chosen at once by neighbours overlap, and neither can ever build on the other's
+        piece (the place is refused every time). None when there is none in sight."""
+        house = self.house
+        if house.site is None or house.locked:
+            return None
+        mine = obs["self"]["id"]
+        others = {(st["x"], st["y"]) for st in obs["structures"] if st.get("owner") != mine}
+        others |= {(f["x"], f["y"]) for f in obs.get("floors", ()) if f.get("owner") != mine}
+        floors, walls, door = house.layout()
+        for p in [*floors, *walls, door]:
+            if p not in house.built and p in others:
+                return p
+        return None
+
+    def _relocate_house(self, target: Pos) -> None:
+        """Start the house again on another site; what it built of this one is taken down
+        first (materials back), so no half house is left standing in others' way."""
+        self.avoid.add(target)
+        house = self.house
+        self.old_house |= set(house.built)
+        if house.site is not None and house.layout()[2] in house.built:
+            house.lock_fitted = False  # the lock comes back with the door
+        house.site, house.built = None, {}
+        for piece in ("floor", "wall", "door"):
+            self.sites.pop(piece, None)
+        house.search_at = -(10**9)
+        self.place_failures.clear()
+
+    def _take_down(self, obs: dict[str, Any]) -> dict[str, Any] | None:
+        """The next piece of a house given up: walk next to it and dismantle it. None once
+        none is left (or its pack has no room for what comes back)."""
+        if self.take_down_refused >= 3:
+            self.old_house.clear()
+            return None
+        mine = obs["self"]["id"]
+        standing = {(st["x"], st["y"]) for st in obs["structures"] if st.get("owner") == mine}
+        standing |= {(f["x"], f["y"]) for f in obs.get("floors", ()) if f.get("owner") == mine}
+        view = obs["view"]
+        x0, y0 = view["x0"], view["y0"]
+        h, w = len(view["tiles"]), len(view["tiles"][0]) if view["tiles"] else 0
+        here = me(obs)
+        for p in sorted(self.old_house, key=lambda p: (abs(p[0] - here[0]) + abs(p[1] - here[1]), p)):
+            if x0 <= p[0] < x0 + w and y0 <= p[1] < y0 + h and p not in standing:
+                self.old_house.discard(p)  # gone (taken down)
+                continue
+            if adjacent(here, p):
+                return {"type": "dismantle", "x": p[0], "y": p[1]}
+            spot = stand_spot(self.notes, here, p, self._blocked())
+            if spot is None:
+                self.old_house.discard(p)
+                continue
+            return self._go(spot)
+        return None
 
     def _move_house(self, target: Pos) -> None:
         """A tile of the house cannot be built: look for another site (before walls stand)."""
@@ -977,6 +1094,66 @@ class Strategy(Agent):
             return {"type": "dismantle", "x": side[0], "y": side[1]}
         self.last_target = side
         return gather(side)
+
+    def _make_way(self, obs: dict[str, Any]) -> dict[str, Any] | None:
+        """Others stand in its way on a narrow way (a road one tile wide between rock and
+        trees), and it in theirs: every walk is stopped, on both sides, for good. Step back to
+        the nearest open place, off the narrow way, and wait there a random while so the others
+        can pass; then go on. None when there is no such place behind it."""
+        here, tick = me(obs), obs["tick"]
+        if self.passing is None:
+            self.passing = self._passing_place(obs)
+            self.passing_until = None
+            if self.passing is None:
+                self.jammed = 0
+                return None
+        if self.passing_until is None:
+            if here != self.passing:
+                action = obs["self"]["action"]
+                if action is not None and action["type"] == "move_to" and (
+                        action["args"]["x"], action["args"]["y"]) == self.passing:
+                    return None
+                return self._go(self.passing)
+            self.passing_until = tick + self.rng.randint(*PASSING_WAIT)
+        if tick < self.passing_until:
+            return unless_doing(obs, {"type": "wait", "ticks": min(30, self.passing_until - tick)})
+        self.passing, self.passing_until, self.jammed = None, None, 0
+        return None
+
+    def _beside_another(self, obs: dict[str, Any]) -> bool:
+        """Another character right beside it (a sheep or a boar walks on by itself)."""
+        here, mine = me(obs), obs["self"]["id"]
+        return any(e["kind"] == "character" and e["id"] != mine and near(here, (e["x"], e["y"]), 1)
+                   for e in obs["entities"])
+
+    def _passing_place(self, obs: dict[str, Any]) -> Pos | None:
+        """The nearest remembered tile it can walk to without passing anyone, in the open (six
+        or more open tiles in the 3x3 block around it): others walk round a body standing
+        there."""
+        tiles = self.notes.tiles
+        bodies = {(e["x"], e["y"]) for e in obs["entities"]}
+        taken = self.seen_structures | {(st["x"], st["y"]) for st in obs["structures"]}
+
+        def open_ground(p: Pos) -> bool:
+            return tiles.get(p) in WALKABLE_GROUND and p not in taken
+
+        here = me(obs)
+        seen, frontier = {here}, [here]
+        for _ in range(PASSING_REACH):
+            nxt = []
+            for x, y in frontier:
+                for q in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                    if q in seen or q in bodies or not open_ground(q):
+                        continue
+                    seen.add(q)
+                    nxt.append(q)
+            for q in sorted(nxt):
+                block = sum(open_ground((q[0] + dx, q[1] + dy))
+                            for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+                if block >= 6:
+                    return q
+            frontier = nxt
+        return None
 
     def _explore(self, obs: dict[str, Any], systematic: bool = False) -> dict[str, Any]:
         """Somewhere not yet seen: a random nearby place, or (looking for iron or coal it knows
