@@ -661,6 +661,15 @@ class ProgramManager:
             self._host.close()
             self._host = None
 
+    def start_host(self, wait: bool = False) -> None:
+        """Start the program host now rather than at the first submission (a study, before its
+        clock: the host's start-up would otherwise hold the tick of the first program);
+        `wait`: until it can take a program (a pool's spare process is up)."""
+        host = self._ensure_host()
+        ready = getattr(host, "ready", None)
+        if wait and ready is not None:
+            ready()
+
     def _ensure_host(self) -> Any:
         if self._host is None:
             self._host = self._host_factory()

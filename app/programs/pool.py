@@ -126,6 +126,12 @@ class HostPool:
         self.thinking.pop(pid, None)
         return row
 
+    def ready(self) -> None:
+        """Wait until the spare process has started (a forked one: the zygote has imported
+        the host and forked it), so the next submission waits only for its compile."""
+        if self.spare is not None:
+            _ = self.spare.process.pid
+
     def close(self) -> None:
         for pid in list(self.hosts):
             self._end(pid)

@@ -186,6 +186,10 @@ class StudyRun:
         self.recording = record_run(self.world, labels, self.horizon, self.out,
                                     title=self.study.title)
         self.pipeline.add_observer("recorder", self.recording.on_tick)
+        if any(getattr(c, "programs", True) for c in self.study.configurations):
+            # The program host starts now, not at the first program: its start-up (the
+            # zygote's imports, a fork) held that tick; a realtime clock waits for it here.
+            self.programs.start_host(wait=not self.lockstep)
         self._enter(say or (lambda line: print(line, file=sys.stderr)), runner)
 
     def start_models(self) -> None:

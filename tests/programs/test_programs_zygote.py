@@ -91,3 +91,19 @@ def test_closing_the_pool_ends_the_zygote_and_every_host():
     manager.close()
     assert zygote.poll() is not None
     assert not os.path.exists(f"/proc/{host}") or open(f"/proc/{host}/stat").read().split()[2] == "Z"
+
+
+def test_a_host_started_ahead_has_its_spare_up_before_any_program():
+    # A realtime study starts its host before the clock: the zygote's imports and the first
+    # fork held the tick of the first program otherwise.
+    world = World.create(seed=3, size=48)
+    ann = world.add_character(name="ann")
+    manager = ProgramManager(world, in_process=False)
+    try:
+        manager.start_host(wait=True)
+        pool = manager._host
+        assert pool.spare is not None and parent_of(pool.spare.process.pid) == pool.zygote.process.pid
+        assert manager.submit(ann, "counting", COUNTS)["ok"]
+        assert run_until_done(manager, world, ann, 1, limit=50)["status"] == "finished"
+    finally:
+        manager.close()
