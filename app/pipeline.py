@@ -122,6 +122,7 @@ class Pipeline:
         self._program_events: list[dict] = []
         self._log_seen = world.input_log_end
         self.engine_seconds = 0.0  # time spent in world.step (benchmarks, a study's costs)
+        self.engine_cpu_seconds = 0.0  # the same in this process's CPU time (a shared machine)
         if programs is not None:
             programs.sink = self._program_event
 
@@ -222,9 +223,10 @@ class Pipeline:
             self.programs.before_step()
         self.make_durable()  # nothing is applied that is not saved
         world = self.world
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         events = world.step()
         self.engine_seconds += time.perf_counter() - started
+        self.engine_cpu_seconds += time.process_time() - cpu
         if self.programs is not None:
             self.programs.after_step(events)
         if self._program_events:

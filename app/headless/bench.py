@@ -26,14 +26,18 @@ def bench_engine(characters: int, ticks: int, seed: int = 7, agent: str = "forag
     run.pipeline.step()  # everyone joins in the first tick; not timed
     if spread:
         _spread(run.pipeline.world, seed)
-    joined = run.pipeline.engine_seconds
+    joined, joined_cpu = run.pipeline.engine_seconds, run.pipeline.engine_cpu_seconds
     for _ in range(ticks):
         run.pipeline.step()
     step_seconds = run.pipeline.engine_seconds - joined
+    cpu_seconds = run.pipeline.engine_cpu_seconds - joined_cpu
     return {"characters": characters, "ticks": ticks, "size": run.world.areas[SURFACE].width,
             "spread": spread, "ticks_per_second": round(ticks / step_seconds, 1),
             "ms_per_tick": round(1000 * step_seconds / ticks, 3),
-            "us_per_character_tick": round(1e6 * step_seconds / (ticks * characters), 1)}
+            "us_per_character_tick": round(1e6 * step_seconds / (ticks * characters), 1),
+            # CPU time: on a shared machine the wall time also counts other processes' turns
+            "cpu_ms_per_tick": round(1000 * cpu_seconds / ticks, 3),
+            "cpu_ticks_per_second": round(ticks / max(cpu_seconds, 1e-9), 1)}
 
 
 def _spread(world: World, seed: int) -> None:
@@ -77,7 +81,9 @@ def main(ticks: int = 1800, counts: tuple[int, ...] = (1, 9, 100), size: int | N
         print(f"{row['characters']:>5} characters: {row['ticks_per_second']:>9,.1f} ticks/s"
               f"  {row['characters'] * row['ticks_per_second']:>9,.0f} character-ticks/s"
               f"  {row['us_per_character_tick']:>7,.1f} us per character-tick"
-              f"  ({row['ms_per_tick']} ms/tick over {row['ticks']} ticks)", flush=True)
+              f"  ({row['ms_per_tick']} ms/tick over {row['ticks']} ticks;"
+              f" CPU {row['cpu_ms_per_tick']} ms/tick: {row['cpu_ticks_per_second']:,.1f} ticks/s)",
+              flush=True)
     print("observation: measuring ...", end="\r", flush=True)
     obs = bench_observation()
     print(f"observation: median {obs['observation_median_ms']} ms, p95 {obs['observation_p95_ms']} ms;"
