@@ -78,6 +78,7 @@ DAY_TICKS = 1800  # one day of 30 simulation minutes (world rules)
 STREAK_DAYS = 5  # days in a row without a knockdown, for the Royal Tomb stage
 STREAK_BY = 9600  # hold the risky tiers for a streak that ends by this tick (minute 160)
 MOST_POTIONS = 24  # the most it carries into one tier
+FLIPS = 10  # turns back in a row between two sources before it keeps to one
 JAMMED = 3  # walks stopped by others' bodies in a row before it steps aside to let them pass
 JAM_WINDOW = 60  # ... all from one place within this many ticks, another character beside it
 PASSING_REACH = 15  # steps it looks back for a place to step aside
@@ -268,6 +269,8 @@ class Strategy(Agent):
         self.no_spot = 0  # times in a row it found no free tile beside it to place a station
         self.place_target: Pos | None = None
         self.jammed = 0  # walks in a row stopped by bodies standing in the way
+        # the last two sources it went for, and how often in a row it turned back between them
+        self.fetch_trail: dict[str, tuple[Pos | None, Pos | None, int]] = {}
         self.jam_at: tuple[Pos, int] | None = None  # where and in which window the last was
         self.passing: Pos | None = None  # where it steps aside to let others by
         self.passing_until: int | None = None
@@ -1195,7 +1198,7 @@ class Strategy(Agent):
 
     def _fetch(self, obs: dict[str, Any], kind: str) -> dict[str, Any]:
         x, y = me(obs)
-        target = self.notes.nearest(kind, x, y, avoid=self.avoid)
+        target = self._source(kind, x, y)
         if kind in DUG and nearest_reachable(self.notes, kind, x, y, avoid=self.avoid) is None:
             dig = self._dig(obs, kind)  # no open face known: dig to a seam inside the rock
             if dig is not None:
@@ -1206,6 +1209,24 @@ class Strategy(Agent):
             self.last_target = target
             return gather(target)
         return self._go(target)
+
+    def _source(self, kind: str, x: int, y: int) -> Pos | None:
+        """The nearest known source of `kind` (as the crow flies), but not back to the one it
+        just turned from: a walk toward one can bring another nearer whose way leads back, and
+        it turned back and forth between two flax plants for the last hour (planner, seed 5)."""
+        target = self.notes.nearest(kind, x, y, avoid=self.avoid)
+        last, before, flips = self.fetch_trail.get(kind, (None, None, 0))
+        if target is not None and target == before and last is not None:
+            flips += 1  # back to the one before: once is fine, again and again is not
+            if (flips >= FLIPS and self.notes.tiles.get(last) == kind
+                    and last not in self.avoid):
+                self.fetch_trail[kind] = (last, before, flips)
+                return last  # keep going to the one it turned to
+        elif target != last:
+            flips = 0
+        if target != last:
+            self.fetch_trail[kind] = (target, last, flips)
+        return target
 
     def _dig(self, obs: dict[str, Any], kind: str) -> dict[str, Any] | None:
         """Coal and iron sit mostly inside rock: the cheapest way to a known seam, walking on

@@ -10,7 +10,7 @@ from __future__ import annotations
 from asiworld.agents.driver import AgentDriver
 from asiworld.agents.parameters import params
 from asiworld.agents.skills import TILE, goto, inv, me, unless_doing
-from asiworld.agents.strategy import MOST_POTIONS, Strategy
+from asiworld.agents.strategy import FLIPS, MOST_POTIONS, Strategy
 from asiworld.engine import World, inventory, load_content
 from asiworld.pipeline import Pipeline
 
@@ -159,3 +159,20 @@ def test_two_that_meet_on_a_road_one_tile_wide_step_aside_and_both_get_through()
     for char, goal in goals.items():
         ch = world.entities[char]
         assert (ch.x, ch.y) == goal, f"{ch.name} is stuck at {(ch.x, ch.y)}"
+
+
+def test_turning_back_and_forth_between_two_sources_keeps_to_one():
+    # After the Royal Tomb on seed 5, cooking potions for the Sanctum, the planner wanted flax:
+    # walking toward the nearest plant brought another nearer (as the crow flies) whose way led
+    # back, and it turned between the two for the last hour. Now it keeps to one.
+    agent = Strategy(seed=1, params=params("planner"))
+    a, b = (25, 67), (38, 77)
+    agent.notes.tiles.update({a: "f", b: "f"})
+    agent.notes.sources["f"] |= {a, b}
+    here = [(31, 66), (33, 71)]  # from here a is nearer, from there b
+    picks = [agent._source("f", *here[i % 2]) for i in range(2 * FLIPS + 4)]
+    assert picks[:4] == [a, b, a, b]  # a turn back now and then is fine
+    assert len(set(picks[-4:])) == 1  # then it keeps to one
+    agent.notes.tiles[picks[-1]] = "."  # that one gathered bare
+    agent.notes.sources["f"].discard(picks[-1])
+    assert agent._source("f", *here[0]) in {a, b} - {picks[-1]}
