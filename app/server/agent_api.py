@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import secrets
 import threading
 from collections import Counter, deque
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from typing import Any
 
 from asiworld.pipeline import Pipeline, Tick
 from asiworld.programs.manager import ProgramManager
+from asiworld.server.auth import new_token
 from asiworld.server.errors import ApiError, error_body
 from asiworld.server.joining import character_count, join_gate
 from asiworld.server.runner import WorldRunner
@@ -98,7 +98,7 @@ class AgentService:
     def seat(self, cid: int, name: str, label: str) -> str:
         """A token for a character already in the world (a study's external seat, made at
         tick 0 with the others); `join` is a new character and this."""
-        token = secrets.token_urlsafe(24)
+        token = new_token()
         digest = token_hash(token)
         with self._lock:
             self.seats[cid] = AgentSeat(char=cid, name=name, label=label, token_hash=digest)

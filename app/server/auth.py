@@ -38,8 +38,13 @@ SPECTATOR_COOKIE = "asiworld_spectator"
 LOOPBACK = ("127.0.0.1", "::1", "localhost", None)
 
 
-def new_token() -> str:
-    return secrets.token_urlsafe(24)
+def new_token(nbytes: int = 24) -> str:
+    """A secret token that never begins with "-": tokens are printed in commands to copy
+    (`asiworld mcp --token T`), where one beginning with "-" reads as an option (one in 64 did)."""
+    while True:
+        token = secrets.token_urlsafe(nbytes)
+        if not token.startswith("-"):
+            return token
 
 
 def same(given: str | None, expected: str | None) -> bool:

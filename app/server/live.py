@@ -10,12 +10,12 @@ observation — each observation is complete, so the latest one wins.
 from __future__ import annotations
 
 import logging
-import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
 from asiworld.pipeline import Tick
 from asiworld.replay.compact import EntityPacker
+from asiworld.server.auth import new_token
 from asiworld.server.runner import WorldRunner
 
 log = logging.getLogger(__name__)
@@ -108,7 +108,7 @@ class LiveRooms:
 
     def seat(self, sid: str, name: str) -> Seat:
         cid = self.runner.add_character(name=name, label="human")
-        seat = Seat(token=secrets.token_urlsafe(16), char=cid, name=name)
+        seat = Seat(token=new_token(16), char=cid, name=name)
         self.runner.call(lambda: self._sit(seat, sid))
         return seat
 
@@ -150,7 +150,7 @@ class LiveRooms:
     def seat_on(self, char: int, name: str) -> Seat:
         """A browser seat on an existing character (a fork's take-over); its token is returned
         for the player's page to claim."""
-        seat = Seat(token=secrets.token_urlsafe(16), char=char, name=name)
+        seat = Seat(token=new_token(16), char=char, name=name)
         self.runner.call(lambda: self.seats.__setitem__(seat.token, seat))
         return seat
 

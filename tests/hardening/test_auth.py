@@ -245,3 +245,27 @@ def test_kick_revokes_every_token_of_a_character(http, sock, runner, callers):
     assert not listener.is_connected("/agent")
     again = sock().emit("act", {"token": seat["token"], "action": {"type": "wait"}}, callback=True)
     assert again["code"] == "unknown_token"
+
+
+def test_a_token_never_begins_with_a_dash(monkeypatch):
+    """Tokens are printed in commands to copy (`asiworld mcp --token T`): one beginning with "-"
+    was read as an option (`argument --token: expected one argument`), one draw in 64."""
+    import secrets
+
+    from asiworld.server import auth
+
+    draws = iter(["-Ab3", "-x", "Q-z_"])
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda nbytes: next(draws))
+    assert auth.new_token() == "Q-z_"
+
+
+def test_every_token_is_made_by_new_token():
+    """Seats, agents, spectators and admins all get theirs from auth.new_token."""
+    from pathlib import Path
+
+    import asiworld
+
+    root = Path(asiworld.__file__).parent
+    makers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
+                    if "token_urlsafe(" in p.read_text())
+    assert makers == ["server/auth.py"], makers
