@@ -88,7 +88,8 @@ def test_name_tags_of_characters_standing_together_do_not_overlap(replay_server,
     runner = replay_server["runner"]
     ids = [runner.add_character(name, label="test") for name in ("crowd-a", "crowd-b", "crowd-c")]
     page.goto(replay_server["url"] + "/live")
-    page.wait_for_function(f"!!window.__asiworld.state.entities[{ids[-1]}]", timeout=15000)
+    # the page module may not have run yet: the predicate must not throw (a load of 22 saw it)
+    page.wait_for_function(f"!!(window.__asiworld && window.__asiworld.state.entities[{ids[-1]}])", timeout=15000)
     page.evaluate(f"""() => {{
       const a = window.__asiworld, e = a.state.entities[{ids[0]}];
       a.renderer.camera.zoom = 1.5; a.renderer.centerOn(e.x, e.y);
