@@ -112,7 +112,7 @@ def main() -> None:
     seat.join("bench-mcp", label="bench")
     # env: the whole environment (PYTHONPATH too), so the launch runs the code this process runs
     command = StdioServerParameters(command=ASIWORLD, env=dict(os.environ), args=[
-        "mcp", "--server", url, "--token", seat.token, "--character", str(seat.character)])
+        "mcp", "--server", url, f"--token={seat.token}", "--character", str(seat.character)])
     load = [round(os.getloadavg()[0], 2)]
     plain = {"python_alone": "pass", "sdk_import": "import mcp.server.lowlevel, mcp.server.stdio",
              "server_parts": SERVER_PARTS, "ours_imported": OURS}

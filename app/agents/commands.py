@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import sys
+from typing import Any
 
 from asiworld import arguments as checked
 
@@ -182,6 +183,12 @@ def _llm(args: argparse.Namespace) -> int:
     return 0
 
 
+def seat_arguments(client: Any) -> str:
+    """The arguments that take this seat again. `--token=T`: a token may begin with "-"
+    (token_urlsafe), which as `--token T` argparse reads as another option."""
+    return f"--token={client.token} --character {client.character}"
+
+
 def mcp(args: argparse.Namespace) -> int:
     import importlib.util
 
@@ -199,7 +206,7 @@ def mcp(args: argparse.Namespace) -> int:
     if client is None:
         return 1
     print(f"asiworld mcp: character {client.character} on {args.server}; take this seat again "
-          f"with --token {client.token} --character {client.character}", file=sys.stderr)
+          f"with {seat_arguments(client)}", file=sys.stderr)
     try:
         serve_stdio(client)
     except KeyboardInterrupt:

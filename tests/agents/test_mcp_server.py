@@ -88,7 +88,7 @@ def test_asiworld_mcp_over_stdio_takes_the_same_seat_and_serves_the_docs(served,
     seat = Client(served)
     seat.join("mcp-stdio", label="mcp")
     command = StdioServerParameters(command=ASIWORLD, args=[
-        "mcp", "--server", served, "--token", seat.token, "--character", str(seat.character)])
+        "mcp", "--server", served, f"--token={seat.token}", "--character", str(seat.character)])
 
     async def session_over_stdio() -> None:
         async with mcp.Client(command) as session:
@@ -127,7 +127,22 @@ def test_a_token_without_its_character_is_refused_before_joining(served, capsys)
     assert main(["mcp", "--server", served, "--token", "nope", "--character", "3"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "seat" in err and "Traceback" not in err
+    # a token may begin with "-" (token_urlsafe): given as --token=T it is still a token
+    assert main(["mcp", "--server", served, "--token=-nope", "--character", "3"]) == 1
+    assert "seat" in capsys.readouterr().err
 
+
+def test_the_seat_hint_gives_the_token_in_a_form_a_leading_dash_survives():
+    """One token in 64 begins with "-": the printed arguments still parse as that token."""
+    import types
+
+    from asiworld.agents.commands import seat_arguments
+    from asiworld.cli import quick_parser
+
+    hint = seat_arguments(types.SimpleNamespace(token="-Ab_c9", character=12))
+    argv = ["mcp", "--server", "http://x", *hint.split()]
+    args = quick_parser(argv).parse_args(argv)
+    assert (args.token, args.character) == ("-Ab_c9", 12)
 
 def test_what_asiworld_mcp_imports_before_its_first_answer_leaves_the_engine_out():
     """The client waits for `initialize`: the command's modules and the built server (the MCP
