@@ -146,3 +146,24 @@ def test_a_desktop_window_has_no_on_screen_controls(replay_server, page):
     join(page, replay_server["url"], "keys only")
     page.wait_for_function("window.__asiworld.view.ready", timeout=15000)
     expect(page.locator("#touch-pad")).to_be_hidden()
+
+
+def test_join_waits_for_the_page_to_be_ready(replay_server, page):
+    """A Join pressed while the page's script still loads its sprites submitted the form
+    natively: the page reloaded as /play?name=... and nobody joined (seen at random in CI). The
+    button is enabled once the script handles the form."""
+    import time
+
+    def slow_atlas(route):
+        time.sleep(1.5)
+        route.continue_()
+
+    page.route("**/static/sprites/atlas.json", slow_atlas)
+    page.goto(replay_server["url"] + "/play", wait_until="commit")
+    page.wait_for_selector("#join-button")
+    assert page.locator("#join-button").is_disabled()
+    page.fill("#name", "early bird")
+    page.press("#name", "Enter")  # implicit submission: refused while the button is disabled
+    page.click("#join-button")  # waits until it is enabled
+    page.wait_for_function("window.__asiworld && window.__asiworld.view.ready", timeout=15000)
+    assert "name=" not in page.url

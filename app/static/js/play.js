@@ -486,3 +486,4 @@ function loop() {
 requestAnimationFrame(loop);
 
 window.__asiworld = { view, renderer, act, get token() { return token; } };
+$("join-button").disabled = false;  // every handler is in place: joining works from now on
