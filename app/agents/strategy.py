@@ -872,9 +872,7 @@ class Strategy(Agent):
         house = self.house
         if house.site is None or house.locked:
             return None
-        mine = obs["self"]["id"]
-        others = {(st["x"], st["y"]) for st in obs["structures"] if st.get("owner") != mine}
-        others |= {(f["x"], f["y"]) for f in obs.get("floors", ()) if f.get("owner") != mine}
+        others = _pieces(obs, own=False)
         floors, walls, door = house.layout()
         for p in [*floors, *walls, door]:
             if p not in house.built and p in others:
@@ -901,9 +899,7 @@ class Strategy(Agent):
         if self.take_down_refused >= 3:
             self.old_house.clear()
             return None
-        mine = obs["self"]["id"]
-        standing = {(st["x"], st["y"]) for st in obs["structures"] if st.get("owner") == mine}
-        standing |= {(f["x"], f["y"]) for f in obs.get("floors", ()) if f.get("owner") == mine}
+        standing = _pieces(obs, own=True)
         view = obs["view"]
         x0, y0 = view["x0"], view["y0"]
         h, w = len(view["tiles"]), len(view["tiles"][0]) if view["tiles"] else 0
@@ -1391,3 +1387,10 @@ class Strategy(Agent):
         if not adjacent(me(obs), merchant):
             return self._go(merchant)
         return {"type": "buy", "item": item, "count": count}
+
+
+def _pieces(obs: dict[str, Any], own: bool) -> set[Pos]:
+    """Where the structures and floors in view stand that are its own (`own`) or others'."""
+    mine = obs["self"]["id"]
+    return {(p["x"], p["y"]) for p in (*obs["structures"], *obs.get("floors", ()))
+            if (p.get("owner") == mine) == own}

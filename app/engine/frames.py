@@ -5,6 +5,7 @@ frames go to live spectators and into replay files, and one applier draws both."
 from __future__ import annotations
 
 import base64
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -14,6 +15,12 @@ from .model import Character, Creature, Entity
 
 if TYPE_CHECKING:
     from .world import World
+
+
+# Every field public_entity gives of a creature: the same tuple means the same public dict
+# (FrameBuilder reuses a creature's dict while it is unchanged). A field added there goes here.
+creature_view = attrgetter("kind", "x", "y", "area", "health", "max_health", "hostile", "boss",
+                           "phase")
 
 
 def public_entity(ent: Entity) -> dict[str, Any]:
@@ -103,8 +110,7 @@ class FrameBuilder:
         creatures: dict[int, tuple] = {}
         for eid, ent in w.entities.items():
             if type(ent) is Creature:
-                key = (ent.kind, ent.x, ent.y, ent.area, ent.health, ent.max_health, ent.hostile,
-                       ent.boss, ent.phase)
+                key = creature_view(ent)
                 creatures[eid] = key
                 if seen.get(eid) == key:
                     current[eid] = before[eid]  # what public_entity would give again
