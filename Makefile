@@ -10,6 +10,9 @@ ARGS   ?=
 # The whole-run checks (the planner completes both tasks on seed 7; the spread of the five
 # configurations) take about half a minute: on by default, ASIWORLD_SLOW=0 leaves them out.
 export ASIWORLD_SLOW ?= 1
+# The suite runs on two pytest-xdist workers (this machine's two cores), each test module whole
+# on one worker (--dist loadfile: a module's fixtures are made once); WORKERS=0 runs it in one.
+WORKERS ?= 2
 
 .PHONY: install install-serve install-browser install-redis serve test lint samples bench
 
@@ -57,7 +60,7 @@ serve: install-serve
 
 test: install install-browser install-redis
 	$(VENV)/bin/ruff check app tests e2e benchmarks
-	$(PY) -m pytest -q -p no:cacheprovider $(ARGS)
+	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist loadfile $(ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check app tests e2e benchmarks

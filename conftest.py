@@ -12,8 +12,10 @@ system's temporary folder instead, so it still remembers failing examples betwee
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -64,3 +66,17 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         for line in lines:
             report.write_line(line)
     session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture
+def run_async():
+    """`run_async(coroutine)`: asyncio.run on a thread of its own. The browser tests' Playwright
+    (sync API) leaves its event loop marked running in the main thread for as long as it lives,
+    and asyncio.run refuses to start there; with pytest-xdist an e2e module may run before an
+    asyncio test on the same worker."""
+
+    def run(coroutine):
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, coroutine).result()
+
+    return run

@@ -66,11 +66,11 @@ def served(config: dict, before_start=None):
 
 
 # Flask-SocketIO has one SocketIO object, and it answers the sockets of the app made last only
-# (events of an older app's clients are ignored). So a module whose pages use sockets serves
-# them from an app it made itself (replay_server, made once per module, or served()), and the
-# session's live_server only in modules that run before any other app is made (test_browser,
-# test_dungeon_view, test_evaluation_page). Servers in their own process (ServeProcess) are free.
-@pytest.fixture(scope="session")
+# (events of an older app's clients are ignored). So every module whose pages use sockets serves
+# them from an app made for that module (live_server, replay_server) or for the test (served()):
+# a module's tests run one after another, in whatever order and on whichever pytest-xdist worker
+# the modules are given out. Servers in their own process (ServeProcess) are free.
+@pytest.fixture(scope="module")
 def live_server():
     """The real engine at 20 ticks/s."""
     with served({"SEED": 7, "SPEED": 20}) as server:

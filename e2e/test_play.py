@@ -152,18 +152,18 @@ def test_join_waits_for_the_page_to_be_ready(replay_server, page):
     """A Join pressed while the page's script still loads its sprites submitted the form
     natively: the page reloaded as /play?name=... and nobody joined (seen at random in CI). The
     button is enabled once the script handles the form."""
-    import time
-
-    def slow_atlas(route):
-        time.sleep(1.5)
-        route.continue_()
-
-    page.route("**/static/sprites/atlas.json", slow_atlas)
+    held = []  # the sprite atlas is held until the test lets it through: no race with a timer
+    page.route("**/static/sprites/atlas.json", lambda route: held.append(route))
     page.goto(replay_server["url"] + "/play", wait_until="commit")
     page.wait_for_selector("#join-button")
+    page.wait_for_function("document.readyState !== 'loading'")
     assert page.locator("#join-button").is_disabled()
     page.fill("#name", "early bird")
     page.press("#name", "Enter")  # implicit submission: refused while the button is disabled
+    assert "name=" not in page.url and page.locator("#join-button").is_visible()
+    while not held:  # the script asks for the atlas only once it runs
+        page.wait_for_timeout(50)
+    held[0].continue_()
     page.click("#join-button")  # waits until it is enabled
     page.wait_for_function("window.__asiworld && window.__asiworld.view.ready", timeout=15000)
     assert "name=" not in page.url

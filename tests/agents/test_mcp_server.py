@@ -4,7 +4,6 @@ errors short; the official client plays a few turns in-process and over stdio ag
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -25,7 +24,7 @@ def _payload(result) -> dict:
     return result.structured_content
 
 
-def test_the_tool_schemas_are_the_action_tables_with_bounds_defaults_and_sentences(served):
+def test_the_tool_schemas_are_the_action_tables_with_bounds_defaults_and_sentences(served, run_async):
     client = Client(served)
     client.join("mcp-schemas", label="mcp")
 
@@ -33,7 +32,7 @@ def test_the_tool_schemas_are_the_action_tables_with_bounds_defaults_and_sentenc
         async with mcp.Client(build_server(client)) as session:
             return {t.name: t for t in (await session.list_tools()).tools}
 
-    tools = asyncio.run(listed())
+    tools = run_async(listed())
     for action in protocol.actions():
         assert tools[action["type"]].input_schema == protocol.parameters_schema(action)
         assert tools[action["type"]].output_schema["properties"]["ok"] == {"type": "boolean"}
@@ -44,7 +43,7 @@ def test_the_tool_schemas_are_the_action_tables_with_bounds_defaults_and_sentenc
     assert tools["wait_for_event"].input_schema["properties"]["timeout_seconds"]["maximum"] == 60
 
 
-def test_an_mcp_client_plays_a_few_turns_with_structured_results_and_short_errors(served, runner):
+def test_an_mcp_client_plays_a_few_turns_with_structured_results_and_short_errors(served, runner, run_async):
     client = Client(served)
     client.join("mcp-ada", label="mcp")
 
@@ -79,12 +78,12 @@ def test_an_mcp_client_plays_a_few_turns_with_structured_results_and_short_error
             assert stopped["status"] == "stopped"
             return start
 
-    start = asyncio.run(play())
+    start = run_async(play())
     me = client.observe()["self"]
     assert (me["x"], me["y"]) == (start["x"] + 1, start["y"] + 2)
 
 
-def test_asiworld_mcp_over_stdio_takes_the_same_seat_and_serves_the_docs(served, runner):
+def test_asiworld_mcp_over_stdio_takes_the_same_seat_and_serves_the_docs(served, runner, run_async):
     seat = Client(served)
     seat.join("mcp-stdio", label="mcp")
     command = StdioServerParameters(command=ASIWORLD, args=[
@@ -112,7 +111,7 @@ def test_asiworld_mcp_over_stdio_takes_the_same_seat_and_serves_the_docs(served,
             assert f"character {seat.character}" in prompt.messages[0].content.text
 
     before = runner.call(lambda: len(runner.world.characters()))
-    asyncio.run(session_over_stdio())
+    run_async(session_over_stdio())
     assert runner.call(lambda: len(runner.world.characters())) == before  # nobody new joined
     # the program the stdio session submitted is this seat's own
     assert [p["name"] for p in seat.program_status(None)["programs"]] == ["idle"]

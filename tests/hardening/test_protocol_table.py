@@ -6,7 +6,6 @@ there (craft's `count` maximum, 50 -> 5) shows in all of them at once."""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 
 import mcp
@@ -85,14 +84,14 @@ class _Client:
     character = 1
 
 
-def test_the_mcp_tool_publishes_the_new_bound_and_refuses_past_it(craft_count_max_5):
+def test_the_mcp_tool_publishes_the_new_bound_and_refuses_past_it(craft_count_max_5, run_async):
     async def listed_and_refused() -> tuple[dict, bool]:
         async with mcp.Client(build_server(_Client())) as session:
             tools = {t.name: t for t in (await session.list_tools()).tools}
             refused = await session.call_tool("craft", {"recipe": "plank", "count": NEW_MAX + 1})
             return tools["craft"].input_schema, refused.is_error
 
-    schema, refused = asyncio.run(listed_and_refused())
+    schema, refused = run_async(listed_and_refused())
     count = craft_count(schema)
     assert (count["type"], count["minimum"], count["maximum"]) == ("integer", 1, NEW_MAX)
     assert count["default"] == 1 and count["description"] == craft_count_max_5.help
@@ -114,7 +113,7 @@ def test_every_action_and_argument_in_the_table_says_what_it_is():
             assert arg["help"], f"{action['type']}.{name} has no sentence"
 
 
-def test_a_program_id_is_described_the_same_in_the_openapi_document_and_both_tool_sets(http):
+def test_a_program_id_is_described_the_same_in_the_openapi_document_and_both_tool_sets(http, run_async):
     from asiworld.protocol import PROGRAM_ID
 
     spec = http.get("/api/openapi.json").get_json()
@@ -130,7 +129,7 @@ def test_a_program_id_is_described_the_same_in_the_openapi_document_and_both_too
         async with mcp.Client(build_server(_Client())) as session:
             return {t.name: t.input_schema for t in (await session.list_tools()).tools}
 
-    schema = asyncio.run(listed())["cancel_program"]["properties"]["id"]
+    schema = run_async(listed())["cancel_program"]["properties"]["id"]
     assert schema["description"] == PROGRAM_ID["description"] and schema["minimum"] == 1
 
 
