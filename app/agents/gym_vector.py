@@ -26,19 +26,23 @@ def stack_infos(infos: list[dict]) -> dict:
     """The infos of every world as `SyncVectorEnv` lays them out (an array per key, a `_key`
     mask beside it, dicts stacked key by key), for infos that all have the same keys."""
     n = len(infos)
+    mask = np.ones(n, dtype=np.bool_)  # copied per key: np.ones itself costs several copies
     out: dict[str, Any] = {}
     for key, first in infos[0].items():
         values = [info[key] for info in infos]
-        if isinstance(first, dict):
+        kind = type(first)
+        if kind is dict:
             out[key] = stack_infos(values)
-        elif type(first) in (int, float, bool) or isinstance(first, np.number):
-            out[key] = np.array(values, dtype=type(first))
+        elif kind in (int, float, bool) or isinstance(first, np.number):
+            out[key] = np.array(values, dtype=kind)
+        elif kind is str:
+            out[key] = np.array(values, dtype=object)
         else:
             column = np.empty(n, dtype=object)  # lists stay lists, one per world
             for i, value in enumerate(values):
                 column[i] = value
             out[key] = column
-        out[f"_{key}"] = np.ones(n, dtype=np.bool_)
+        out[f"_{key}"] = mask.copy()
     return out
 
 
