@@ -80,3 +80,14 @@ def run_async():
             return pool.submit(asyncio.run, coroutine).result()
 
     return run
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    """Two tests with one node id are one test to pytest-xdist (it keeps one item per id), so
+    the suite refuses them instead of running a part of them unseen."""
+    seen: set[str] = set()
+    twice = sorted({item.nodeid for item in items if item.nodeid in seen or seen.add(item.nodeid)})
+    if twice:
+        raise pytest.UsageError("tests share a node id (pytest-xdist would run one of each): "
+                                + ", ".join(twice))
