@@ -156,13 +156,15 @@ def test_join_waits_for_the_page_to_be_ready(replay_server, page):
     page.route("**/static/sprites/atlas.json", lambda route: held.append(route))
     page.goto(replay_server["url"] + "/play", wait_until="commit")
     page.wait_for_selector("#join-button")
-    page.wait_for_function("document.readyState !== 'loading'")
     assert page.locator("#join-button").is_disabled()
     page.fill("#name", "early bird")
     page.press("#name", "Enter")  # implicit submission: refused while the button is disabled
     assert "name=" not in page.url and page.locator("#join-button").is_visible()
-    while not held:  # the script asks for the atlas only once it runs
+    for _ in range(300):  # the script asks for the atlas once it runs (15 s at most)
+        if held:
+            break
         page.wait_for_timeout(50)
+    assert held, "the page never asked for the sprite atlas"
     held[0].continue_()
     page.click("#join-button")  # waits until it is enabled
     page.wait_for_function("window.__asiworld && window.__asiworld.view.ready", timeout=15000)
