@@ -55,6 +55,9 @@ class World:
         # moved or removed: every such change goes through this class and counts here.
         self.bodies_moved = 0
         self._body_index: dict[int, tuple[dict, int, Any]] = {}
+        # Per area, a [x, y] mask of the tiles a body stands on, kept as bodies move (the
+        # detours round bodies read it instead of walking every body of a crowd).
+        self._body_grids: dict[int, tuple[Area, np.ndarray]] = {}
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -83,6 +86,7 @@ class World:
         self.next_id += 1
         self.entities[char.id] = char
         self.areas[SURFACE].occupant[pos] = char.id
+        self._mark_body(SURFACE, pos[0], pos[1], True)
         self.bodies_moved += 1
         self.char_events[char.id] = deque(maxlen=EVENT_MEMORY)
         self.memory[char.id] = vision.Memory()
@@ -265,16 +269,39 @@ class World:
         old = self.areas[ent.area]
         if old.occupant.get((ent.x, ent.y)) == ent.id:
             del old.occupant[(ent.x, ent.y)]
+            self._mark_body(ent.area, ent.x, ent.y, False)
         if area_id is not None:
             ent.area = area_id
         ent.x, ent.y = x, y
         self.areas[ent.area].occupant[(x, y)] = ent.id
+        self._mark_body(ent.area, x, y, True)
         self.bodies_moved += 1
+
+    def body_grid(self, area_id: int) -> np.ndarray:
+        """A [x, y] mask of the tiles of an area a body stands on (read only: it is kept up
+        to date as bodies move)."""
+        area = self.areas[area_id]
+        kept = self._body_grids.get(area_id)
+        if kept is None or kept[0] is not area:
+            for gone in [a for a in self._body_grids if a not in self.areas]:
+                del self._body_grids[gone]
+            grid = np.zeros((area.width, area.height), dtype=bool)
+            if area.occupant:
+                xy = np.array(list(area.occupant), dtype=np.int64)
+                grid[xy[:, 0], xy[:, 1]] = True
+            kept = self._body_grids[area_id] = (area, grid)
+        return kept[1]
+
+    def _mark_body(self, area_id: int, x: int, y: int, standing: bool) -> None:
+        kept = self._body_grids.get(area_id)
+        if kept is not None:
+            kept[1][x, y] = standing
 
     def remove_entity(self, ent: Entity) -> None:
         area = self.areas.get(ent.area)
         if area is not None and area.occupant.get((ent.x, ent.y)) == ent.id:
             del area.occupant[(ent.x, ent.y)]
+            self._mark_body(ent.area, ent.x, ent.y, False)
             self.bodies_moved += 1
         self.entities.pop(ent.id, None)
 
@@ -287,6 +314,7 @@ class World:
         self.next_id += 1
         self.entities[creature.id] = creature
         self.areas[area_id].occupant[pos] = creature.id
+        self._mark_body(area_id, pos[0], pos[1], True)
         self.bodies_moved += 1
         return creature
 

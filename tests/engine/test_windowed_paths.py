@@ -8,7 +8,7 @@ import random
 
 import numpy as np
 import tcod.path
-from asiworld.engine import World, load_content
+from asiworld.engine import World, astar, load_content
 from asiworld.engine.model import SURFACE
 from asiworld.engine.rules import movement
 from hypothesis import given, settings
@@ -96,3 +96,54 @@ def test_walks_in_a_crowded_world_follow_the_whole_map_paths():
             bodies = [p for p, eid in area.occupant.items() if eid != char.id] if avoid else ()
             assert movement.find_path(world, char, *goal, avoid_bodies=avoid) == \
                 whole_map_path(base, (char.x, char.y), goal, (), bodies)
+
+
+def test_a_goal_with_no_open_tile_beside_it_has_no_path_unless_the_start_is_beside_it():
+    base = np.ones((50, 50), dtype=np.int8)
+    base[20:27, 20:27] = 0  # a wood; the goal is the tree at its heart
+    base.flags.writeable = False
+    assert movement.window_path(base, (2, 2), (23, 23)) is None
+    assert whole_map_path(base, (2, 2), (23, 23)) is None
+    # a body standing on the one open tile beside a goal boxes it in too
+    gap = base.copy()
+    gap[23, 22] = 1
+    gap[23, 21:22] = 1
+    gap[23, 20] = 1
+    assert movement.window_path(gap, (23, 10), (23, 23), bodies=[(23, 22)]) is None
+    assert movement.window_path(gap, (23, 10), (23, 23)) == whole_map_path(gap, (23, 10), (23, 23))
+    assert movement.window_path(gap, (23, 22), (23, 23)) == []  # beside a solid goal already
+
+
+def test_a_searcher_kept_for_a_shape_answers_like_a_new_one_search_after_search():
+    # The searchers of astar are reset between searches; one that cannot reset (a tcod
+    # without the pathfinder's arrays) builds a new pathfinder: both give a new one's paths.
+    rng = random.Random(11)
+    for reusable in (True, False):
+        search = astar.Searcher((20, 24))
+        search._reusable = reusable
+        for _ in range(60):
+            base = np.array([[0 if rng.random() < 0.3 else 1 for _ in range(24)]
+                             for _ in range(20)], dtype=np.int8)
+            start, goal = (rng.randrange(20), rng.randrange(24)), (rng.randrange(20), rng.randrange(24))
+            base[start] = base[goal] = 1
+            np.copyto(search.cost, base)
+            found = [tuple(p) for p in search.search(start, goal)[1:]]
+            assert (found or None) == (whole_map_path(base, start, goal) if start != goal else None)
+
+
+def test_the_body_grid_follows_every_body_that_joins_moves_and_leaves():
+    world = World.create(seed=4, size=48, content=CONTENT)
+    chars = [world.add_character(f"c{i}") for i in range(30)]
+    grid = world.body_grid(SURFACE)  # made before the crowd moves, then kept up to date
+    rng = random.Random(8)
+    for tick in range(80):
+        for cid in rng.sample(chars, 5):
+            world.submit(cid, {"type": "move_to", "x": rng.randrange(48), "y": rng.randrange(48)})
+        if tick == 40:
+            chars.append(world.add_character("late"))
+        world.step()
+    fresh = np.zeros_like(grid)
+    for x, y in world.areas[SURFACE].occupant:
+        fresh[x, y] = True
+    assert world.body_grid(SURFACE) is grid and (grid == fresh).all()
+    assert grid.sum() >= 31  # creatures too

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
 import tcod.path
 
-from .. import homes
+from .. import astar, homes
 from ..actions import DIRECTIONS, Arg, Handler, register
 from ..errors import Refusal
 from ..model import Area, Character, Op
@@ -99,10 +98,12 @@ UNREACHED = np.iinfo(np.int32).max
 
 def window_path(base: np.ndarray, start: tuple[int, int], goal: tuple[int, int],
                 opened: Iterable[tuple[int, int]] = (), bodies: Iterable | np.ndarray = (),
-                margin: int = FIRST_MARGIN) -> list[tuple[int, int]] | None:
+                margin: int = FIRST_MARGIN,
+                blocked: np.ndarray | None = None) -> list[tuple[int, int]] | None:
     """tcod's A* from `start` to `goal` over `base` ([x, y] costs; `opened` tiles cost 1,
-    `bodies` block, the goal itself always passes), searched in a window round the two and
-    widened until the search stayed inside it.
+    bodies block, the goal itself always passes), searched in a window round the two and
+    widened until the search stayed inside it. The bodies: `bodies` ((x, y) pairs), or
+    `blocked`, a [x, y] mask of the map's bodies (World.body_grid; the walker's own ignored).
 
     Exactly the path a search over the whole map finds: tcod's heap orders by priority only
     (distance + Manhattan distance to the goal, the same wherever the window lies), so a
@@ -110,32 +111,35 @@ def window_path(base: np.ndarray, start: tuple[int, int], goal: tuple[int, int],
     pushes and pops, in the same order, as the search over the whole map (which then never
     looked past the window either). A search that touched such an edge is done again in a
     window four times as wide, up to the whole map, where no check is needed. A goal walled
-    in (a tree inside a wood, a tile ringed by bodies) is found without a search: the
+    in (a tree inside a wood, a tile ringed by bodies) is found without a wider search: the
     search would have walked everything the start can reach before giving up.
     None when there is no way; [] when already there. With a solid goal (a tree) the path
     ends next to it."""
     if start == goal:
         return []
     opened = list(opened)
-    bodies = np.asarray(bodies, dtype=np.int64).reshape(-1, 2)
-    if _walled_in(base, start, goal, opened, bodies):
+    if blocked is None:
+        blocked = np.zeros(base.shape, dtype=bool)
+        pairs = np.asarray(bodies, dtype=np.int64).reshape(-1, 2)
+        blocked[pairs[:, 0], pairs[:, 1]] = True
+    if _boxed_in(base, start, goal, opened, blocked):
         return None
     width, height = base.shape
     (sx, sy), (gx, gy) = start, goal
     margin = max(margin, 1)  # a window one tile wide would trip tcod's loop check
     lo_x, hi_x, lo_y, hi_y = min(sx, gx), max(sx, gx), min(sy, gy), max(sy, gy)
     while True:
-        x0, y0 = max(lo_x - margin, 0), max(lo_y - margin, 0)
-        x1, y1 = min(hi_x + margin + 1, width), min(hi_y + margin + 1, height)
-        cost, goal_open = _window_cost(base, (x0, y0, x1, y1), goal, opened, bodies)
-        graph = tcod.path.SimpleGraph(cost=cost, cardinal=1, diagonal=0)
-        graph.set_heuristic(cardinal=1, diagonal=0)
-        finder = tcod.path.Pathfinder(graph)
-        finder.add_root((sx - x0, sy - y0))
-        found = finder.path_to((gx - x0, gy - y0)).tolist()[1:]
+        x0, x1 = _span(lo_x - margin, hi_x + margin + 1, width)
+        y0, y1 = _span(lo_y - margin, hi_y + margin + 1, height)
+        search = astar.searcher((x1 - x0, y1 - y0))
+        goal_open = _window_cost(base, (x0, y0, x1, y1), start, goal, opened, blocked,
+                                 search.cost)
+        found = search.search((sx - x0, sy - y0), (gx - x0, gy - y0))[1:]
         whole = x0 == 0 and y0 == 0 and x1 == width and y1 == height
-        if whole or not _reached_edge(finder.distance, (x0, y0, x1, y1), base.shape):
+        if whole or not _reached_edge(search.distance, (x0, y0, x1, y1), base.shape):
             break
+        if not found and _walled_in(base, start, goal, opened, blocked):
+            return None  # a walled-in goal has no path in any window: no wider search
         margin *= 4
     path: list | None = [(x + x0, y + y0) for x, y in found]
     if not path:
@@ -145,27 +149,59 @@ def window_path(base: np.ndarray, start: tuple[int, int], goal: tuple[int, int],
     return path
 
 
-def _window_cost(base: np.ndarray, window: tuple[int, int, int, int], goal: tuple[int, int],
-                 opened: list[tuple[int, int]], bodies: np.ndarray) -> tuple[np.ndarray, bool]:
-    """The search's costs in `window` (x0, y0, x1, y1), the goal passable, and whether the
-    goal was passable before."""
+WINDOW_STEP = 16  # window sides are rounded up to a multiple of this: fewer shapes to keep
+
+
+def _span(lo: int, hi: int, size: int) -> tuple[int, int]:
+    """[lo, hi) clipped to [0, size), then widened to a multiple of WINDOW_STEP (or the whole
+    side) so that searches share a few window shapes (astar.searcher); a wider window finds
+    the same path."""
+    lo, hi = max(lo, 0), min(hi, size)
+    side = min(-(-(hi - lo) // WINDOW_STEP) * WINDOW_STEP, size)
+    hi = min(lo + side, size)
+    return hi - side, hi
+
+
+def _window_cost(base: np.ndarray, window: tuple[int, int, int, int], start: tuple[int, int],
+                 goal: tuple[int, int], opened: list[tuple[int, int]], blocked: np.ndarray,
+                 cost: np.ndarray) -> bool:
+    """Write the search's costs in `window` (x0, y0, x1, y1) into `cost`, the goal passable;
+    whether the goal was passable before."""
     x0, y0, x1, y1 = window
-    cost = base[x0:x1, y0:y1].copy()
+    np.copyto(cost, base[x0:x1, y0:y1])
     for x, y in opened:
         if x0 <= x < x1 and y0 <= y < y1:
             cost[x - x0, y - y0] = 1
-    if len(bodies):
-        bx, by = bodies[:, 0], bodies[:, 1]
-        inside = (bx >= x0) & (bx < x1) & (by >= y0) & (by < y1)
-        cost[bx[inside] - x0, by[inside] - y0] = 0
+    sx, sy = start[0] - x0, start[1] - y0
+    inside = 0 <= sx < x1 - x0 and 0 <= sy < y1 - y0
+    own = cost[sx, sy] if inside else 0
+    cost[blocked[x0:x1, y0:y1]] = 0
+    if inside:
+        cost[sx, sy] = own  # the walker's own body does not block it
     gx, gy = goal[0] - x0, goal[1] - y0
     goal_open = bool(cost[gx, gy])
     cost[gx, gy] = 1  # so a solid goal (a tree) is reached by standing next to it
-    return cost, goal_open
+    return goal_open
+
+
+def _boxed_in(base: np.ndarray, start: tuple[int, int], goal: tuple[int, int],
+              opened: list[tuple[int, int]], blocked: np.ndarray) -> bool:
+    """The commonest walled-in goal, told without a search: no tile beside it is passable
+    and the start is not beside it (a tree inside a wood, a tile of a lake)."""
+    width, height = base.shape
+    gx, gy = goal
+    for x, y in ((gx + 1, gy), (gx - 1, gy), (gx, gy + 1), (gx, gy - 1)):
+        if not (0 <= x < width and 0 <= y < height):
+            continue
+        if (x, y) == start:
+            return False
+        if (base[x, y] > 0 or (x, y) in opened) and not blocked[x, y]:
+            return False
+    return True
 
 
 def _walled_in(base: np.ndarray, start: tuple[int, int], goal: tuple[int, int],
-               opened: list[tuple[int, int]], bodies: np.ndarray) -> bool:
+               opened: list[tuple[int, int]], blocked: np.ndarray) -> bool:
     """Is the goal in a pocket of passable tiles, inside a few tiles round it, that neither
     holds the start nor touches it? Then no search reaches it: every step of a path enters a
     passable tile, so a path's tiles after the start are all in the goal's pocket."""
@@ -174,7 +210,8 @@ def _walled_in(base: np.ndarray, start: tuple[int, int], goal: tuple[int, int],
     window = (max(gx - GOAL_ROOM, 0), max(gy - GOAL_ROOM, 0),
               min(gx + GOAL_ROOM + 1, width), min(gy + GOAL_ROOM + 1, height))
     x0, y0, x1, y1 = window
-    cost, _ = _window_cost(base, window, goal, opened, bodies)
+    cost = np.empty((x1 - x0, y1 - y0), dtype=np.int8)
+    _window_cost(base, window, start, goal, opened, blocked, cost)
     # The pocket: what the goal reaches over passable tiles. tcod's dijkstra2d fills the
     # same distances a Pathfinder resolved from the goal would, without building a graph and
     # a pathfinder for a window of 81 tiles (several times the search's own cost).
@@ -201,14 +238,7 @@ def _reached_edge(dist: np.ndarray, window: tuple[int, int, int, int],
                 or (y1 < shape[1] and (dist[:, -1] != UNREACHED).any()))
 
 
-def _bodies_but(area: Area, me: int) -> np.ndarray:
-    """(x, y) of every body in the area but `me`'s, as an (n, 2) array."""
-    occupant = area.occupant
-    n = len(occupant)
-    xy = np.fromiter(chain.from_iterable(occupant), np.int64, 2 * n).reshape(n, 2)
-    return xy[np.fromiter(occupant.values(), np.int64, n) != me]
-
-
+_NO_BODIES: dict[tuple[int, int], np.ndarray] = {}  # an empty mask per map shape (read only)
 MEMO_PATHS = 8192  # a crowd's walks are checked at submit, at the tick and at the start
 
 
@@ -222,8 +252,12 @@ def find_path(world: World, char: Character, x: int, y: int, avoid_bodies: bool)
         found = world.path_memo[memo_key]
         return None if found is None else list(found)
     base, doors = _base_cost(world, area)
-    bodies = _bodies_but(area, char.id) if avoid_bodies else ()
-    path = window_path(base, (char.x, char.y), (x, y), doors.get(char.id, ()), bodies)
+    blocked = world.body_grid(char.area) if avoid_bodies else _NO_BODIES.get(base.shape)
+    if blocked is None:
+        blocked = np.zeros(base.shape, dtype=bool)
+        blocked.flags.writeable = False
+        _NO_BODIES[base.shape] = blocked
+    path = window_path(base, (char.x, char.y), (x, y), doors.get(char.id, ()), blocked=blocked)
     if not avoid_bodies:
         if len(world.path_memo) > MEMO_PATHS:
             world.path_memo.clear()
