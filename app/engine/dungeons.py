@@ -225,5 +225,6 @@ def sweep(world: World) -> None:
         del world.areas[area_id]
         for mem in world.memory.values():
             mem.areas.pop(area_id, None)
+            mem.forget_view()
             for eid in [k for k, e in mem.entities.items() if e["area"] == area_id]:
                 del mem.entities[eid]

@@ -50,6 +50,7 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
     # a no-op unless something moved since the tick's own update
     vision.update(world, char, world.body_index(char.area))
     mem = world.memory[char.id]
+    mem.settle()  # the remembered entities' ticks are read below
     area = world.areas[char.area]
     vis = mem.visible
     h, w = vis.shape
@@ -60,9 +61,9 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
 
     entities, structures, loot = [], [], []
     bodies = world.body_index(char.area)  # a crowd: only the cells round the view
-    near = bodies.seen(x0, y0, vis) if bodies else \
-        [(x, y, eid) for (x, y), eid in area.occupant.items() if vision.can_see(mem, x, y)]
-    for _x, _y, eid in near:
+    near = (bodies.seen(x0, y0, vis) >> vision.KEY_ID).tolist() if bodies else \
+        [eid for (x, y), eid in area.occupant.items() if vision.can_see(mem, x, y)]
+    for eid in near:  # in any order: they are sorted by id below
         if eid != char.id:
             entities.append(entity_dict(world.entities[eid]))
     for (x, y), s in area.structures.items():

@@ -179,6 +179,7 @@ def _optional(kind: str, obj: Any) -> dict[str, Any] | None:
 
 
 def _memory(mem: vision.Memory) -> dict[str, Any]:
+    mem.settle()  # the ticks of the bodies in view, written before they are saved
     data = _record("memory", mem)
     data["areas"] = {a: _record("area_memory", m) for a, m in mem.areas.items()}
     return data
@@ -301,5 +302,7 @@ def _fill(world: World, state: dict[str, Any], event_memory: int) -> None:
 
 
 def fields_of(kind: str) -> tuple[str, ...]:
-    """The model class's own field names for a record kind (what FIELDS must list)."""
-    return tuple(f.name for f in dataclasses.fields(CLASSES[kind]))
+    """The model class's own field names for a record kind (what FIELDS must list): all but
+    those marked `metadata={"derived": True}` (caches rebuilt from the rest, never saved)."""
+    return tuple(f.name for f in dataclasses.fields(CLASSES[kind])
+                 if not f.metadata.get("derived"))

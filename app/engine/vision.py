@@ -34,6 +34,38 @@ class Memory:
     x0: int = 0
     y0: int = 0
     visible: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))
+    # The bodies of the last update in a crowd (derived: never saved; None: not known).
+    view: View | None = field(default=None, metadata={"derived": True})
+
+    def settle(self) -> None:
+        """Write the tick of the last crowd update into the entries of the bodies it saw (an
+        update in a crowd stamps only what changed; call before reading `entities`' ticks
+        from outside an update: observing, saving)."""
+        view = self.view
+        if view is not None:
+            entries = self.entities
+            for key in view.keys.tolist():
+                entry = entries.get(key >> KEY_ID)
+                if entry is not None:
+                    entry["tick"] = view.tick
+
+    def forget_view(self) -> None:
+        """Call before removing entities from `entities` other than by an update."""
+        self.settle()
+        self.view = None
+
+
+@dataclass
+class View:
+    """The bodies a crowd update saw, as keys (BodyIndex.key: id, x and y in one int), and
+    its tick. Their entries' "tick" may be older than `tick` until the memory is settled: a
+    packed crowd sees a hundred bodies round every character, most where they stood a tick
+    ago, and writing a tick into every one of their entries, every tick, was most of a
+    crowded tick's cost."""
+
+    area: int
+    tick: int
+    keys: np.ndarray  # ascending
 
 
 def radius(world: World, char: Character) -> int:
@@ -63,6 +95,14 @@ def transparency(world: World, area: Area, x0: int, y0: int, x1: int, y1: int) -
     return cached[1][y0:y1, x0:x1]
 
 
+KEY_ID, KEY_X = 32, 16  # a body's key: id << 32 | x << 16 | y (ids below 2**31, x, y below 2**16)
+
+
+def key(eid: Any, x: Any, y: Any) -> Any:
+    """One int for a body where it stands (ints or arrays of them)."""
+    return (eid << KEY_ID) | (x << KEY_X) | y
+
+
 CELL_SHIFT = 4  # a body index cell is 16 x 16 tiles (a day's view spans at most two of them)
 CROWD = 64  # bodies in an area from which the tick's updates use an index instead of a walk
 
@@ -78,28 +118,23 @@ class BodyIndex:
             cells.setdefault((x >> CELL_SHIFT, y >> CELL_SHIFT), []).append((order, x, y, eid))
         self.cells = cells
         self._area = area
-        self._grid: np.ndarray | None = None  # [y, x] -> place in the order, -1 for no body
-        self._ids: np.ndarray | None = None
+        self._keys: np.ndarray | None = None  # [y, x] -> the body's key, -1 for none
 
-    def seen(self, x0: int, y0: int, visible: np.ndarray) -> list[tuple[int, int, int]]:
-        """(x, y, id) of the bodies on the `visible` tiles of the window at (x0, y0), in the
-        area's order: array work per window instead of a Python step per body near it (a
-        packed crowd has hundreds round every character)."""
-        if self._grid is None:
+    def seen(self, x0: int, y0: int, visible: np.ndarray) -> np.ndarray:
+        """The keys (`key`) of the bodies on the `visible` tiles of the window at (x0, y0),
+        row by row: three array operations per window instead of a Python step per body near
+        it (a packed crowd has a hundred round every character)."""
+        if self._keys is None:
             area = self._area
-            grid = np.full(area.terrain.shape, -1, np.int32)
-            ids = np.array(list(area.occupant.values()), np.int64)
-            if len(ids):
+            grid = np.full(area.terrain.shape, -1, np.int64)
+            if area.occupant:
                 xy = np.array(list(area.occupant), np.int64)
-                grid[xy[:, 1], xy[:, 0]] = np.arange(len(ids), dtype=np.int32)
-            self._grid, self._ids = grid, ids
+                ids = np.array(list(area.occupant.values()), np.int64)
+                grid[xy[:, 1], xy[:, 0]] = key(ids, xy[:, 0], xy[:, 1])
+            self._keys = grid
         h, w = visible.shape
-        window = self._grid[y0:y0 + h, x0:x0 + w]
-        ys, xs = np.nonzero(visible & (window >= 0))
-        order = window[ys, xs]
-        by_order = np.argsort(order)
-        return list(zip((xs[by_order] + x0).tolist(), (ys[by_order] + y0).tolist(),
-                        self._ids[order[by_order]].tolist(), strict=True))
+        found = self._keys[y0:y0 + h, x0:x0 + w][visible]
+        return found[found >= 0]
 
     def within(self, x0: int, y0: int, x1: int, y1: int) -> list[tuple[int, int, int, int]]:
         """(order, x, y, id) of the bodies in [x0, x1) x [y0, y1), in the area's order."""
@@ -149,30 +184,76 @@ def _remember_entities(world: World, char: Character, mem: Memory, area: Area,
     # grid, the window and field of view as arrays (a walk over every body for every
     # character grew with the square of the crowd, a step per body near the view with its
     # density). Known entities are updated in place.
-    h, w = mem.visible.shape
-    x0, y0 = mem.x0, mem.y0
-    x1, y1 = x0 + w, y0 + h
-    visible = mem.visible
-    tick, area_id, me = world.tick, char.area, char.id
-    known_all = mem.entities
-    seen = 0
-    near = bodies.seen(x0, y0, visible) if bodies else \
-        [(x, y, eid) for (x, y), eid in area.occupant.items()
-         if x0 <= x < x1 and y0 <= y < y1 and visible[y - y0, x - x0]]
-    for x, y, eid in near:
-        if eid != me:
-            seen += 1
-            known = known_all.get(eid)
-            if known is not None and known["x"] == x and known["y"] == y \
-                    and known["area"] == area_id:
-                known["tick"] = tick
-            else:
-                known_all[eid] = {"id": eid, "kind": world.entities[eid].kind, "x": x, "y": y,
-                                  "area": area_id, "tick": tick}
+    if bodies is not None:
+        seen = _remember_crowd(world, char, mem, bodies)
+    else:
+        mem.forget_view()
+        h, w = mem.visible.shape
+        x0, y0 = mem.x0, mem.y0
+        x1, y1 = x0 + w, y0 + h
+        visible = mem.visible
+        near = [(x, y, eid) for (x, y), eid in area.occupant.items()
+                if x0 <= x < x1 and y0 <= y < y1 and visible[y - y0, x - x0]]
+        seen = 0
+        for x, y, eid in near:
+            if eid != char.id:
+                seen += 1
+                _remember(world, mem.entities, eid, x, y, char.area, world.tick)
     # The oldest memories go first, in batches (sorting every tick would cost more than the
     # memory saves); what is in view now is always kept.
     keep = max(world.content.vision.memory_entities, seen)
     if len(mem.entities) > keep + 32:
+        mem.forget_view()  # the ticks sorted on are then all written
         oldest = sorted(mem.entities.values(), key=lambda e: (e["tick"], e["id"]))
         for e in oldest[: len(mem.entities) - keep]:
             del mem.entities[e["id"]]
+
+
+def _remember(world: World, known_all: dict[int, dict[str, Any]], eid: int, x: int, y: int,
+              area_id: int, tick: int) -> None:
+    """One body seen: its entry stamped with the tick if it stands where it was remembered,
+    else a new entry (in the old one's place in the memory's order)."""
+    known = known_all.get(eid)
+    if known is not None and known["x"] == x and known["y"] == y and known["area"] == area_id:
+        known["tick"] = tick
+    else:
+        known_all[eid] = {"id": eid, "kind": world.entities[eid].kind, "x": x, "y": y,
+                          "area": area_id, "tick": tick}
+
+
+def _remember_crowd(world: World, char: Character, mem: Memory, bodies: BodyIndex) -> int:
+    """The bodies in view remembered; returns how many (the character itself not counted).
+    A body the last update saw standing where it stands now keeps its entry as it is (its
+    tick is the view's, Memory.settle); one that left the view gets the last view's tick
+    written; the rest go through _remember, by key. The comparison is array work on sorted
+    keys: Python sets of a crowd's keys, a tick old, were mostly cache misses. (The memory's
+    order is not the plain loop's then, but nothing reads it: observations and forgetting
+    sort by tick and id.)"""
+    keys = np.sort(bodies.seen(mem.x0, mem.y0, mem.visible))
+    me = key(char.id, char.x, char.y)
+    tick, area_id, view, known_all = world.tick, char.area, mem.view, mem.entities
+    n = len(keys)
+    at = int(np.searchsorted(keys, me))
+    seen = n - (at < n and int(keys[at]) == me)
+    old = view.keys if view is not None and view.area == area_id else None
+    if old is not None and len(old) == n and np.array_equal(old, keys):
+        view.tick = tick  # everyone in view stands where they stood
+        return seen
+    if old is not None and len(old) and n:
+        kept = old[np.minimum(np.searchsorted(old, keys), len(old) - 1)] == keys
+        lost = old[keys[np.minimum(np.searchsorted(keys, old), n - 1)] != old]
+        for gone in lost.tolist():
+            entry = known_all.get(gone >> KEY_ID)
+            if entry is not None:
+                entry["tick"] = view.tick
+        changed = keys[~kept].tolist()
+    else:
+        mem.settle()
+        changed = keys.tolist()
+    mask = (1 << KEY_X) - 1
+    for k in changed:
+        if k != me:
+            _remember(world, known_all, k >> KEY_ID, (k >> KEY_X) & mask, k & mask, area_id,
+                      tick)
+    mem.view = View(area_id, tick, keys)
+    return seen
