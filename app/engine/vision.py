@@ -66,6 +66,7 @@ class View:
     area: int
     tick: int
     keys: np.ndarray  # ascending
+    changes: int  # World.body_moves's count when it was seen
 
 
 def radius(world: World, char: Character) -> int:
@@ -103,6 +104,7 @@ def key(eid: Any, x: Any, y: Any) -> Any:
     return (eid << KEY_ID) | (x << KEY_X) | y
 
 
+FEW_BODIES = 48  # bodies in a view below which a crowd update walks them instead of arrays
 CELL_SHIFT = 4  # a body index cell is 16 x 16 tiles (a day's view spans at most two of them)
 CROWD = 64  # bodies in an area from which the tick's updates use an index instead of a walk
 
@@ -168,6 +170,12 @@ def update(world: World, char: Character, bodies: BodyIndex | None = None) -> No
         window = am.tiles[y0:y1, x0:x1]
         window[fov] = area.terrain[y0:y1, x0:x1][fov]
         am.ticks[y0:y1, x0:x1][fov] = world.tick
+    elif bodies is not None and mem.view is not None and mem.view.area == char.area:
+        moves, _ = world.body_moves(char.area)
+        h, w = mem.visible.shape
+        if moves[mem.x0:mem.x0 + w, mem.y0:mem.y0 + h].max() <= mem.view.changes:
+            mem.view.tick = world.tick  # the same view, and no body came or went in it
+            return
     _remember_entities(world, char, mem, area, bodies)
 
 
@@ -229,15 +237,27 @@ def _remember_crowd(world: World, char: Character, mem: Memory, bodies: BodyInde
     keys: Python sets of a crowd's keys, a tick old, were mostly cache misses. (The memory's
     order is not the plain loop's then, but nothing reads it: observations and forgetting
     sort by tick and id.)"""
-    keys = np.sort(bodies.seen(mem.x0, mem.y0, mem.visible))
-    me = key(char.id, char.x, char.y)
+    found = bodies.seen(mem.x0, mem.y0, mem.visible)
     tick, area_id, view, known_all = world.tick, char.area, mem.view, mem.entities
+    mask = (1 << KEY_X) - 1
+    if len(found) <= FEW_BODIES:  # a plain loop costs less than the array work
+        mem.forget_view()
+        seen = 0
+        for k in found.tolist():
+            eid = k >> KEY_ID
+            if eid != char.id:
+                seen += 1
+                _remember(world, known_all, eid, (k >> KEY_X) & mask, k & mask, area_id, tick)
+        return seen
+    keys = np.sort(found)
+    _, changes = world.body_moves(area_id)
+    me = key(char.id, char.x, char.y)
     n = len(keys)
     at = int(np.searchsorted(keys, me))
     seen = n - (at < n and int(keys[at]) == me)
     old = view.keys if view is not None and view.area == area_id else None
     if old is not None and len(old) == n and np.array_equal(old, keys):
-        view.tick = tick  # everyone in view stands where they stood
+        view.tick, view.changes = tick, changes  # everyone in view stands where they stood
         return seen
     if old is not None and len(old) and n:
         kept = old[np.minimum(np.searchsorted(old, keys), len(old) - 1)] == keys
@@ -250,10 +270,9 @@ def _remember_crowd(world: World, char: Character, mem: Memory, bodies: BodyInde
     else:
         mem.settle()
         changed = keys.tolist()
-    mask = (1 << KEY_X) - 1
     for k in changed:
         if k != me:
             _remember(world, known_all, k >> KEY_ID, (k >> KEY_X) & mask, k & mask, area_id,
                       tick)
-    mem.view = View(area_id, tick, keys)
+    mem.view = View(area_id, tick, keys, changes)
     return seen

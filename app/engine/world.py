@@ -57,7 +57,8 @@ class World:
         self._body_index: dict[int, tuple[dict, int, Any]] = {}
         # Per area, a [x, y] mask of the tiles a body stands on, kept as bodies move (the
         # detours round bodies read it instead of walking every body of a crowd).
-        self._body_grids: dict[int, tuple[Area, np.ndarray]] = {}
+        self._body_grids: dict[int, tuple[Area, np.ndarray, np.ndarray]] = {}
+        self._body_changes = 0  # counts the changes marked (body_moves)
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -289,13 +290,24 @@ class World:
             if area.occupant:
                 xy = np.array(list(area.occupant), dtype=np.int64)
                 grid[xy[:, 0], xy[:, 1]] = True
-            kept = self._body_grids[area_id] = (area, grid)
+            self._body_changes += 1  # everything counts as changed when the grid is new
+            moves = np.full((area.width, area.height), self._body_changes, dtype=np.int64)
+            kept = self._body_grids[area_id] = (area, grid, moves)
         return kept[1]
+
+    def body_moves(self, area_id: int) -> tuple[np.ndarray, int]:
+        """A [x, y] grid of when a body last came onto or left each tile of an area, as a
+        count of such changes, and the count now: nothing changed on a tile whose count is
+        at most one read before (read only)."""
+        self.body_grid(area_id)
+        return self._body_grids[area_id][2], self._body_changes
 
     def _mark_body(self, area_id: int, x: int, y: int, standing: bool) -> None:
         kept = self._body_grids.get(area_id)
         if kept is not None:
+            self._body_changes += 1
             kept[1][x, y] = standing
+            kept[2][x, y] = self._body_changes
 
     def remove_entity(self, ent: Entity) -> None:
         area = self.areas.get(ent.area)
