@@ -8,10 +8,12 @@
   one process, rows written in place; asiworld.agents.gym_vector), `sync` and `async`
   (Gymnasium's own vectors); its rate is environment steps (8 per vector step) per second.
 
-Each is measured in `--rounds` blocks of `--steps` env steps, interleaved (engine, one env,
-..., async, then again), and its best block counts: on a shared machine the load comes and
-goes, and the best block is the one it disturbed least. The ratio is each best rate over the
-engine's best (goal: >= 0.5). Then one env's step is timed part by part (decoding the action,
+Each is measured in `--rounds` blocks of `--steps` env steps, each block right after an engine
+block of as many ticks (engine, one env, engine, one env unwrapped, ..., then again). Two
+ratios: each best rate over the engine's best (on a shared machine the load comes and goes,
+and the best block is the one it disturbed least), and the median over the rounds of each
+block's rate over the engine block just before it (the pair ran under the same load, so the
+load's drift cancels; an outlier engine block moves only its own pair). Goal: >= 0.5. Then one env's step is timed part by part (decoding the action,
 the world's checks when it is submitted, the pipeline's tick, the achievements, the
 observation's arrays, the info) to show where the time goes, and the environment's own part
 of it (all but the world's checks and the tick). Results as JSON on stdout, with
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -124,10 +127,12 @@ def main() -> None:
                 "vector of 8, async": Vector(args.size, "async")}
     engine: list[float] = []
     rates: dict[str, list[float]] = {name: [] for name in subjects}
+    paired: dict[str, list[float]] = {name: [] for name in subjects}
     for _ in range(args.rounds):  # interleaved: a load that comes and goes hits them alike
-        engine.append(bench_engine(1, args.steps)["ticks_per_second"])
         for name, subject in subjects.items():
+            engine.append(bench_engine(1, args.steps)["ticks_per_second"])
             rates[name].append(subject.block(args.steps))
+            paired[name].append(rates[name][-1] / engine[-1])
         load.append(round(os.getloadavg()[0], 2))
     for subject in subjects.values():
         subject.close()
@@ -137,6 +142,7 @@ def main() -> None:
         "engine_ticks_per_second": {"best": best, "blocks": engine},
         "env_steps_per_second": {k: round(max(v), 1) for k, v in rates.items()},
         "ratio_to_engine": {k: round(max(v) / best, 3) for k, v in rates.items()},
+        "paired_ratio_median": {k: round(statistics.median(v), 3) for k, v in paired.items()},
         "one_env_microseconds_per_step": parts(args.steps, args.size),
         "steps": args.steps,
         "rounds": args.rounds,

@@ -101,6 +101,10 @@ class Encoder:
         # the world's arrays (encode_world) instead of the observation's strings.
         self.terrain_code = self.lut[np.frombuffer(content.tile_chars.encode("latin-1"),
                                                    np.uint8)]
+        # The last tiles layers (encode_world), ((world, character, view key), array): by the
+        # id of an array written in place, and by character a copy for new arrays.
+        self._rows: dict[int, tuple[tuple, np.ndarray]] = {}
+        self._tiles: dict[int, tuple[tuple, np.ndarray]] = {}
 
     def space(self) -> spaces.Dict:
         n_codes = len(self.tile_index) + 1
@@ -146,14 +150,26 @@ class Encoder:
             # what world.observe does first: the tick's own view is stale (a radius that
             # changed with the clock); otherwise the tick already refreshed it
             vision.update(world, char, world.body_index(char.area))
+        # The tiles layer follows from the view's key alone (place, radius, the area's
+        # version, which moves with every terrain change): a character that did not move
+        # keeps last step's layer. What each array was last written with is kept (a
+        # vector's row is written in place, by its own world's character only), and per
+        # character a copy for new arrays.
+        written = (world, char_id, mem.key)
+        kept = self._tiles.get(char_id) if out is None else self._rows.get(id(out["tiles"]))
+        same_tiles = kept is not None and kept[0] == written and \
+            (out is None or kept[1] is out["tiles"])
         if out is None:
-            out = {"tiles": np.zeros((WINDOW, WINDOW), np.uint8),
+            out = {"tiles": kept[1].copy() if same_tiles else np.zeros((WINDOW, WINDOW), np.uint8),
                    "entities": np.zeros((WINDOW, WINDOW), np.uint8),
                    "stats": np.zeros(len(STATS), np.float32),
                    "inventory": np.zeros(len(self.items), np.float32)}
+            rows = False
         else:  # the stats are all written below
-            for name in ("tiles", "entities", "inventory"):
+            for name in ("entities", "inventory") if same_tiles else \
+                    ("tiles", "entities", "inventory"):
                 out[name].fill(0)
+            rows = True
         tiles, entities = out["tiles"], out["entities"]
         vis = mem.visible
         h, w = vis.shape
@@ -163,9 +179,10 @@ class Encoder:
         ax1, ay1 = min(x0 + w, left + WINDOW), min(y0 + h, top + WINDOW)
         seen: list[dict] = []
         if ax1 > ax0 and ay1 > ay0:  # the visible tiles' codes; the rest stays 0
-            np.copyto(tiles[ay0 - top : ay1 - top, ax0 - left : ax1 - left],
-                      self.terrain_code[area.terrain[ay0:ay1, ax0:ax1]],
-                      where=vis[ay0 - y0 : ay1 - y0, ax0 - x0 : ax1 - x0])
+            if not same_tiles:
+                np.copyto(tiles[ay0 - top : ay1 - top, ax0 - left : ax1 - left],
+                          self.terrain_code[area.terrain[ay0:ay1, ax0:ax1]],
+                          where=vis[ay0 - y0 : ay1 - y0, ax0 - x0 : ax1 - x0])
             bodies = world.body_index(char.area)  # a crowd: only the cells of the window
             near = [((x, y), eid) for _, x, y, eid in bodies.within(ax0, ay0, ax1, ay1)] \
                 if bodies else area.occupant.items()
@@ -175,6 +192,11 @@ class Encoder:
                     entities[y - top, x - left] = 1 if ent.kind == "character" \
                         else 2 if getattr(ent, "hostile", False) else 3
                     seen.append({"id": eid, "x": x, "y": y})
+        if not same_tiles:
+            if rows:
+                self._rows[id(tiles)] = (written, tiles)
+            else:
+                self._tiles[char_id] = (written, tiles.copy())
         night = clock.is_night(world.tick, world.content)  # time_of's phase, without the rest
         # Clipped to the space's bounds here: np.clip's (or minimum's) own overhead per call is
         # more than the few values cost in Python.

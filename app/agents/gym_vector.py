@@ -25,14 +25,22 @@ from gymnasium.vector.utils import batch_space, concatenate, create_empty_array,
 def stack_infos(infos: list[dict]) -> dict:
     """The infos of every world as `SyncVectorEnv` lays them out (an array per key, a `_key`
     mask beside it, dicts stacked key by key), for infos that all have the same keys."""
+    return _stack(infos, np.ones((_count_keys(infos[0]), len(infos)), dtype=np.bool_), [0])
+
+
+def _count_keys(info: dict) -> int:
+    return sum(1 + (_count_keys(v) if type(v) is dict else 0) for v in info.values())
+
+
+def _stack(infos: list[dict], masks: np.ndarray, used: list[int]) -> dict:
+    # The masks are rows of one array made per step (a row each, not an array each).
     n = len(infos)
-    mask = np.ones(n, dtype=np.bool_)  # copied per key: np.ones itself costs several copies
     out: dict[str, Any] = {}
     for key, first in infos[0].items():
         values = [info[key] for info in infos]
         kind = type(first)
         if kind is dict:
-            out[key] = stack_infos(values)
+            out[key] = _stack(values, masks, used)
         elif kind in (int, float, bool) or isinstance(first, np.number):
             out[key] = np.array(values, dtype=kind)
         elif kind is str:
@@ -42,7 +50,8 @@ def stack_infos(infos: list[dict]) -> dict:
             for i, value in enumerate(values):
                 column[i] = value
             out[key] = column
-        out[f"_{key}"] = mask.copy()
+        out[f"_{key}"] = masks[used[0]]
+        used[0] += 1
     return out
 
 
