@@ -40,10 +40,10 @@ def restarted_under(page, server: ServeProcess) -> None:
 
 def test_live_follows_the_same_character_again_after_a_restart(server, page, shot):
     page.goto(server.url + "/live")
-    page.wait_for_function("Object.values(window.__asiworld.state.entities).some((e) => e.kind === 'character')")
+    page.wait_for_function("window.__asiworld && Object.values(window.__asiworld.state.entities).some((e) => e.kind === 'character')")
     cid = page.evaluate("window.__asiworld.state.characters()[0].id")
     page.evaluate(f"window.__asiworld.follow({cid})")
-    page.wait_for_function("window.__asiworld.fog !== null", timeout=20000)
+    page.wait_for_function("window.__asiworld && window.__asiworld.fog !== null", timeout=20000)
     restarted_under(page, server)
     # Fresh observations of the followed character: only a re-sent `follow` brings them.
     page.evaluate("window.__before = window.__asiworld.followObs")
@@ -52,7 +52,7 @@ def test_live_follows_the_same_character_again_after_a_restart(server, page, sho
         timeout=20000,
     )
     expect(page.locator("#follow-badge")).to_be_visible()
-    page.wait_for_function("window.__asiworld.fog !== null && window.__asiworld.fog.mask.some((v) => v === 2)")
+    page.wait_for_function("window.__asiworld && window.__asiworld.fog !== null && window.__asiworld.fog.mask.some((v) => v === 2)")
     shot(page, "live-after-restart")
 
 
@@ -62,7 +62,7 @@ def test_play_is_seated_again_after_a_restart(server, page):
     expect(page.locator("#clock")).not_to_contain_text("connecting")
     page.fill("#name", "restarter")
     page.click("#join-form button[type=submit]")
-    page.wait_for_function("window.__asiworld.view.ready", timeout=20000)
+    page.wait_for_function("window.__asiworld && window.__asiworld.view.ready", timeout=20000)
     me = page.evaluate("window.__asiworld.view.self.id")
     restarted_under(page, server)
     page.evaluate("window.__seen = window.__asiworld.view.tick")

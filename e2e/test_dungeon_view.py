@@ -94,7 +94,7 @@ def test_following_a_character_into_a_dungeon_shows_its_instance_and_the_boss(
     equip(runner, cid, weapon="iron_sword", armor="iron_armor")
     page.goto(live_server["url"] + f"/live?follow={cid}")
     wait_for_ticks(page)
-    page.wait_for_function("window.__asiworld.fog !== null && window.__asiworld.area === '0'")
+    page.wait_for_function("window.__asiworld && window.__asiworld.fog !== null && window.__asiworld.area === '0'")
     drawn(page)
     surface = page.evaluate(CANVAS_STATS)
     expect(page.locator("#area-picker")).to_have_value("0")
@@ -176,7 +176,7 @@ def test_play_buys_at_the_merchant_and_follows_its_character_into_a_dungeon_and_
     page.goto(live_server["url"] + "/play")
     page.fill("#name", "trader")
     page.click("#join-form button[type=submit]")
-    page.wait_for_function("window.__asiworld.view.ready", timeout=10000)
+    page.wait_for_function("window.__asiworld && window.__asiworld.view.ready", timeout=10000)
     cid = page.evaluate("window.__asiworld.view.self.id")
 
     stand, face = merchant_stand(runner)
@@ -194,14 +194,14 @@ def test_play_buys_at_the_merchant_and_follows_its_character_into_a_dungeon_and_
     assert page.locator("#buy-list li[data-item=travel_outfit_design].unavailable").count() == 1
     shot(page, "play-merchant-buy")
     page.locator("#buy-list li[data-item=torch]").click()
-    page.wait_for_function("window.__asiworld.view.self.coins === 17", timeout=10000)
+    page.wait_for_function("window.__asiworld && window.__asiworld.view.self.coins === 17", timeout=10000)
     assert "torch" in page.locator("#me-inventory").inner_text()
 
     place(runner, cid, gate(runner, 1))
     page.wait_for_function("document.getElementById('area-hint').textContent.includes('enter')")
     page.keyboard.press("e")  # E on a gate enters its dungeon
     page.wait_for_function("document.getElementById('map').dataset.area !== '0'", timeout=10000)
-    page.wait_for_function("window.__asiworld.view.ready", timeout=10000)
+    page.wait_for_function("window.__asiworld && window.__asiworld.view.ready", timeout=10000)
     # data-area is set once the map is drawn inside; the panels were written with that view
     assert "Outer Court" in page.locator("#area-name").inner_text()
     inside = page.evaluate(CANVAS_STATS)
@@ -238,13 +238,13 @@ def test_spectators_pick_an_instance_from_the_area_menu_and_see_gates_by_tier_na
     assert "Inner Temple" in row.locator(".badge.area").inner_text()
 
     page.select_option("#area-picker", str(instance))
-    page.wait_for_function(f"window.__asiworld.area === '{instance}'")
+    page.wait_for_function(f"window.__asiworld && window.__asiworld.area === '{instance}'")
     page.wait_for_selector("#area-bar.inside", timeout=5000)  # the panels follow within 250 ms
     drawn(page)
     shot(page, "live-picked-instance")
 
     page.select_option("#area-picker", "0")
-    page.wait_for_function("window.__asiworld.area === '0'")
+    page.wait_for_function("window.__asiworld && window.__asiworld.area === '0'")
     gx, gy = gate(runner, 1)
     page.evaluate(f"window.__asiworld.renderer.centerOn({gx}, {gy})")
     drawn(page)  # the surface's captions are computed by the draw loop
@@ -286,7 +286,7 @@ def test_the_altar_opens_the_sanctum_and_the_shadow_king_shows_his_second_phase(
     shot(page, "live-altar-open")
 
     assert runner.submit(cid, {"type": "enter"}).ok  # next to the altar, once offered
-    page.wait_for_function("window.__asiworld.area !== '0'", timeout=10000)
+    page.wait_for_function("window.__asiworld && window.__asiworld.area !== '0'", timeout=10000)
     page.wait_for_function(
         "document.querySelector('#area-picker option:checked').textContent"
         ".startsWith('Shadow Sanctum')",

@@ -23,7 +23,7 @@ def join(page, url: str, name: str) -> None:
 
 def test_a_refusal_is_said_to_you_and_kept_in_the_log(replay_server, page, shot):
     join(page, replay_server["url"], "ux tester")
-    page.wait_for_function("window.__asiworld.view.ready", timeout=15000)
+    page.wait_for_function("window.__asiworld && window.__asiworld.view.ready", timeout=15000)
     page.evaluate("window.__asiworld.act({type: 'craft', recipe: 'wooden_pickaxe'})")
     message = page.locator("#message")
     expect(message).to_contain_text("You cannot craft a wooden pickaxe: you need ")
@@ -59,7 +59,7 @@ def test_joining_at_night_warns(tmp_path, page):
                                              headers={"X-Admin-Token": "owl-token"})
             urllib.request.urlopen(stepped, timeout=60).close()
         join(page, server.url, "owl")
-        page.wait_for_function("window.__asiworld.view.ready", timeout=15000)
+        page.wait_for_function("window.__asiworld && window.__asiworld.view.ready", timeout=15000)
         assert page.evaluate("window.__asiworld.view.time.phase") == "night"
         expect(page.locator("#message")).to_contain_text("It is night: shades come for anyone")
     finally:
@@ -114,7 +114,7 @@ def test_a_phone_plays_with_the_on_screen_controls(replay_server, browser, shot)
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         join(page, replay_server["url"], "thumbs")
-        page.wait_for_function("window.__asiworld.view.ready", timeout=15000)
+        page.wait_for_function("window.__asiworld && window.__asiworld.view.ready", timeout=15000)
         pad = page.locator("#touch-pad")
         expect(pad).to_be_visible()
         for button in pad.locator("button").all():
@@ -144,7 +144,7 @@ def test_a_phone_plays_with_the_on_screen_controls(replay_server, browser, shot)
 
 def test_a_desktop_window_has_no_on_screen_controls(replay_server, page):
     join(page, replay_server["url"], "keys only")
-    page.wait_for_function("window.__asiworld.view.ready", timeout=15000)
+    page.wait_for_function("window.__asiworld && window.__asiworld.view.ready", timeout=15000)
     expect(page.locator("#touch-pad")).to_be_hidden()
 
 
