@@ -14,6 +14,7 @@ Each world still ticks through its own pipeline (asiworld.pipeline), as a single
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -25,14 +26,14 @@ from gymnasium.vector.utils import batch_space, concatenate, create_empty_array,
 def stack_infos(infos: list[dict]) -> dict:
     """The infos of every world as `SyncVectorEnv` lays them out (an array per key, a `_key`
     mask beside it, dicts stacked key by key), for infos that all have the same keys."""
-    return _stack(infos, np.ones((_count_keys(infos[0]), len(infos)), dtype=np.bool_), [0])
+    return _stack(infos, iter(np.ones((_count_keys(infos[0]), len(infos)), dtype=np.bool_)))
 
 
 def _count_keys(info: dict) -> int:
     return sum(1 + (_count_keys(v) if type(v) is dict else 0) for v in info.values())
 
 
-def _stack(infos: list[dict], masks: np.ndarray, used: list[int]) -> dict:
+def _stack(infos: list[dict], masks: Iterator[np.ndarray]) -> dict:
     # The masks are rows of one array made per step (a row each, not an array each).
     n = len(infos)
     out: dict[str, Any] = {}
@@ -40,7 +41,7 @@ def _stack(infos: list[dict], masks: np.ndarray, used: list[int]) -> dict:
         values = [info[key] for info in infos]
         kind = type(first)
         if kind is dict:
-            out[key] = _stack(values, masks, used)
+            out[key] = _stack(values, masks)
         elif kind in (int, float, bool) or isinstance(first, np.number):
             out[key] = np.array(values, dtype=kind)
         elif kind is str:
@@ -50,8 +51,7 @@ def _stack(infos: list[dict], masks: np.ndarray, used: list[int]) -> dict:
             for i, value in enumerate(values):
                 column[i] = value
             out[key] = column
-        out[f"_{key}"] = masks[used[0]]
-        used[0] += 1
+        out[f"_{key}"] = next(masks)
     return out
 
 

@@ -44,8 +44,8 @@ class Memory:
         view = self.view
         if view is not None:
             entries = self.entities
-            for key in view.keys.tolist():
-                entry = entries.get(key >> KEY_ID)
+            for k in view.keys.tolist():
+                entry = entries.get(k >> KEY_ID)
                 if entry is not None:
                     entry["tick"] = view.tick
 
@@ -66,7 +66,7 @@ class View:
     area: int
     tick: int
     keys: np.ndarray  # ascending
-    changes: int  # World.body_moves's count when it was seen
+    changes: int  # World.bodies_moved when it was seen (World.body_moves)
 
 
 def radius(world: World, char: Character) -> int:
@@ -200,13 +200,9 @@ def _remember_entities(world: World, char: Character, mem: Memory, area: Area,
         x0, y0 = mem.x0, mem.y0
         x1, y1 = x0 + w, y0 + h
         visible = mem.visible
-        near = [(x, y, eid) for (x, y), eid in area.occupant.items()
-                if x0 <= x < x1 and y0 <= y < y1 and visible[y - y0, x - x0]]
-        seen = 0
-        for x, y, eid in near:
-            if eid != char.id:
-                seen += 1
-                _remember(world, mem.entities, eid, x, y, char.area, world.tick)
+        seen = _remember_each(world, char, mem, [
+            (eid, x, y) for (x, y), eid in area.occupant.items()
+            if x0 <= x < x1 and y0 <= y < y1 and visible[y - y0, x - x0]])
     # The oldest memories go first, in batches (sorting every tick would cost more than the
     # memory saves); what is in view now is always kept.
     keep = max(world.content.vision.memory_entities, seen)
@@ -229,6 +225,24 @@ def _remember(world: World, known_all: dict[int, dict[str, Any]], eid: int, x: i
                           "area": area_id, "tick": tick}
 
 
+def _remember_each(world: World, char: Character, mem: Memory,
+                   bodies: list[tuple[int, int, int]]) -> int:
+    """Each body seen, (id, x, y), through _remember, the character itself left out; returns
+    how many were remembered."""
+    seen = 0
+    for eid, x, y in bodies:
+        if eid != char.id:
+            seen += 1
+            _remember(world, mem.entities, eid, x, y, char.area, world.tick)
+    return seen
+
+
+def _decoded(keys: list[int]) -> list[tuple[int, int, int]]:
+    """(id, x, y) of each body key."""
+    mask = (1 << KEY_X) - 1
+    return [(k >> KEY_ID, (k >> KEY_X) & mask, k & mask) for k in keys]
+
+
 def _remember_crowd(world: World, char: Character, mem: Memory, bodies: BodyIndex) -> int:
     """The bodies in view remembered; returns how many (the character itself not counted).
     A body the last update saw standing where it stands now keeps its entry as it is (its
@@ -239,16 +253,9 @@ def _remember_crowd(world: World, char: Character, mem: Memory, bodies: BodyInde
     sort by tick and id.)"""
     found = bodies.seen(mem.x0, mem.y0, mem.visible)
     tick, area_id, view, known_all = world.tick, char.area, mem.view, mem.entities
-    mask = (1 << KEY_X) - 1
     if len(found) <= FEW_BODIES:  # a plain loop costs less than the array work
         mem.forget_view()
-        seen = 0
-        for k in found.tolist():
-            eid = k >> KEY_ID
-            if eid != char.id:
-                seen += 1
-                _remember(world, known_all, eid, (k >> KEY_X) & mask, k & mask, area_id, tick)
-        return seen
+        return _remember_each(world, char, mem, _decoded(found.tolist()))
     keys = np.sort(found)
     _, changes = world.body_moves(area_id)
     me = key(char.id, char.x, char.y)
@@ -259,7 +266,7 @@ def _remember_crowd(world: World, char: Character, mem: Memory, bodies: BodyInde
     if old is not None and len(old) == n and np.array_equal(old, keys):
         view.tick, view.changes = tick, changes  # everyone in view stands where they stood
         return seen
-    if old is not None and len(old) and n:
+    if old is not None and len(old):  # n > FEW_BODIES here
         kept = old[np.minimum(np.searchsorted(old, keys), len(old) - 1)] == keys
         lost = old[keys[np.minimum(np.searchsorted(keys, old), n - 1)] != old]
         for gone in lost.tolist():
@@ -270,9 +277,6 @@ def _remember_crowd(world: World, char: Character, mem: Memory, bodies: BodyInde
     else:
         mem.settle()
         changed = keys.tolist()
-    for k in changed:
-        if k != me:
-            _remember(world, known_all, k >> KEY_ID, (k >> KEY_X) & mask, k & mask, area_id,
-                      tick)
+    _remember_each(world, char, mem, _decoded(changed))
     mem.view = View(area_id, tick, keys, changes)
     return seen

@@ -52,13 +52,13 @@ class World:
         self.path_memo: dict[tuple, Any] = {}  # recent paths (movement.find_path)
         self.sight_cache: dict[int, Any] = {}  # area id -> (version, see-through mask) (vision)
         # Bodies of crowded areas by cell (vision.BodyIndex), valid until a body is added,
-        # moved or removed: every such change goes through this class and counts here.
+        # moved or removed: every such change goes through _body_moved and counts here.
         self.bodies_moved = 0
         self._body_index: dict[int, tuple[dict, int, Any]] = {}
-        # Per area, a [x, y] mask of the tiles a body stands on, kept as bodies move (the
-        # detours round bodies read it instead of walking every body of a crowd).
+        # Per area, a [x, y] mask of the tiles a body stands on and the count at which a body
+        # last came or went on each, kept as bodies move (detours round bodies and crowd
+        # views read them instead of walking every body of a crowd).
         self._body_grids: dict[int, tuple[Area, np.ndarray, np.ndarray]] = {}
-        self._body_changes = 0  # counts the changes marked (body_moves)
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -87,8 +87,7 @@ class World:
         self.next_id += 1
         self.entities[char.id] = char
         self.areas[SURFACE].occupant[pos] = char.id
-        self._mark_body(SURFACE, pos[0], pos[1], True)
-        self.bodies_moved += 1
+        self._body_moved(SURFACE, pos[0], pos[1], True)
         self.char_events[char.id] = deque(maxlen=EVENT_MEMORY)
         self.memory[char.id] = vision.Memory()
         self.input_log.append((self.tick, None, {"type": "join", "name": name, "label": char.label,
@@ -270,13 +269,12 @@ class World:
         old = self.areas[ent.area]
         if old.occupant.get((ent.x, ent.y)) == ent.id:
             del old.occupant[(ent.x, ent.y)]
-            self._mark_body(ent.area, ent.x, ent.y, False)
+            self._body_moved(ent.area, ent.x, ent.y, False)
         if area_id is not None:
             ent.area = area_id
         ent.x, ent.y = x, y
         self.areas[ent.area].occupant[(x, y)] = ent.id
-        self._mark_body(ent.area, x, y, True)
-        self.bodies_moved += 1
+        self._body_moved(ent.area, x, y, True)
 
     def body_grid(self, area_id: int) -> np.ndarray:
         """A [x, y] mask of the tiles of an area a body stands on (read only: it is kept up
@@ -290,8 +288,8 @@ class World:
             if area.occupant:
                 xy = np.array(list(area.occupant), dtype=np.int64)
                 grid[xy[:, 0], xy[:, 1]] = True
-            self._body_changes += 1  # everything counts as changed when the grid is new
-            moves = np.full((area.width, area.height), self._body_changes, dtype=np.int64)
+            self.bodies_moved += 1  # every tile counts as changed when the grid is new
+            moves = np.full((area.width, area.height), self.bodies_moved, dtype=np.int64)
             kept = self._body_grids[area_id] = (area, grid, moves)
         return kept[1]
 
@@ -300,21 +298,22 @@ class World:
         count of such changes, and the count now: nothing changed on a tile whose count is
         at most one read before (read only)."""
         self.body_grid(area_id)
-        return self._body_grids[area_id][2], self._body_changes
+        return self._body_grids[area_id][2], self.bodies_moved
 
-    def _mark_body(self, area_id: int, x: int, y: int, standing: bool) -> None:
+    def _body_moved(self, area_id: int, x: int, y: int, standing: bool) -> None:
+        """A body came onto (`standing`) or left a tile: counted, and marked on the area's
+        grids if it has them."""
+        self.bodies_moved += 1
         kept = self._body_grids.get(area_id)
         if kept is not None:
-            self._body_changes += 1
             kept[1][x, y] = standing
-            kept[2][x, y] = self._body_changes
+            kept[2][x, y] = self.bodies_moved
 
     def remove_entity(self, ent: Entity) -> None:
         area = self.areas.get(ent.area)
         if area is not None and area.occupant.get((ent.x, ent.y)) == ent.id:
             del area.occupant[(ent.x, ent.y)]
-            self._mark_body(ent.area, ent.x, ent.y, False)
-            self.bodies_moved += 1
+            self._body_moved(ent.area, ent.x, ent.y, False)
         self.entities.pop(ent.id, None)
 
     def add_creature(self, kind: str, area_id: int, pos: Pos, **extra: Any) -> Creature:
@@ -326,8 +325,7 @@ class World:
         self.next_id += 1
         self.entities[creature.id] = creature
         self.areas[area_id].occupant[pos] = creature.id
-        self._mark_body(area_id, pos[0], pos[1], True)
-        self.bodies_moved += 1
+        self._body_moved(area_id, pos[0], pos[1], True)
         return creature
 
     def set_tile(self, area: Area, x: int, y: int, name: str) -> None:

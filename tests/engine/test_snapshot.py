@@ -27,8 +27,7 @@ CONTENT = load_content()
 APP = Path(__file__).resolve().parents[2] / "app"
 # What a world keeps only to go faster, or only until `step` returns: not in a snapshot.
 NOT_SNAPSHOTTED = {"content", "_events", "tile_changes", "path_cache", "path_memo",
-                   "sight_cache", "bodies_moved", "_body_index", "_body_grids",
-                   "_body_changes"}
+                   "sight_cache", "bodies_moved", "_body_index", "_body_grids"}
 
 
 def busy_world(seed: int = 7) -> tuple[World, list[Character]]:

@@ -93,7 +93,7 @@ def cost_xy(world: World, area: Area, char: Character) -> np.ndarray:
 
 FIRST_MARGIN = 8  # tiles round the start and goal of the first window searched
 GOAL_ROOM = 4  # tiles round the goal in which a walled-in goal is looked for first
-UNREACHED = np.iinfo(np.int32).max
+UNREACHED = astar.UNREACHED
 
 
 def window_path(base: np.ndarray, start: tuple[int, int], goal: tuple[int, int],
