@@ -104,8 +104,8 @@ def key(eid: Any, x: Any, y: Any) -> Any:
     return (eid << KEY_ID) | (x << KEY_X) | y
 
 
-FEW_BODIES = 48  # bodies in a view below which a crowd update walks them instead of arrays
 CELL_SHIFT = 4  # a body index cell is 16 x 16 tiles (a day's view spans at most two of them)
+PAIR_BITS = 63  # a (viewer, body) pair is one int64, sign bit left alone
 CROWD = 64  # bodies in an area from which the tick's updates use an index instead of a walk
 
 
@@ -122,10 +122,8 @@ class BodyIndex:
         self._area = area
         self._keys: np.ndarray | None = None  # [y, x] -> the body's key, -1 for none
 
-    def seen(self, x0: int, y0: int, visible: np.ndarray) -> np.ndarray:
-        """The keys (`key`) of the bodies on the `visible` tiles of the window at (x0, y0),
-        row by row: three array operations per window instead of a Python step per body near
-        it (a packed crowd has a hundred round every character)."""
+    def grid(self) -> np.ndarray:
+        """[y, x] -> the key (`key`) of the body standing there, -1 for none (read only)."""
         if self._keys is None:
             area = self._area
             grid = np.full(area.terrain.shape, -1, np.int64)
@@ -133,9 +131,16 @@ class BodyIndex:
                 xy = np.array(list(area.occupant), np.int64)
                 ids = np.array(list(area.occupant.values()), np.int64)
                 grid[xy[:, 1], xy[:, 0]] = key(ids, xy[:, 0], xy[:, 1])
+            grid.flags.writeable = False
             self._keys = grid
+        return self._keys
+
+    def seen(self, x0: int, y0: int, visible: np.ndarray) -> np.ndarray:
+        """The keys (`key`) of the bodies on the `visible` tiles of the window at (x0, y0),
+        row by row: three array operations per window instead of a Python step per body near
+        it (a packed crowd has a hundred round every character)."""
         h, w = visible.shape
-        found = self._keys[y0:y0 + h, x0:x0 + w][visible]
+        found = self.grid()[y0:y0 + h, x0:x0 + w][visible]
         return found[found >= 0]
 
     def within(self, x0: int, y0: int, x1: int, y1: int) -> list[tuple[int, int, int, int]]:
@@ -151,6 +156,34 @@ class BodyIndex:
 def update(world: World, char: Character, bodies: BodyIndex | None = None) -> None:
     """Refresh `char`'s view and memory. `bodies`, when given, is its area's current index
     (World.body_index)."""
+    if _look(world, char, bodies):
+        if bodies is None:
+            _remember_walk(world, char)
+        else:
+            _remember_crowd(world, char.area, bodies, [char])
+
+
+def update_all(world: World, chars: list[Character]) -> None:
+    """Refresh every character's view and memory (the tick's last step). In a crowded area
+    the memories of everyone whose view changed are updated together, as array work over
+    all of them: per character, the dozen numpy calls of a hundred bodies each cost more
+    than the work itself."""
+    crowds: dict[int, tuple[BodyIndex, list[Character]]] = {}
+    for char in chars:
+        bodies = world.body_index(char.area)
+        if _look(world, char, bodies):
+            if bodies is None:
+                _remember_walk(world, char)
+            else:
+                crowds.setdefault(char.area, (bodies, []))[1].append(char)
+    for area_id, (bodies, group) in crowds.items():
+        _remember_crowd(world, area_id, bodies, group)
+
+
+def _look(world: World, char: Character, bodies: BodyIndex | None) -> bool:
+    """The field of view brought up to date (the tiles seen remembered); whether the bodies
+    in view must be remembered again: not when the view is the same and, in a crowd, no
+    body came or went on any of its tiles since its last update."""
     mem = world.memory[char.id]
     area = world.areas[char.area]
     r = radius(world, char)
@@ -170,13 +203,15 @@ def update(world: World, char: Character, bodies: BodyIndex | None = None) -> No
         window = am.tiles[y0:y1, x0:x1]
         window[fov] = area.terrain[y0:y1, x0:x1][fov]
         am.ticks[y0:y1, x0:x1][fov] = world.tick
-    elif bodies is not None and mem.view is not None and mem.view.area == char.area:
+        return True
+    view = mem.view
+    if bodies is not None and view is not None and view.area == char.area:
         moves, _ = world.body_moves(char.area)
         h, w = mem.visible.shape
-        if moves[mem.x0:mem.x0 + w, mem.y0:mem.y0 + h].max() <= mem.view.changes:
-            mem.view.tick = world.tick  # the same view, and no body came or went in it
-            return
-    _remember_entities(world, char, mem, area, bodies)
+        if moves[mem.x0:mem.x0 + w, mem.y0:mem.y0 + h].max() <= view.changes:
+            view.tick = world.tick  # the same view, and no body came or went in it
+            return False
+    return True
 
 
 def can_see(mem: Memory, x: int, y: int) -> bool:
@@ -185,24 +220,27 @@ def can_see(mem: Memory, x: int, y: int) -> bool:
     return 0 <= i < h and 0 <= j < w and bool(mem.visible[i, j])
 
 
-def _remember_entities(world: World, char: Character, mem: Memory, area: Area,
-                       bodies: BodyIndex | None) -> None:
+def _remember_walk(world: World, char: Character) -> None:
     # A plain loop over the bodies: for the few dozen bodies of an area it is several times
-    # faster than numpy's per-call overhead; a crowd's visible bodies come from the index's
-    # grid, the window and field of view as arrays (a walk over every body for every
-    # character grew with the square of the crowd, a step per body near the view with its
-    # density). Known entities are updated in place.
-    if bodies is not None:
-        seen = _remember_crowd(world, char, mem, bodies)
-    else:
-        mem.forget_view()
-        h, w = mem.visible.shape
-        x0, y0 = mem.x0, mem.y0
-        x1, y1 = x0 + w, y0 + h
-        visible = mem.visible
-        seen = _remember_each(world, char, mem, [
-            (eid, x, y) for (x, y), eid in area.occupant.items()
-            if x0 <= x < x1 and y0 <= y < y1 and visible[y - y0, x - x0]])
+    # faster than numpy's per-call overhead (a walk over every body for every character
+    # grows with the square of a crowd: crowds use _remember_crowd). Known entities are
+    # updated in place.
+    mem = world.memory[char.id]
+    mem.forget_view()
+    h, w = mem.visible.shape
+    x0, y0 = mem.x0, mem.y0
+    x1, y1 = x0 + w, y0 + h
+    visible = mem.visible
+    known_all, area_id, tick = mem.entities, char.area, world.tick
+    seen = 0
+    for (x, y), eid in world.areas[area_id].occupant.items():
+        if x0 <= x < x1 and y0 <= y < y1 and visible[y - y0, x - x0] and eid != char.id:
+            seen += 1
+            _remember(world, known_all, eid, x, y, area_id, tick)
+    _forget_oldest(world, mem, seen)
+
+
+def _forget_oldest(world: World, mem: Memory, seen: int) -> None:
     # The oldest memories go first, in batches (sorting every tick would cost more than the
     # memory saves); what is in view now is always kept.
     keep = max(world.content.vision.memory_entities, seen)
@@ -225,58 +263,104 @@ def _remember(world: World, known_all: dict[int, dict[str, Any]], eid: int, x: i
                           "area": area_id, "tick": tick}
 
 
-def _remember_each(world: World, char: Character, mem: Memory,
-                   bodies: list[tuple[int, int, int]]) -> int:
-    """Each body seen, (id, x, y), through _remember, the character itself left out; returns
-    how many were remembered."""
-    seen = 0
-    for eid, x, y in bodies:
-        if eid != char.id:
-            seen += 1
-            _remember(world, mem.entities, eid, x, y, char.area, world.tick)
-    return seen
+def _remember_crowd(world: World, area_id: int, bodies: BodyIndex,
+                    group: list[Character]) -> None:
+    """The bodies in view of each character of `group` (all in the crowded area `area_id`)
+    remembered. A body the character's last update saw standing where it stands now keeps
+    its entry as it is (its tick is the view's: Memory.settle); one that left the view gets
+    the last view's tick written; the rest go through _remember. What each one sees, and
+    what changed since its last view, is found for the whole group at once: every (viewer,
+    body) pair as one int, sorted, against the last views' pairs. (The memory's order is
+    not the walk's then, but nothing reads it: observations and forgetting sort by tick and
+    id.)"""
+    area = world.areas[area_id]
+    # a pair: viewer's place in the chunk | body id | x | y, in as few bits as this area's
+    # size and the ids given so far need (ids and places below 2**31 and 2**16: a chunk of
+    # one character always fits, and then the pair is the key itself, less bits)
+    y_bits = (area.height - 1).bit_length()
+    id_shift = y_bits + (area.width - 1).bit_length()
+    slot_shift = id_shift + max(world.next_id, 1).bit_length()
+    chunk = 1 << max(0, PAIR_BITS - slot_shift)
+    for start in range(0, len(group), chunk):
+        _remember_chunk(world, area_id, bodies, group[start:start + chunk], y_bits, id_shift,
+                        slot_shift)
 
 
-def _decoded(keys: list[int]) -> list[tuple[int, int, int]]:
-    """(id, x, y) of each body key."""
+def _remember_chunk(world: World, area_id: int, bodies: BodyIndex, group: list[Character],
+                    y_bits: int, id_shift: int, slot_shift: int) -> None:
+    tick = world.tick
+    mems = [world.memory[c.id] for c in group]
+    # what each sees: its window of the body grid through its field of view, per shape of
+    # window (a day's window is the same shape for everyone away from the map's edge)
+    grid = bodies.grid()
+    shapes: dict[tuple[int, int], list[int]] = {}
+    for slot, mem in enumerate(mems):
+        shapes.setdefault(mem.visible.shape, []).append(slot)
+    slots, keys = [], []
+    for (h, w), members in shapes.items():
+        x0 = np.array([mems[s].x0 for s in members])
+        y0 = np.array([mems[s].y0 for s in members])
+        windows = grid[y0[:, None, None] + np.arange(h)[:, None],
+                       x0[:, None, None] + np.arange(w)]
+        hits = np.stack([mems[s].visible for s in members]) & (windows >= 0)
+        keys.append(windows[hits])
+        slots.append(np.repeat(np.array(members), hits.reshape(len(members), -1).sum(1)))
+    slot = np.concatenate(slots)
+    found = np.concatenate(keys)
+    ids = found >> KEY_ID
+    others = ids != np.array([c.id for c in group])[slot]  # no one remembers itself
+    slot, found, ids = slot[others], found[others], ids[others]
     mask = (1 << KEY_X) - 1
-    return [(k >> KEY_ID, (k >> KEY_X) & mask, k & mask) for k in keys]
-
-
-def _remember_crowd(world: World, char: Character, mem: Memory, bodies: BodyIndex) -> int:
-    """The bodies in view remembered; returns how many (the character itself not counted).
-    A body the last update saw standing where it stands now keeps its entry as it is (its
-    tick is the view's, Memory.settle); one that left the view gets the last view's tick
-    written; the rest go through _remember, by key. The comparison is array work on sorted
-    keys: Python sets of a crowd's keys, a tick old, were mostly cache misses. (The memory's
-    order is not the plain loop's then, but nothing reads it: observations and forgetting
-    sort by tick and id.)"""
-    found = bodies.seen(mem.x0, mem.y0, mem.visible)
-    tick, area_id, view, known_all = world.tick, char.area, mem.view, mem.entities
-    if len(found) <= FEW_BODIES:  # a plain loop costs less than the array work
-        mem.forget_view()
-        return _remember_each(world, char, mem, _decoded(found.tolist()))
-    keys = np.sort(found)
-    _, changes = world.body_moves(area_id)
-    me = key(char.id, char.x, char.y)
-    n = len(keys)
-    at = int(np.searchsorted(keys, me))
-    seen = n - (at < n and int(keys[at]) == me)
-    old = view.keys if view is not None and view.area == area_id else None
-    if old is not None and len(old) == n and np.array_equal(old, keys):
-        view.tick, view.changes = tick, changes  # everyone in view stands where they stood
-        return seen
-    if old is not None and len(old):  # n > FEW_BODIES here
-        kept = old[np.minimum(np.searchsorted(old, keys), len(old) - 1)] == keys
-        lost = old[keys[np.minimum(np.searchsorted(keys, old), n - 1)] != old]
-        for gone in lost.tolist():
-            entry = known_all.get(gone >> KEY_ID)
+    x_mask, y_mask = (1 << (id_shift - y_bits)) - 1, (1 << y_bits) - 1
+    id_mask = (1 << (slot_shift - id_shift)) - 1
+    new = np.sort((slot << slot_shift) | (ids << id_shift) | (((found >> KEY_X) & mask) << y_bits)
+                  | (found & mask))
+    # the last views, where they were of this area, as pairs: already in order (each view's
+    # keys ascend, and the pair keeps the key's order)
+    olds, old_slots = [], []
+    for slot_, mem in enumerate(mems):
+        view = mem.view
+        if view is not None and view.area == area_id:
+            olds.append(view.keys)
+            old_slots.append(np.full(len(view.keys), slot_, np.int64))
+        else:
+            mem.settle()  # a view of another area: its ticks are written now
+    if olds:
+        old_keys = np.concatenate(olds)
+        old = (np.concatenate(old_slots) << slot_shift) | ((old_keys >> KEY_ID) << id_shift) \
+            | (((old_keys >> KEY_X) & mask) << y_bits) | (old_keys & mask)
+        changed = new[~_among(old, new)]
+        lost = old[~_among(new, old)]
+        # a body that moved within a view is remembered anew below: only those that left
+        # it take the last view's tick
+        lost = lost[~_among(changed >> id_shift, lost >> id_shift)]
+        for slot_, eid in zip((lost >> slot_shift).tolist(),
+                              ((lost >> id_shift) & id_mask).tolist(), strict=True):
+            entry = mems[slot_].entities.get(eid)
             if entry is not None:
-                entry["tick"] = view.tick
-        changed = keys[~kept].tolist()
+                entry["tick"] = mems[slot_].view.tick
     else:
-        mem.settle()
-        changed = keys.tolist()
-    _remember_each(world, char, mem, _decoded(changed))
-    mem.view = View(area_id, tick, keys, changes)
-    return seen
+        changed = new
+    for slot_, eid, x, y in zip((changed >> slot_shift).tolist(),
+                                ((changed >> id_shift) & id_mask).tolist(),
+                                ((changed >> y_bits) & x_mask).tolist(),
+                                (changed & y_mask).tolist(), strict=True):
+        _remember(world, mems[slot_].entities, eid, x, y, area_id, tick)
+    # each one's view, as keys, for the next update and the settling
+    new_slot = new >> slot_shift
+    view_keys = (((new >> id_shift) & id_mask) << KEY_ID) | (((new >> y_bits) & x_mask) << KEY_X) \
+        | (new & y_mask)
+    ends = np.searchsorted(new_slot, np.arange(1, len(mems) + 1)).tolist()
+    _, changes = world.body_moves(area_id)
+    start = 0
+    for mem, end in zip(mems, ends, strict=True):
+        mem.view = View(area_id, tick, view_keys[start:end], changes)
+        _forget_oldest(world, mem, end - start)
+        start = end
+
+
+def _among(ascending: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Which of `values` are in `ascending` (sorted): a mask."""
+    if not len(ascending):
+        return np.zeros(len(values), bool)
+    return ascending[np.minimum(np.searchsorted(ascending, values), len(ascending) - 1)] == values

@@ -139,8 +139,7 @@ class World:
         survival.world_systems(self)
         dungeons.sweep(self)
         homes.periodic(self)
-        for char in chars:
-            vision.update(self, char, self.body_index(char.area))
+        vision.update_all(self, chars)
         self.tick += 1
         # Events emitted between steps (a join) travel with the next step's events.
         events, self._events = self._events, []

@@ -93,3 +93,22 @@ def test_a_crowd_update_stamps_only_what_changed_and_settling_gives_the_walks_me
     restored = World.restore(unsettled.snapshot())
     assert {c: dict(m.entities) for c, m in restored.memory.items()} == \
         {c: dict(m.entities) for c, m in walked.memory.items()}
+
+
+def test_a_crowd_too_big_for_one_int_per_pair_is_remembered_in_chunks(monkeypatch):
+    # the (viewer, body) pairs of a tick are ints of PAIR_BITS bits: with a few bits to spare
+    # for the viewer's place, the viewers go in chunks of four, and remember the same
+    indexed = walking_crowd(30, crowd_from=CROWD, monkeypatch=monkeypatch)
+    world = indexed
+    area = world.areas[0]
+    bits = (area.height - 1).bit_length() + (area.width - 1).bit_length() + \
+        world.next_id.bit_length()
+    monkeypatch.setattr(vision, "PAIR_BITS", bits + 2)
+    chunked = walking_crowd(30, crowd_from=CROWD, monkeypatch=monkeypatch)
+    walked = walking_crowd(30, crowd_from=10**9, monkeypatch=monkeypatch)
+    for w in (indexed, chunked):
+        for mem in w.memory.values():
+            mem.settle()
+    want = {cid: dict(mem.entities) for cid, mem in walked.memory.items()}
+    assert {cid: dict(mem.entities) for cid, mem in chunked.memory.items()} == want
+    assert {cid: dict(mem.entities) for cid, mem in indexed.memory.items()} == want
