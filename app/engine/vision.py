@@ -300,8 +300,7 @@ def _remember_chunk(world: World, area_id: int, bodies: BodyIndex, group: list[C
     for (h, w), members in shapes.items():
         x0 = np.array([mems[s].x0 for s in members])
         y0 = np.array([mems[s].y0 for s in members])
-        windows = grid[y0[:, None, None] + np.arange(h)[:, None],
-                       x0[:, None, None] + np.arange(w)]
+        windows = np.lib.stride_tricks.sliding_window_view(grid, (h, w))[y0, x0]
         hits = np.stack([mems[s].visible for s in members]) & (windows >= 0)
         keys.append(windows[hits])
         slots.append(np.repeat(np.array(members), hits.reshape(len(members), -1).sum(1)))
