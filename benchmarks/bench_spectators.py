@@ -23,9 +23,12 @@ it stops everything it started.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
+import os
 import re
 import resource
+import selectors
 import shutil
 import socket
 import subprocess
@@ -36,56 +39,145 @@ import time
 import urllib.request
 from pathlib import Path
 
-import simple_websocket
-
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
 MAX_SPECTATORS = 1000
 MAX_FRONTENDS = 8
 MAX_SECONDS = 120.0
-TICK = re.compile(r'"tick":\s*(\d+)')
+TICK = re.compile(rb'"tick":\s*(\d+)')
 CONFIGURATIONS = ("forager", "random")
 
 
-class Spectator(threading.Thread):
-    """Engine.IO v4 over WebSocket: open, connect the namespace, spectate, answer pings."""
+class Spectator:
+    """One spectator's connection and what it received (driven by an Audience)."""
 
-    def __init__(self, port: int, stop: threading.Event) -> None:
-        super().__init__(daemon=True)
-        self.port, self.stop = port, stop
+    def __init__(self, port: int) -> None:
+        self.port = port
         self.frames = self.keyframes = self.bytes = 0
         self.arrivals: list[tuple[int, float]] = []  # (tick, arrival time) while measuring
         self.measuring = False
         self.error: str | None = None
+        self.sock: socket.socket | None = None
+        self.buffer = bytearray()
+        self.upgraded = self.opened = False
+        self.message: list[bytes] = []  # the fragments of a message not yet whole
+
+    def connect(self) -> None:
+        sock = socket.create_connection((HOST, self.port), timeout=10)
+        sock.sendall(
+            f"GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: {HOST}:{self.port}\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n".encode())
+        sock.setblocking(False)
+        self.sock = sock
+
+    def send(self, text: str, opcode: int = 0x1) -> None:
+        # a client's frames are masked; a zero key leaves the payload as it is
+        data = text.encode()
+        n = len(data)
+        head = bytes([0x80 | opcode]) + (bytes([0x80 | n]) if n < 126 else
+                                          bytes([0x80 | 126]) + n.to_bytes(2, "big"))
+        assert self.sock is not None and n < 65536
+        self.sock.setblocking(True)  # a few bytes: never more than a moment
+        self.sock.sendall(head + b"\0\0\0\0" + data)
+        self.sock.setblocking(False)
+
+    def received(self, data: bytes) -> None:
+        buf = self.buffer
+        buf += data
+        if not self.upgraded:
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            if not buf.startswith(b"HTTP/1.1 101"):
+                raise ConnectionError(bytes(buf[:end]).decode(errors="replace"))
+            del buf[:end + 4]
+            self.upgraded = True
+        at = 0
+        while len(buf) - at >= 2:
+            b0, b1 = buf[at], buf[at + 1]
+            n, i = b1 & 0x7F, at + 2
+            if n == 126:
+                if len(buf) - at < 4:
+                    break
+                n, i = int.from_bytes(buf[at + 2:at + 4], "big"), at + 4
+            elif n == 127:
+                if len(buf) - at < 10:
+                    break
+                n, i = int.from_bytes(buf[at + 2:at + 10], "big"), at + 10
+            if len(buf) < i + n:
+                break
+            payload, at = bytes(buf[i:i + n]), i + n
+            opcode = b0 & 0x0F
+            if opcode == 0x9:  # a WebSocket ping
+                self.send(payload.decode(), 0xA)
+            elif opcode == 0x8:
+                raise ConnectionError("closed by the server")
+            elif opcode in (0x0, 0x1):
+                self.message.append(payload)
+                if b0 & 0x80:
+                    self.on_message(b"".join(self.message))
+                    self.message = []
+        del buf[:at]
+
+    def on_message(self, msg: bytes) -> None:
+        if not self.opened:  # "0{...}": the Engine.IO open packet
+            self.opened = True
+            self.send("40")
+            self.send('42["spectate",{}]')
+        elif msg == b"2":
+            self.send("3")
+        elif msg.startswith(b'42["frame"'):
+            now = time.monotonic()
+            self.frames += 1
+            self.bytes += len(msg)
+            if b'"keyframe"' in msg[:200]:
+                self.keyframes += 1
+            found = TICK.search(msg[:60])
+            if self.measuring and found:
+                self.arrivals.append((int(found.group(1)), now))
+
+
+class Audience(threading.Thread):
+    """Every spectator on one thread, over a selector: a thread (and a WebSocket library's
+    framing in Python) per spectator took more of this machine's two cores than the server
+    it measured. Engine.IO v4 over WebSocket: open, connect the namespace, spectate, answer
+    pings."""
+
+    def __init__(self, spectators: list[Spectator], stop: threading.Event) -> None:
+        super().__init__(daemon=True)
+        self.spectators, self.stop = spectators, stop
 
     def run(self) -> None:
-        try:
-            ws = simple_websocket.Client.connect(
-                f"ws://{HOST}:{self.port}/socket.io/?EIO=4&transport=websocket"
-            )
-            ws.receive(timeout=10)  # "0{...}" the Engine.IO open packet
-            ws.send("40")
-            ws.send('42["spectate",{}]')
-            while not self.stop.is_set():
-                msg = ws.receive(timeout=1)
-                if msg is None:
+        sel = selectors.DefaultSelector()
+        waiting = list(self.spectators)
+        while not self.stop.is_set():
+            for s in waiting[:50]:  # a few at a time, as browsers would arrive
+                try:
+                    s.connect()
+                    assert s.sock is not None
+                    sel.register(s.sock, selectors.EVENT_READ, s)
+                except OSError as exc:
+                    s.error = repr(exc)
+            waiting = waiting[50:]
+            for key, _ in sel.select(timeout=0.05):
+                s = key.data
+                try:
+                    data = s.sock.recv(1 << 16)
+                    if not data:
+                        raise ConnectionError("connection closed")
+                    s.received(data)
+                except BlockingIOError:
                     continue
-                if msg == "2":
-                    ws.send("3")
-                elif msg.startswith('42["frame"'):
-                    now = time.monotonic()
-                    self.frames += 1
-                    self.bytes += len(msg)
-                    head = msg[:60]
-                    if '"keyframe"' in msg[:200]:
-                        self.keyframes += 1
-                    found = TICK.search(head)
-                    if self.measuring and found:
-                        self.arrivals.append((int(found.group(1)), now))
-            ws.close()
-        except Exception as exc:  # report, do not hide (closing at the end is not an error)
-            if not self.stop.is_set():
-                self.error = repr(exc)
+                except (OSError, ValueError) as exc:
+                    if not self.stop.is_set():
+                        s.error = repr(exc)
+                    sel.unregister(s.sock)
+                    s.sock.close()
+        for key in list(sel.get_map().values()):
+            key.fileobj.close()
+        sel.close()
 
 
 def free_port() -> int:
@@ -159,6 +251,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--speed", type=float, default=10.0)
     parser.add_argument("--frontends", type=int, default=0, help="front-end processes (Redis)")
+    parser.add_argument("--async-mode", choices=("threading", "eventlet"), default="threading",
+                        help="the world's Socket.IO mode (asiworld serve --async-mode; "
+                        "front ends run in the threading mode)")
     args = parser.parse_args()
     count = max(1, min(args.spectators, MAX_SPECTATORS))
     seconds = min(args.seconds, MAX_SECONDS)
@@ -180,9 +275,11 @@ def main() -> int:
     procs: list[subprocess.Popen] = []
     stop = threading.Event()
     spectators: list[Spectator] = []
+    audience: Audience | None = None
     folder = tempfile.TemporaryDirectory(prefix="asiworld-bench-")
     try:
-        world_argv = ["--speed", str(args.speed), "--max-connections", connections]
+        world_argv = ["--speed", str(args.speed), "--max-connections", connections,
+                      "--async-mode", args.async_mode]
         if agents:
             world_argv += ["--agents", agents]
         ports = [world_port]
@@ -211,10 +308,10 @@ def main() -> int:
         t0, k0 = time.monotonic(), world_tick(world_port)
         time.sleep(min(5.0, seconds))
         baseline = (world_tick(world_port) - k0) / (time.monotonic() - t0)
-        spectators = [Spectator(ports[i % len(ports)], stop) for i in range(count)]
+        spectators = [Spectator(ports[i % len(ports)]) for i in range(count)]
+        audience = Audience(spectators, stop)
         started = time.monotonic()
-        for s in spectators:
-            s.start()
+        audience.start()
         deadline = started + 60
         while time.monotonic() < deadline and sum(1 for s in spectators if s.frames) < count:
             if all(s.error or s.frames for s in spectators):
@@ -238,8 +335,8 @@ def main() -> int:
         rss_end = {pid: rss_mib(pid) for pid in rss_peak}
     finally:
         stop.set()
-        for s in spectators:
-            s.join(timeout=3)
+        if audience is not None:
+            audience.join(timeout=5)
         for proc in reversed(procs):
             proc.terminate()
         for proc in procs:

@@ -316,17 +316,18 @@ def _remember_chunk(world: World, area_id: int, bodies: BodyIndex, group: list[C
                   | (found & mask))
     # the last views, where they were of this area, as pairs: already in order (each view's
     # keys ascend, and the pair keeps the key's order)
-    olds, old_slots = [], []
+    olds, old_slots, old_counts = [], [], []
     for slot_, mem in enumerate(mems):
         view = mem.view
         if view is not None and view.area == area_id:
             olds.append(view.keys)
-            old_slots.append(np.full(len(view.keys), slot_, np.int64))
+            old_slots.append(slot_)
+            old_counts.append(len(view.keys))
         else:
             mem.settle()  # a view of another area: its ticks are written now
     if olds:
         old_keys = np.concatenate(olds)
-        old = (np.concatenate(old_slots) << slot_shift) | ((old_keys >> KEY_ID) << id_shift) \
+        old = (np.repeat(np.array(old_slots, np.int64), old_counts) << slot_shift) | ((old_keys >> KEY_ID) << id_shift) \
             | (((old_keys >> KEY_X) & mask) << y_bits) | (old_keys & mask)
         changed = new[~_among(old, new)]
         lost = old[~_among(new, old)]
