@@ -106,6 +106,32 @@ def test_a_spectator_gets_a_keyframe_then_one_delta_per_tick(server, transport):
     assert all("deltas" in frame and "keyframe" not in frame for frame in frames[1:])
 
 
+def test_a_spectator_that_never_reads_does_not_delay_the_world_or_the_others(server):
+    # Green threads share one OS thread: a send that blocks on a full socket must yield, not
+    # hold the world's clock. (The in-process threading test, test_stuck_spectator.py, also
+    # checks the drop to keyframes; here the server is another process.)
+    from tests.server.test_stuck_spectator import stuck_spectator
+
+    stuck = stuck_spectator(server, keyframes=300)  # megabytes: more than the sockets hold
+    watcher = connected(server, "websocket")
+    try:
+        watcher.call("spectate", {})
+        start = http("GET", server, "/api/world")[1]["tick"]
+        began = time.monotonic()
+        ticks = []
+        while time.monotonic() - began < 3.0:
+            name, *args = watcher.receive(timeout=10)
+            if name == "frame":
+                ticks.append(args[0]["tick"])
+        advanced = http("GET", server, "/api/world")[1]["tick"] - start
+    finally:
+        stuck.close()
+        watcher.disconnect()
+    assert advanced >= SPEED * 3.0 * 0.5, f"{advanced} ticks in 3 s at speed {SPEED}"
+    assert ticks[1:] == list(range(ticks[1], ticks[1] + len(ticks) - 1)), "no frame missed"
+    assert len(ticks) >= SPEED * 3.0 * 0.5
+
+
 @pytest.mark.parametrize("transport", ["polling", "websocket"])
 def test_a_player_joins_and_acts(server, transport):
     client = connected(server, transport)

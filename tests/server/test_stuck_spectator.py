@@ -45,8 +45,9 @@ def live_server():
         thread.join(10)
 
 
-def stuck_spectator(port: int) -> socket.socket:
-    """A WebSocket client that spectates, asks for a few keyframes, and then never reads."""
+def stuck_spectator(port: int, keyframes: int = 5) -> socket.socket:
+    """A WebSocket client that spectates, asks for `keyframes` keyframes, and then never
+    reads."""
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, BUFFER)
     sock.settimeout(10)
@@ -59,7 +60,7 @@ def stuck_spectator(port: int) -> socket.socket:
         for event in ws.events():
             accepted |= isinstance(event, AcceptConnection)
             opened |= isinstance(event, TextMessage) and event.data.startswith("0")
-    for text in ["40", '42["spectate",{}]', *['42["resync",{}]'] * 5]:
+    for text in ["40", '42["spectate",{}]', *['42["resync",{}]'] * keyframes]:
         sock.sendall(ws.send(TextMessage(data=text)))
     return sock  # from here on nothing is read
 
