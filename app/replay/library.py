@@ -80,6 +80,14 @@ class ReplayLibrary:
     def paths(self) -> dict[str, Path]:
         return find_replays(self.folders)
 
+    def close(self) -> None:
+        """Close every replay file kept open (a server keeps them for its life; an app made
+        for a while, as in tests, closes them when done)."""
+        with self._lock:
+            for _, replay in self._open.values():
+                replay.close()
+            self._open.clear()
+
     def get(self, rid: str) -> Replay:
         """The open replay for `rid`; ReplayError `unknown_replay` when there is none."""
         if not ID_PATTERN.match(rid or ""):

@@ -308,7 +308,16 @@ def client(runs):
     from asiworld.server import create_app
 
     app = create_app({"SEED": 7, "SPEED": 10, "REPLAY_DIRS": [str(runs[0].parent)]})
-    return app.test_client()
+    yield app.test_client()
+    close_replays(app)
+
+
+def close_replays(app) -> None:
+    """The files the app's replay library kept open, closed (unclosed, they are reported as
+    ResourceWarnings whenever the collector meets them, in whichever test runs then)."""
+    kept = app.extensions.get("asiworld_replays")
+    if kept is not None:
+        kept[0].close()
 
 
 def test_the_point_of_view_route_says_where_the_world_came_from(client, runs):
@@ -327,13 +336,17 @@ def test_the_point_of_view_route_notes_a_snapshot_it_could_not_use(runs, tmp_pat
     data = bytearray(runs[0].read_bytes())
     data[ref.offset + ref.size - 10] ^= 0xFF
     (tmp_path / "flipped.asirep").write_bytes(bytes(data))
-    client = create_app({"SEED": 7, "REPLAY_DIRS": [str(tmp_path)]}).test_client()
-    body = client.get(f"/api/replays/flipped/pov?tick=140&char={runs[2][0]}").get_json()
-    assert body["ok"] and body["verified"] is True
-    assert body["start"]["from_tick"] == 60
-    assert "tick 120" in body["note"] and "corrupt_chunk" in body["note"]
-    fork = client.post("/api/replays/flipped/fork", json={"tick": 150}).get_json()
-    assert fork["ok"] and fork["tick"] == 150
+    app = create_app({"SEED": 7, "REPLAY_DIRS": [str(tmp_path)]})
+    client = app.test_client()
+    try:
+        body = client.get(f"/api/replays/flipped/pov?tick=140&char={runs[2][0]}").get_json()
+        assert body["ok"] and body["verified"] is True
+        assert body["start"]["from_tick"] == 60
+        assert "tick 120" in body["note"] and "corrupt_chunk" in body["note"]
+        fork = client.post("/api/replays/flipped/fork", json={"tick": 150}).get_json()
+        assert fork["ok"] and fork["tick"] == 150
+    finally:
+        close_replays(app)
 
 
 def _flip_points(sample) -> dict[str, int]:

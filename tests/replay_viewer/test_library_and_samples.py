@@ -58,3 +58,18 @@ def test_each_shipped_sample_shows_a_clear_a_boss_defeat_a_knockdown_and_a_recov
         assert replay.last_tick == sample.minutes * 60
     missing = [what for what, seen in SHOWN.items() if not any(seen(e) for e in events)]
     assert not missing, f"{sample.name} lacks {', '.join(missing)}"
+
+
+def test_closing_the_library_closes_every_replay_it_kept_open(tmp_path):
+    import shutil
+
+    from asiworld.replay.library import ReplayLibrary
+
+    shutil.copy(SAMPLES_DIR / f"{SAMPLES[0].name}.asirep", tmp_path / "a.asirep")
+    library = ReplayLibrary([tmp_path])
+    replay = library.get("a")
+    assert library.get("a") is replay and not replay._file.closed  # kept open between requests
+    library.close()
+    assert replay._file.closed
+    assert library.get("a") is not replay  # opened again when asked again
+    library.close()
