@@ -150,6 +150,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=serve)
 
 
+def shown_host(host: str) -> str:
+    """The host to print in a URL for a browser: a loopback or every-address bind is opened
+    as localhost."""
+    return "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
+
+
 def count_option(raw: Any, flag: str) -> int:
     """A whole number of at least 1 from the command line or the environment; raises
     validation.Invalid (`bad_max_characters` for --max-characters) for anything else."""
@@ -467,7 +473,7 @@ def _serve_world(args: argparse.Namespace, data_dir: Path | None, fail: Any, liv
             live_study.start()
         else:
             runner.start()
-        shown = "localhost" if args.host in ("127.0.0.1", "0.0.0.0") else args.host
+        shown = shown_host(args.host)
         url = f"http://{shown}:{args.port}/"
         seed = app.config["SEED"]
         print(f"ASIWorld is live (seed {seed}, {args.speed:g} ticks/s): open {url}", flush=True)
@@ -547,7 +553,7 @@ def serve_frontend(args: argparse.Namespace, fail: Any) -> int:
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     app = create_frontend_app(args.message_queue)
     gc.freeze()
-    shown = "localhost" if args.host in ("127.0.0.1", "0.0.0.0") else args.host
+    shown = shown_host(args.host)
     print(f"ASIWorld front end for {args.message_queue}: spectate http://{shown}:{args.port}/live"
           "   Ctrl-C stops", flush=True)
     try:

@@ -199,11 +199,13 @@ class LiveStudy:
 def open_study(args: Any) -> LiveStudy:
     """The LiveStudy for `asiworld serve --study FILE [--out DIR] [--speed S]`; StudyError for
     a bad file, a study of several seeds, or an --out holding an earlier study."""
+    from asiworld.server.commands import shown_host
+
     from .commands import earlier_study
     from .spec import load_study
 
     study, text = load_study(args.study)
-    shown = "localhost" if args.host in ("127.0.0.1", "0.0.0.0") else args.host
+    shown = shown_host(args.host)
     out = args.out
     if out is None:
         out = Path(f"{Path(args.study).stem}-live-{time.strftime('%Y%m%d-%H%M%S')}")
