@@ -59,7 +59,8 @@ class Spectator:
         self.error: str | None = None
         self.sock: socket.socket | None = None
         self.buffer = bytearray()
-        self.upgraded = self.opened = False
+        self.upgraded = self.opened = self.connected = False
+        self.other: bytes | None = None  # the last message that was none of the above
         self.message: list[bytes] = []  # the fragments of a message not yet whole
 
     def connect(self) -> None:
@@ -125,6 +126,8 @@ class Spectator:
         if not self.opened:  # "0{...}": the Engine.IO open packet
             self.opened = True
             self.send("40")
+        elif msg.startswith(b"40"):  # connected to the namespace: now spectate, as a browser
+            self.connected = True  # (socket.io-client holds emits until then)
             self.send('42["spectate",{}]')
         elif msg == b"2":
             self.send("3")
@@ -137,6 +140,8 @@ class Spectator:
             found = TICK.search(msg[:60])
             if self.measuring and found:
                 self.arrivals.append((int(found.group(1)), now))
+        else:
+            self.other = msg[:200]
 
 
 class Audience(threading.Thread):
@@ -356,6 +361,15 @@ def main() -> int:
     print(f"speed {args.speed:g} ticks/s, {args.agents} built-in characters, {count} spectators "
           f"on {where}, {seconds:g} s measured")
     print(f"joined: {joined} of {count} got frames within {join_seconds:.1f} s")
+    if joined < count:  # where the others stopped
+        upgraded = sum(1 for s in spectators if s.upgraded)
+        opened = sum(1 for s in spectators if s.opened)
+        connected = sum(1 for s in spectators if s.connected)
+        print(f"  of the {count}: {upgraded} had their WebSocket, {opened} the Engine.IO open "
+              f"packet, {connected} the namespace, {joined} a frame (at the end of the run)")
+        other = next((s.other for s in spectators if s.other and not s.frames), None)
+        if other:
+            print(f"  one without a frame last heard: {other!r}")
     print(f"ticks/s without spectators: {baseline:.2f}")
     print(f"ticks/s with {count} spectators: {loaded:.2f} ({off:.1f} % off the speed)")
     print(f"frame lag p50 / p95 / max: {percentile(lags, .5) * 1000:.0f} / "

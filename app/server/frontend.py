@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from asiworld.engine.errors import CodedError
 from asiworld.server import APP_DIR
 from asiworld.server.errors import error_body
 from asiworld.server.fanout import CHANNEL, NAMESPACE, SPECTATORS, request_spectate
@@ -31,6 +32,11 @@ REFUSED = ("join", "act", "observe", "follow")
 # Each spectate makes the world send a whole keyframe through the queue: one a second per client
 # (a burst of 5 for reconnects and resyncs) keeps a client that loops on it from flooding it.
 SPECTATE_RATE = (1.0, 5.0)
+# Connections to the queue shared by the handler threads, and how long one waits for a free
+# one: a thousand spectators asking at once overran redis-py's default pool (100, then an
+# error), and the requests that failed were lost without a word to their clients.
+QUEUE_CONNECTIONS = 16
+QUEUE_WAIT = 10.0
 
 
 class FrontEnd:
@@ -50,7 +56,8 @@ class FrontEnd:
             json=BoundedJSON,
         )
         self.server = self.socketio.server
-        self.redis = redis.Redis.from_url(url)
+        self.redis = redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(
+            url, max_connections=QUEUE_CONNECTIONS, timeout=QUEUE_WAIT))
         self.spectators: dict[str, bool] = {}  # sid -> stale (dropped from the room)
         self.dropped_to_keyframe = 0
         self.limits = RateLimiter({"spectate": SPECTATE_RATE})
@@ -75,22 +82,34 @@ class FrontEnd:
 
         @sio.on("spectate")
         def on_spectate(data: Any = None) -> dict:
-            sid = request.sid
-            try:
-                self.limits.check(sid, "spectate")
-            except Invalid as exc:
-                body = error_body(exc, event="spectate")
+            body = self.ask_world(request.sid)
+            if not body["ok"]:
                 emit("error", body)
-                return body
-            with self._lock:
-                self.spectators[sid] = False
-            request_spectate(self.redis, sid)
-            return {"ok": True}
+            return body
 
         sio.on("resync")(on_spectate)
 
         for event in REFUSED:
             sio.on(event)(lambda data=None, event=event: self._refuse(event))
+
+    def ask_world(self, sid: str) -> dict:
+        """Ask the world, over the queue, to seat `sid` (a keyframe, then the frame room); the
+        answer for the client."""
+        import redis
+
+        try:
+            self.limits.check(sid, "spectate")
+        except Invalid as exc:
+            return error_body(exc, event="spectate")
+        try:
+            request_spectate(self.redis, sid)
+        except redis.RedisError as exc:
+            return error_body(CodedError("queue_unavailable", "the world's message queue did "
+                                         f"not take the request ({exc}); try again"),
+                              event="spectate")
+        with self._lock:
+            self.spectators[sid] = False
+        return {"ok": True}
 
     def _refuse(self, event: str) -> dict:
         body = {

@@ -162,3 +162,114 @@ def test_a_front_end_refuses_the_world_s_options(capsys: pytest.CaptureFixture) 
     )
     assert exit_code == 2
     assert err.startswith("error: bad_argument: --seed, --agents: a front end holds no world")
+
+
+def test_spectators_asking_at_once_are_seated_together_with_one_keyframe(redis_url: str) -> None:
+    # The world answers a front end's requests on its runner thread, between ticks: one call
+    # per request seated ten spectators a second at speed 10. Requests that wait while the
+    # runner is busy are seated in its next call, with one keyframe of that tick.
+    import redis
+    from asiworld.server.fanout import SPECTATORS, Fanout, request_spectate
+
+    calls: list[int] = []
+    busy = threading.Event()
+    released = threading.Event()
+
+    def call(fn):  # the runner: busy with the first request until the rest have arrived
+        calls.append(1)
+        if len(calls) == 1:
+            busy.set()
+            released.wait(10)
+        return fn()
+
+    keyframes = []
+    fanout = Fanout(redis_url, keyframe=lambda: keyframes.append(1) or {"tick": 1}, call=call)
+    seated: list[tuple[str, str]] = []
+
+    class Emitter:  # what the world emits, kept instead of published
+        class server:
+            @staticmethod
+            def enter_room(sid, room, namespace):
+                seated.append((sid, room))
+
+        @staticmethod
+        def emit(event, data, to, namespace):
+            assert event == "frame" and data == {"tick": 1}
+
+    fanout.emitter = Emitter
+    client = redis.Redis.from_url(redis_url)
+    try:
+        time.sleep(0.2)  # the listener has subscribed
+        request_spectate(client, "first")
+        assert busy.wait(10)
+        for i in range(24):
+            request_spectate(client, f"s{i}")
+        time.sleep(0.3)  # every request is on the listener's connection
+        released.set()
+        deadline = time.monotonic() + 10
+        while len(seated) < 25 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        released.set()
+        fanout.close()
+        client.close()
+    assert sorted(sid for sid, _ in seated) == sorted(["first", *(f"s{i}" for i in range(24))])
+    assert {room for _, room in seated} == {SPECTATORS}
+    assert len(calls) == 2 and len(keyframes) == 2  # not 25 of each
+
+
+def _front_end(redis_url: str):
+    from asiworld.server.frontend import create_frontend_app
+
+    return create_frontend_app(redis_url).extensions["asiworld_frontend"]
+
+
+def test_a_spectate_that_finds_every_queue_connection_busy_waits_for_one(redis_url, monkeypatch):
+    # a thousand spectators asking at once took more connections than redis-py's pool gave,
+    # and the requests that failed were lost without a word to their clients
+    import redis
+    from asiworld.server import frontend
+    from asiworld.server.fanout import SPECTATE_CHANNEL
+
+    monkeypatch.setattr(frontend, "QUEUE_CONNECTIONS", 2)
+    front = _front_end(redis_url)
+    listener = redis.Redis.from_url(redis_url).pubsub(ignore_subscribe_messages=True)
+    listener.subscribe(SPECTATE_CHANNEL)
+    pool = front.redis.connection_pool
+    held = [pool.get_connection(), pool.get_connection()]  # every connection busy
+    answer: list = []
+    asking = threading.Thread(target=lambda: answer.append(front.ask_world("sid-1")))
+    try:
+        asking.start()
+        asking.join(0.5)
+        assert asking.is_alive() and not answer  # waiting, not refused
+        pool.release(held.pop())
+        asking.join(10)
+        assert answer == [{"ok": True}]
+        deadline = time.monotonic() + 5
+        message = None
+        while message is None and time.monotonic() < deadline:
+            message = listener.get_message(timeout=0.5)
+        assert message is not None and b"sid-1" in message["data"]  # the world was asked
+    finally:
+        for connection in held:
+            pool.release(connection)
+        listener.close()
+        front.close()
+
+
+def test_a_spectate_the_queue_cannot_take_is_answered_with_an_error(redis_url, monkeypatch):
+    from asiworld.server import frontend
+
+    monkeypatch.setattr(frontend, "QUEUE_CONNECTIONS", 1)
+    monkeypatch.setattr(frontend, "QUEUE_WAIT", 0.2)
+    front = _front_end(redis_url)
+    pool = front.redis.connection_pool
+    held = pool.get_connection()
+    try:
+        answer = front.ask_world("sid-1")
+    finally:
+        pool.release(held)
+        front.close()
+    assert answer["ok"] is False and answer["code"] == "queue_unavailable"
+    assert "try again" in answer["message"] and "sid-1" not in front.spectators
