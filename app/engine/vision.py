@@ -273,21 +273,45 @@ def _remember_crowd(world: World, area_id: int, bodies: BodyIndex,
     body) pair as one int, sorted, against the last views' pairs. (The memory's order is
     not the walk's then, but nothing reads it: observations and forgetting sort by tick and
     id.)"""
-    area = world.areas[area_id]
-    # a pair: viewer's place in the chunk | body id | x | y, in as few bits as this area's
-    # size and the ids given so far need (ids and places below 2**31 and 2**16: a chunk of
-    # one character always fits, and then the pair is the key itself, less bits)
-    y_bits = (area.height - 1).bit_length()
-    id_shift = y_bits + (area.width - 1).bit_length()
-    slot_shift = id_shift + max(world.next_id, 1).bit_length()
-    chunk = 1 << max(0, PAIR_BITS - slot_shift)
-    for start in range(0, len(group), chunk):
-        _remember_chunk(world, area_id, bodies, group[start:start + chunk], y_bits, id_shift,
-                        slot_shift)
+    pairs = _Pairs(world.areas[area_id], world.next_id)
+    for start in range(0, len(group), pairs.chunk):
+        _remember_chunk(world, area_id, bodies, group[start:start + pairs.chunk], pairs)
+
+
+class _Pairs:
+    """A (viewer, body) pair as one int: the viewer's place in its chunk | the body's id | x |
+    y, in as few bits as the area's size and the ids given so far need. Ids and places are
+    below 2**31 and 2**16, so a chunk of one viewer always fits (its pair is the key itself,
+    less bits); `chunk` viewers fit in PAIR_BITS."""
+
+    def __init__(self, area: Area, next_id: int) -> None:
+        self.y_bits = (area.height - 1).bit_length()
+        self.id_shift = self.y_bits + (area.width - 1).bit_length()
+        self.slot_shift = self.id_shift + max(next_id, 1).bit_length()
+        self.chunk = 1 << max(0, PAIR_BITS - self.slot_shift)
+
+    def pack(self, slots: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        """The pairs of viewers' places and body keys (`key`)."""
+        xy = (1 << KEY_X) - 1
+        return (slots << self.slot_shift) | ((keys >> KEY_ID) << self.id_shift) \
+            | (((keys >> KEY_X) & xy) << self.y_bits) | (keys & xy)
+
+    def slots(self, pairs: np.ndarray) -> np.ndarray:
+        return pairs >> self.slot_shift
+
+    def who(self, pairs: np.ndarray) -> np.ndarray:
+        """Each pair's viewer and body id, the place left out (as ordered as the pairs)."""
+        return pairs >> self.id_shift
+
+    def keys(self, pairs: np.ndarray) -> np.ndarray:
+        """Each pair's body key (`key`)."""
+        ids = (pairs >> self.id_shift) & ((1 << (self.slot_shift - self.id_shift)) - 1)
+        xs = (pairs >> self.y_bits) & ((1 << (self.id_shift - self.y_bits)) - 1)
+        return key(ids, xs, pairs & ((1 << self.y_bits) - 1))
 
 
 def _remember_chunk(world: World, area_id: int, bodies: BodyIndex, group: list[Character],
-                    y_bits: int, id_shift: int, slot_shift: int) -> None:
+                    pairs: _Pairs) -> None:
     tick = world.tick
     mems = [world.memory[c.id] for c in group]
     # what each sees: its window of the body grid through its field of view, per shape of
@@ -306,16 +330,10 @@ def _remember_chunk(world: World, area_id: int, bodies: BodyIndex, group: list[C
         slots.append(np.repeat(np.array(members), hits.reshape(len(members), -1).sum(1)))
     slot = np.concatenate(slots)
     found = np.concatenate(keys)
-    ids = found >> KEY_ID
-    others = ids != np.array([c.id for c in group])[slot]  # no one remembers itself
-    slot, found, ids = slot[others], found[others], ids[others]
-    mask = (1 << KEY_X) - 1
-    x_mask, y_mask = (1 << (id_shift - y_bits)) - 1, (1 << y_bits) - 1
-    id_mask = (1 << (slot_shift - id_shift)) - 1
-    new = np.sort((slot << slot_shift) | (ids << id_shift) | (((found >> KEY_X) & mask) << y_bits)
-                  | (found & mask))
+    others = (found >> KEY_ID) != np.array([c.id for c in group])[slot]  # none sees itself
+    new = np.sort(pairs.pack(slot[others], found[others]))
     # the last views, where they were of this area, as pairs: already in order (each view's
-    # keys ascend, and the pair keeps the key's order)
+    # keys ascend, and a pair keeps its key's order)
     olds, old_slots, old_counts = [], [], []
     for slot_, mem in enumerate(mems):
         view = mem.view
@@ -325,32 +343,28 @@ def _remember_chunk(world: World, area_id: int, bodies: BodyIndex, group: list[C
             old_counts.append(len(view.keys))
         else:
             mem.settle()  # a view of another area: its ticks are written now
+    changed = new
     if olds:
-        old_keys = np.concatenate(olds)
-        old = (np.repeat(np.array(old_slots, np.int64), old_counts) << slot_shift) | ((old_keys >> KEY_ID) << id_shift) \
-            | (((old_keys >> KEY_X) & mask) << y_bits) | (old_keys & mask)
+        old = pairs.pack(np.repeat(np.array(old_slots, np.int64), old_counts),
+                         np.concatenate(olds))
         changed = new[~_among(old, new)]
         lost = old[~_among(new, old)]
         # a body that moved within a view is remembered anew below: only those that left
         # it take the last view's tick
-        lost = lost[~_among(changed >> id_shift, lost >> id_shift)]
-        for slot_, eid in zip((lost >> slot_shift).tolist(),
-                              ((lost >> id_shift) & id_mask).tolist(), strict=True):
+        lost = lost[~_among(pairs.who(changed), pairs.who(lost))]
+        for slot_, eid in zip(pairs.slots(lost).tolist(),
+                              (pairs.keys(lost) >> KEY_ID).tolist(), strict=True):
             entry = mems[slot_].entities.get(eid)
             if entry is not None:
                 entry["tick"] = mems[slot_].view.tick
-    else:
-        changed = new
-    for slot_, eid, x, y in zip((changed >> slot_shift).tolist(),
-                                ((changed >> id_shift) & id_mask).tolist(),
-                                ((changed >> y_bits) & x_mask).tolist(),
-                                (changed & y_mask).tolist(), strict=True):
-        _remember(world, mems[slot_].entities, eid, x, y, area_id, tick)
+    xy = (1 << KEY_X) - 1
+    for slot_, k in zip(pairs.slots(changed).tolist(), pairs.keys(changed).tolist(),
+                        strict=True):
+        _remember(world, mems[slot_].entities, k >> KEY_ID, (k >> KEY_X) & xy, k & xy, area_id,
+                  tick)
     # each one's view, as keys, for the next update and the settling
-    new_slot = new >> slot_shift
-    view_keys = (((new >> id_shift) & id_mask) << KEY_ID) | (((new >> y_bits) & x_mask) << KEY_X) \
-        | (new & y_mask)
-    ends = np.searchsorted(new_slot, np.arange(1, len(mems) + 1)).tolist()
+    view_keys = pairs.keys(new)
+    ends = np.searchsorted(pairs.slots(new), np.arange(1, len(mems) + 1)).tolist()
     _, changes = world.body_moves(area_id)
     start = 0
     for mem, end in zip(mems, ends, strict=True):
