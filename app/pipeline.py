@@ -212,8 +212,11 @@ class Pipeline:
 
     # --- the tick ---------------------------------------------------------------------------
 
-    def step(self) -> Tick:
-        """One tick (see the module docstring for the order)."""
+    def step(self, inputs: list[tuple[int, dict]] | None = None) -> Tick:
+        """One tick (see the module docstring for the order). `inputs`: actions acknowledged
+        before, applied again at this tick after what was queued (a resumed realtime study
+        re-applies its saved log through here, asiworld.study.resume), as the engine's
+        re-simulation does."""
         for driver in list(self.drivers):
             try:
                 driver.before_step(self)
@@ -224,7 +227,7 @@ class Pipeline:
         self.make_durable()  # nothing is applied that is not saved
         world = self.world
         started, cpu = time.perf_counter(), time.process_time()
-        events = world.step()
+        events = world.step(inputs)
         self.engine_seconds += time.perf_counter() - started
         self.engine_cpu_seconds += time.process_time() - cpu
         if self.programs is not None:

@@ -319,6 +319,9 @@ def _clock(run: Results, meta: dict[str, Any]) -> str:
     text = str(clock) if clock else "Headless lockstep (the world steps as fast as it can)"
     if "think_ticks" in meta:
         text += f"; built-in configurations take {meta['think_ticks']} ticks per decision"
+    if meta.get("resumed"):  # a realtime study killed and resumed: its players started anew
+        ticks = ", ".join(f"{t} (minute {minutes(t)})" for t in meta["resumed"])
+        text += f"; interrupted and resumed at tick {ticks}"
     return text + "; 1 tick = 1 simulated second, a day = 30 minutes (20 day, 10 night)"
 
 

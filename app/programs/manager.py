@@ -192,7 +192,8 @@ class ProgramManager:
         self.active[char_id] = key
         self.runnable.add(key)
         self._note(
-            "program_submitted", record, name=name, submitted=record.submitted
+            # the source too: a resumed study's events give the start back as it was
+            "program_submitted", record, name=name, submitted=record.submitted, source=source
         )
         self._feedback(record, "program_started")
         self._publish(record, "program_started", source=source)

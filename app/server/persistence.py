@@ -299,7 +299,7 @@ class WorldStore:
         self.builtin = builtin.records()
         programs = pipeline.programs
         if programs is not None:
-            entries = self._journal_rows(after_seq=int(server.get("journal_seq", 0)))
+            entries = self.journal_rows(after_seq=int(server.get("journal_seq", 0)))
             saved_programs = [body for _, _, kind, body in entries if kind.startswith("program_")]
             state = server.get("programs") or {}
             self.runner.call(lambda: programs.restore_state(state, saved_programs))
@@ -313,7 +313,7 @@ class WorldStore:
         """Durable outside events (incidents) saved after the last tick whose events were seen
         join the resumed world's next tick; their rows move to the resumed tick, so a second
         crash before that tick queues them again."""
-        rows = [row for row in self._journal_rows(since_tick=last_saved) if row[2] == "event"]
+        rows = [row for row in self.journal_rows(since_tick=last_saved) if row[2] == "event"]
         for _, _, _, body in rows:
             pipeline.add_event(body["event"])
         if rows:
@@ -336,7 +336,7 @@ class WorldStore:
                 seat.events.extend(json.loads(row[0]) for row in reversed(rows))
         service.seq = max(service.seq, last or 0)
 
-    def _journal_rows(
+    def journal_rows(
         self, after_seq: int = 0, since_tick: int | None = None
     ) -> list[tuple[int, int, str, dict]]:
         query, args = "SELECT seq, tick, kind, body FROM journal WHERE seq > ?", [after_seq]

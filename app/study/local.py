@@ -169,13 +169,18 @@ class LocalClient:
 
     def incident(self, cause: str, start: int | None = None, end: int | None = None,
                  detail: str = "") -> dict:
-        now = self.pipeline.world.tick
-        event = {"kind": "incident", "char": self.character, "cause": cause,
-                 "start": now if start is None else start, "end": end}
-        if detail:
-            event["detail"] = detail[:500]
-        self.pipeline.add_event(event)
-        return event
+        def post() -> dict:
+            now = self.pipeline.world.tick
+            event = {"kind": "incident", "char": self.character, "cause": cause,
+                     "start": now if start is None else start, "end": end}
+            if detail:
+                event["detail"] = detail[:500]
+            # in realtime on the world's thread, saved before it is acknowledged (a resumed
+            # study gives it back); a lockstep study replays the call that made it instead
+            self.pipeline.add_event(event, durable=not self.lockstep)
+            return event
+
+        return self.call(post)
 
     def tick(self) -> int:
         return int(self.pipeline.world.tick)

@@ -19,8 +19,16 @@ last tick the store is attached again and the study goes on with the real model;
 number on after their last call, so no line is written twice. A turn that was in flight at the
 kill was never applied nor written: it is asked again.
 
-A realtime study is not resumed (its world did not wait for the models, so the answers cannot
-be put back at the ticks they acted): `resume_unsupported`, or `--force` to start it again.
+A realtime study is resumed the other way, as the live server resumes (its world did not wait
+for the models, so a replay of the agents would not put their answers back at the ticks they
+acted): its store also keeps the journal (program submissions and ends, the seats' incidents),
+and the resume applies every tick's acknowledged inputs again through the pipeline
+(`Catchup`), with the journal's incidents and program ends as that tick's events, so the
+events, the recording and the world up to the kill are the ones the killed run had. Then the
+players come back as a restarted server's do: built-in and python agents start anew from what
+their characters remember, programs that were running end `interrupted`, and each model seat
+goes on from its transcript (its counts, and its recent results as feedback,
+`restore_harness`). results.json says where the study was resumed (`meta.resumed`).
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from asiworld.agents.harness import chat_completion
+from asiworld.engine.resim import inputs_by_tick
 from asiworld.server.persistence import DB_NAME, WorldStore
 
 from .spec import StudyError
@@ -64,9 +73,11 @@ class StudyStore(WorldStore):
         if info.inputs or info.tick % 60 == 0 or self._log_applied != self.runner.world.input_log_end:
             super().after_tick(info)
 
-    def begin(self, pipeline: Any, study: dict[str, Any], size: int | None) -> None:
+    def begin(self, pipeline: Any, study: dict[str, Any], size: int | None,
+              journal: bool = False) -> None:
         """A new study's world, before anyone joins: its first snapshot and which study it is;
-        from now on every tick is saved."""
+        from now on every tick is saved (`journal`: the program host's and the seats' inputs
+        outside the engine too, which a realtime resume needs)."""
         self.runner = pipeline  # flush and after_tick read `.world`
         world = pipeline.world
         with self._lock:
@@ -74,9 +85,9 @@ class StudyStore(WorldStore):
             self.db.execute("BEGIN IMMEDIATE")
             self._set_meta("study", study)
             self.db.execute("COMMIT")
-        self.attach_pipeline(pipeline)
+        self.attach_pipeline(pipeline, journal)
 
-    def attach_pipeline(self, pipeline: Any) -> None:
+    def attach_pipeline(self, pipeline: Any, journal: bool = False) -> None:
         """Save from the pipeline's current tick on (a new world, or a resumed one that has
         caught up with what was saved)."""
         self.runner = pipeline
@@ -84,8 +95,19 @@ class StudyStore(WorldStore):
         self._log_applied = self._log_journaled = world.input_log_end
         self._pending_journaled = len(world.pending)
         self._last_snapshot = self.newest_snapshot_tick() or 0
+        if journal:
+            pipeline.keep_inputs(self._note)
         pipeline.durable.append(self.flush)
         pipeline.add_observer("store", self.after_tick)
+
+    def resumed(self, tick: int) -> list[int]:
+        """Note that the study went on from `tick` after an interruption; every such tick."""
+        ticks = [*self.meta("resumed", []), int(tick)]
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            self._set_meta("resumed", ticks)
+            self.db.execute("COMMIT")
+        return ticks
 
 
 def saved_study(folder: Path) -> dict[str, Any] | None:
@@ -150,6 +172,110 @@ class Resume:
 
     def done(self, tick: int) -> bool:
         return self.diverged is not None or tick >= self.target
+
+
+class Catchup:
+    """A realtime study's acknowledged past, put back through the pipeline. Before the step of
+    each tick: the outside events its journal saved at that tick (the seats' incidents, stamped
+    with the next tick as they were) and the program host's events of that tick (a program's
+    start and end, rebuilt from the journal, since no program runs again). The step applies
+    the tick's saved inputs. Nobody decides meanwhile: the drivers are held aside, so only what
+    was acknowledged happens."""
+
+    def __init__(self, store: WorldStore, target: int) -> None:
+        self.target = target
+        rows = store.inputs(0)
+        self.joins = [_line(row) for row in rows if row[1] is None]
+        self.actions = inputs_by_tick(row for row in rows if row[1] is not None)
+        self.programs: list[dict[str, Any]] = []  # journal entries for restore_state
+        self.outside: dict[int, list[dict[str, Any]]] = {}  # add_event before a tick's step
+        self.hosted: dict[int, list[dict[str, Any]]] = {}  # the program host's, likewise
+        names: dict[int, str] = {}
+        for _, tick, kind, body in store.journal_rows():
+            if kind == "event":
+                self._at(self.outside, tick, body["event"])
+            elif kind == "program_submitted":
+                names[int(body["key"])] = name = str(body.get("name", ""))
+                self.programs.append(body)
+                self._at(self.hosted, int(body.get("submitted", tick)), {
+                    "kind": "program_started", "char": body["char"], "program": body["id"],
+                    "name": name, "source": body.get("source")})
+            elif kind == "program_ended":
+                self.programs.append(body)
+                self._at(self.hosted, int(body.get("ended") or tick), {
+                    "kind": f"program_{body['status']}", "char": body["char"],
+                    "program": body["id"], "name": names.get(int(body["key"]), ""),
+                    "status": body["status"], "line": body.get("line"),
+                    "outcome": body.get("outcome")})
+
+    def _at(self, when: dict[int, list[dict[str, Any]]], tick: int, event: dict) -> None:
+        # what was saved after the last tick applied joins the first tick after the resume
+        when.setdefault(min(int(tick), self.target), []).append(dict(event))
+
+    @property
+    def inputs(self) -> int:
+        return sum(len(rows) for rows in self.actions.values())
+
+    def run(self, pipeline: Any) -> None:
+        """Bring the pipeline's world (its configurations joined at tick 0, as the study's were)
+        to the target tick; StudyError `resume_diverged` when its joins are not the saved ones.
+        What was saved at the target tick itself is queued for the first tick after."""
+        world = pipeline.world
+        made = [_line(row) for row in world.inputs_since(0) if row[1] is None]
+        if made != self.joins:
+            raise StudyError("resume_diverged", f"the study's characters joined as {len(made)} "
+                             f"inputs where {len(self.joins)} were acknowledged; the study "
+                             "file's configurations changed since it was interrupted")
+        held, pipeline.drivers = pipeline.drivers, []
+        try:
+            while world.tick < self.target:
+                self._queue(pipeline, world.tick)
+                pipeline.step(list(self.actions.get(world.tick, ())))
+        finally:
+            pipeline.drivers = held
+        self._queue(pipeline, self.target)
+
+    def _queue(self, pipeline: Any, tick: int) -> None:
+        for event in self.outside.get(tick, ()):
+            pipeline.add_event(event)
+        sink = getattr(pipeline.programs, "sink", None)
+        for event in self.hosted.get(tick, ()) if sink is not None else ():
+            sink(event)  # stamped with this tick, as the host stamps its events
+
+
+def restore_harness(harness: Any, calls: list[dict[str, Any]],
+                    incidents: list[dict[str, Any]]) -> None:
+    """A realtime seat goes on where its transcript stops: its counts (the cost table covers
+    the whole study), its incidents (the world's incident events of its character), and the
+    feedback of its last turns, as its next prompt would have shown them. Its call numbers go
+    on from the transcript already (Transcript.last_call)."""
+    stats = harness.stats
+    for line in calls:
+        stats.calls += 1
+        stats.turns = max(stats.turns, int(line.get("turn") or 0))
+        stats.prompt_tokens += int(line.get("prompt_tokens") or 0)
+        stats.completion_tokens += int(line.get("completion_tokens") or 0)
+        stats.latencies_ms.append(float(line.get("latency_ms") or 0.0))
+        error = line.get("error")
+        if error:
+            stats.failures += 1
+            if error.get("cause") == "model_refused":
+                harness.feedback.append(
+                    f"(the model request failed: {str(error.get('detail', ''))[:200]})")
+            continue
+        if line.get("tick_answered") is None:
+            continue  # an earlier try of its turn, or a turn never acted on
+        tools = line.get("tool_calls") or []
+        stats.tool_calls += len(tools)
+        if not tools and line.get("content"):
+            harness.feedback.append(f"you said (no tool call): {line['content'].strip()[:300]}")
+        harness.feedback.extend(line.get("results") or [])
+    stats.incidents = [{k: e.get(k) for k in ("cause", "start", "end", "detail")}
+                       for e in incidents]
+
+
+def _line(row: tuple[int, int | None, dict]) -> str:
+    return json.dumps(list(row), sort_keys=True)
 
 
 def _by_tick(rows: Iterable[tuple[int, int | None, dict]]) -> dict[int, list[str]]:

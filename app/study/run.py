@@ -12,8 +12,10 @@ transcripts/NAME.jsonl. results.json also holds the asiworld version, the git co
 code runs from a checkout), the content hash, the study file itself, the clock and its rule,
 and the cost table's rows (`costs`).
 
-A lockstep study keeps its progress in its folder (world.sqlite3: the world's acknowledged
-inputs, and the transcripts) and a killed one is resumed from there (resume.py).
+A study keeps its progress in its folder (world.sqlite3: the world's acknowledged inputs, and
+for a realtime one the journal of its programs and incidents; the transcripts) and a killed one
+is resumed from there (resume.py: a lockstep study is played again, a realtime one re-applies
+what was acknowledged).
 """
 
 from __future__ import annotations
@@ -34,11 +36,13 @@ from asiworld.programs.manager import ProgramManager
 from .external import ExternalSeats
 from .resume import (
     STORE_NAME,
+    Catchup,
     ReplayedModel,
     Resume,
     StudyStore,
     identity,
     mismatch,
+    restore_harness,
     saved_study,
 )
 from .seats import LockstepSeats, ModelSeat, RealtimeSeats, seat_model
@@ -88,7 +92,9 @@ class StudyRun:
         self.resume: Resume | None = None
         self.store: StudyStore | None = None
         self.replayed: dict[str, ReplayedModel] = {}
-        if resume:  # a lockstep study's folder (check_resumable)
+        self.resumed: list[int] = []  # the ticks this study went on from after interruptions
+        self.started_at = 0  # the tick this process's clock started from
+        if resume:  # an interrupted study's folder (check_resumable)
             self.resume = Resume(self.out, self.horizon, self.identity)
 
     # --- entry ---------------------------------------------------------------------------
@@ -122,7 +128,7 @@ class StudyRun:
                 self.users.add(cid, agent, tick=world.tick, config=conf.name)
             elif isinstance(conf, OpenAIConfiguration):
                 seat = seat_model(self.pipeline, conf, cid, self.out, clock, call=call)
-                if self.resume is not None:
+                if self.resume is not None and self.lockstep:
                     self._replay_transcript(seat)
                 self.model_seats.append(seat)
             elif isinstance(conf, ExternalConfiguration):
@@ -134,6 +140,12 @@ class StudyRun:
         # a watcher: the "agents" observer is the served agent API's when there are external
         # seats; what a seat's client is handed does not change the world
         self.pipeline.watch(lambda tick: self.models.deliver(tick.events))
+        if self.resume is None or self.lockstep:
+            self._open_external(say)
+
+    def _open_external(self, say: Any) -> None:
+        """Serve the external seats' agent API (a resumed realtime study: once caught up, since
+        their calls would land on the world while it is brought forward)."""
         if self.external is not None and self.external.listens:
             self.external.open(self.runner, say)
 
@@ -160,14 +172,19 @@ class StudyRun:
 
         started = time.perf_counter()
         try:
-            if self.lockstep and self.resume is None:  # before the joins: they are inputs too
+            if self.resume is None:  # before the joins: they are inputs too
                 self.store = StudyStore(self.out, self.horizon)
-                self.store.begin(self.pipeline, self.identity, self.study.world.size)
+                self.store.begin(self.pipeline, self.identity, self.study.world.size,
+                                 journal=not self.lockstep)
             self.prepare(say=say)
             say(f"{len(self.characters)} configurations joined at tick {self.world.tick}; "
                 f"{self.study.clock.describe()}; horizon tick {self.horizon}")
             if self.resume is not None:
-                self._catch_up(say)
+                if self.lockstep:
+                    self._catch_up(say)
+                else:
+                    self._catch_up_realtime(say)
+            self.started_at = self.world.tick
             if self.runner is None:
                 self.pipeline.run_until(self.horizon)
             else:
@@ -200,15 +217,16 @@ class StudyRun:
     def finish(self) -> None:
         """Stop the external and model seats, the clock and the program host; close the
         replay."""
+        if self.models is not None:
+            self.models.close()
+        if self.external is not None:
+            self.external.close()
+        if self.runner is not None:
+            self.runner.stop()
+        # last: until the seats and the clock have stopped, what they hand over is saved
         for store in (self.store, self.resume.store if self.resume is not None else None):
             if store is not None:
                 store.close()  # twice is harmless
-        if self.external is not None:
-            self.external.close()
-        if self.models is not None:
-            self.models.close()
-        if self.runner is not None:
-            self.runner.stop()
         self.pipeline.close()
         recording = getattr(self, "recording", None)
         if recording is not None:
@@ -231,6 +249,36 @@ class StudyRun:
             raise StudyError("resume_diverged", f"{self.out}: {resume.diverged}")
         self.store = resume.store
         self.store.attach_pipeline(self.pipeline)
+        say(f"caught up at tick {self.world.tick}; going on to tick {self.horizon}")
+
+    def _catch_up_realtime(self, say: Any) -> None:
+        """Bring an interrupted realtime study's world back to where its store stopped, from
+        what was acknowledged (resume.Catchup); then its players come back as a restarted
+        server's do, and the store saves again from here."""
+        resume = self.resume
+        catchup = Catchup(resume.store, resume.target)
+        say(f"resuming the interrupted realtime study in {self.out}: re-applying ticks "
+            f"0..{resume.target} ({catchup.inputs} acknowledged inputs); built-in agents start "
+            "anew there, running programs end interrupted, model seats go on from their "
+            "transcripts")
+        try:
+            catchup.run(self.pipeline)
+        except StudyError:
+            resume.store.close()
+            raise
+        self.store = resume.store
+        self.store.attach_pipeline(self.pipeline, journal=True)
+        self.resumed = self.store.resumed(self.world.tick)
+        if self.programs is not None:
+            # after the store is attached: the interruptions are journaled like any end
+            self.programs.restore_state({}, catchup.programs)
+        from asiworld.agents.transcript import read_transcript
+
+        for seat in self.model_seats:
+            mine = [e for e in self.events
+                    if e.get("kind") == "incident" and e.get("char") == seat.char]
+            restore_harness(seat.harness, read_transcript(seat.transcript.path), mine)
+        self._open_external(say)
         say(f"caught up at tick {self.world.tick}; going on to tick {self.horizon}")
 
     def _realtime(self, say: Any) -> None:
@@ -277,11 +325,14 @@ class StudyRun:
             "content_hash": self.content.hash, "clock": clock.describe(),
             "configurations": len(self.characters),
         }
+        if self.resumed:
+            meta["resumed"] = list(self.resumed)
         results = {**meta, **evaluate(self.events, self.characters, meta)}
         results.update(provenance.stamp())
         results["clock"] = {**clock.model_dump(), "rule": clock.describe()}
         if self.runner is not None and getattr(self, "realtime_wall", 0):
-            results["clock"]["measured_speed"] = round(self.horizon / self.realtime_wall, 3)
+            ran = self.horizon - self.started_at  # since this process's clock started
+            results["clock"]["measured_speed"] = round(ran / self.realtime_wall, 3)
         results["study"] = {"file": self.where, "text": self.text,
                             "parsed": self.study.model_dump(mode="json")}
         results["costs"] = self.costs()
@@ -401,12 +452,6 @@ def seed_folders(study: Study, out: Path) -> list[tuple[int, Path]]:
 
 def check_resumable(study: Study, text: str, out: Path) -> None:
     """StudyError unless every interrupted world in `out` is one of this study's."""
-    if not isinstance(study.clock, Lockstep):
-        raise StudyError(
-            "resume_unsupported",
-            f"{out} holds an interrupted study, and only a lockstep study can be resumed (a "
-            "realtime world did not wait for its models); give --force to start it again",
-        )
     for seed, folder in seed_folders(study, out):
         found = saved_study(folder)
         if found is not None and found != identity(text, seed):

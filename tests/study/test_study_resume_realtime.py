@@ -1,0 +1,183 @@
+"""A realtime study killed with SIGKILL mid-run and run again on its folder is resumed, as a
+restarted live server is: nothing acknowledged is lost (every saved input is in the finished
+world's log at its tick, every incident saved before the kill is an event once), the world up to
+the kill is the one the killed run had (the replay verifies from tick 0), the transcripts are
+appended to and the cost table counts the calls made before the kill, a program running at the
+kill ends `interrupted`, and results.json and Table 2 say where the study was resumed.
+
+The study: four model seats through a fake model (in this process) whose calls 10-14 per
+character fail with a 5xx, a built-in, at 100 ticks/s. Bad input tried: the folder run again
+with another study file (resume_mismatch, nothing changed)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from asiworld.agents.fake_model import FakeModel, FakeModelServer, Fault
+from asiworld.agents.transcript import read_transcript
+from asiworld.cli import main
+from asiworld.replay.reader import Replay
+from asiworld.replay.verify import verify_replay
+from asiworld.server.persistence import WorldStore
+
+SPEED = 100.0
+MINUTES = 6  # 360 ticks
+KILL_AT = 180  # the tick the store has saved when the study is killed
+# name: (model, pause_ticks, may host programs)
+SEATS = {"forager": ("fake-forager", 3, False), "explorer": ("fake-explorer", 5, False),
+         "programmer": ("fake-programmer", 8, True), "quiet": ("fake-forager", 12, False)}
+
+
+def study_text(url: str, seed: int = 3) -> str:
+    text = (f'title = "realtime, interrupted"\n[world]\nseed = {seed}\nminutes = {MINUTES}\n'
+            f'size = 64\n[clock]\nkind = "realtime"\nspeed = {SPEED}\n')
+    for name, (model, pause, programs) in SEATS.items():
+        text += (f'[[configuration]]\nname = "{name}"\nkind = "openai"\nmodel_url = "{url}"\n'
+                 f'model = "{model}"\npause_ticks = {pause}\nmax_retries = 8\n'
+                 f"programs = {str(programs).lower()}\n"
+                 "backoff_seconds = 0.0\nrequest_timeout = 5.0\n")
+    return text + '[[configuration]]\nname = "planner"\nkind = "builtin"\nagent = "planner"\n'
+
+
+def saved_tick(db: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as con:
+            row = con.execute("SELECT value FROM meta WHERE key = 'last_tick'").fetchone()
+    except sqlite3.Error:  # not made yet, or its first transaction is under way
+        return -1
+    return int(row[0]) if row else -1
+
+
+def kill_mid_study(path: Path, out: Path) -> None:
+    """`asiworld study run` in a process of its own, SIGKILLed once its store saved KILL_AT."""
+    proc = subprocess.Popen([sys.executable, "-m", "asiworld.cli", "study", "run", str(path),
+                             "--out", str(out)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 240
+        while saved_tick(out / "world.sqlite3") < KILL_AT:
+            assert proc.poll() is None, "the study ended before it could be killed"
+            assert time.monotonic() < deadline, "the study did not get to the kill tick"
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(30)
+    assert proc.returncode == -signal.SIGKILL
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    root = tmp_path_factory.mktemp("realtime-resume")
+    with FakeModelServer(FakeModel(faults=[Fault.parse("5xx:10-14")])) as server:
+        path = root / "study.toml"
+        path.write_text(study_text(server.url))
+        out = root / "out"
+        kill_mid_study(path, out)
+        store = WorldStore(out)
+        killed = {"tick": store.last_tick(), "inputs": store.inputs(0),
+                  "journal": store.journal_rows()}
+        store.close()
+        killed["lines"] = {p.stem: read_transcript(p) for p in (out / "transcripts").iterdir()}
+        other = root / "other.toml"
+        other.write_text(study_text(server.url, seed=4))
+        said = io.StringIO()
+        with contextlib.redirect_stderr(said):
+            killed["refused"] = (main(["study", "run", str(other), "--out", str(out)]),
+                                 said.getvalue())
+        said = io.StringIO()
+        with contextlib.redirect_stderr(said):
+            assert main(["study", "run", str(path), "--out", str(out)]) == 0
+        killed["said"] = said.getvalue()
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    results = json.loads((out / "results.json").read_text())
+    return {"out": out, "killed": killed, "events": events, "results": results}
+
+
+def test_the_study_was_killed_mid_run_with_calls_written(study):
+    killed = study["killed"]
+    assert KILL_AT <= killed["tick"] < MINUTES * 60
+    assert all(killed["lines"][name] for name in SEATS)
+
+
+def test_the_second_run_resumes_it_and_finishes_at_the_horizon(study):
+    said, results = study["killed"]["said"], study["results"]
+    assert "interrupted: resuming it" in said
+    assert f"re-applying ticks 0..{study['killed']['tick']}" in said
+    assert results["ticks"] == MINUTES * 60
+    assert results["meta"]["resumed"] == [study["killed"]["tick"]]
+
+
+def test_nothing_acknowledged_is_lost(study):
+    killed = study["killed"]
+    with contextlib.closing(Replay.open(study["out"] / "replay.asirep")) as replay:
+        logged = [row for row in replay.inputs() if row[0] < killed["tick"]]
+    saved = [row for row in killed["inputs"] if row[0] < killed["tick"]]
+    key = lambda row: json.dumps(list(row), sort_keys=True)  # noqa: E731
+    assert sorted(map(key, saved)) == sorted(map(key, logged))
+    assert any(row[1] is not None for row in saved)
+
+
+def test_every_incident_saved_before_the_kill_is_an_event_once(study):
+    saved = [body["event"] for _, _, kind, body in study["killed"]["journal"] if kind == "event"]
+    assert {e["cause"] for e in saved} == {"model_error"}
+    assert len({e["char"] for e in saved}) >= 2  # the fault stretch came before the kill
+    incidents = [e for e in study["events"] if e["kind"] == "incident"]
+    for event in saved:
+        same = [e for e in incidents if all(e.get(k) == v for k, v in event.items())]
+        assert len(same) == 1, event
+
+
+def test_the_resumed_replay_verifies_from_tick_zero(study):
+    with contextlib.closing(Replay.open(study["out"] / "replay.asirep")) as replay:
+        verdict = verify_replay(replay)
+    assert verdict.ok, verdict.message
+    assert verdict.last_tick == MINUTES * 60
+
+
+def test_transcripts_are_appended_to_and_counted_whole(study):
+    rows = {r["name"]: r for r in study["results"]["costs"]}
+    for name in SEATS:
+        lines = read_transcript(study["out"] / "transcripts" / f"{name}.jsonl")
+        before = study["killed"]["lines"][name]
+        assert [c["call"] for c in lines] == list(range(1, len(lines) + 1)), name
+        assert lines[: len(before)] == before, name
+        assert len(lines) > len(before), name  # it went on calling after the resume
+        assert rows[name]["calls"] == len(lines), name
+        assert rows[name]["failures"] == sum(1 for c in lines if c["error"]), name
+
+
+def test_a_program_running_at_the_kill_ends_interrupted(study):
+    journal = study["killed"]["journal"]
+    started = {(b["char"], b["id"]) for _, _, k, b in journal if k == "program_submitted"}
+    ended = {(b["char"], b["id"]) for _, _, k, b in journal if k == "program_ended"}
+    running = started - ended
+    assert running, "no program was running at the kill"
+    after = {(e["char"], e["program"]) for e in study["events"]
+             if e["kind"] == "program_interrupted"}
+    assert running <= after
+    # and every program start before the kill is in the events once, with its source
+    starts = [(e["char"], e["program"]) for e in study["events"]
+              if e["kind"] == "program_started"]
+    assert all(starts.count(p) == 1 for p in started)
+
+
+def test_the_setting_table_says_where_it_was_resumed(study):
+    report = (study["out"] / "report.md").read_text()
+    assert f"interrupted and resumed at tick {study['killed']['tick']}" in report
+
+
+def test_another_study_file_does_not_resume_it(study):
+    code, said = study["killed"]["refused"]
+    assert code == 2
+    assert said.strip().splitlines()[-1].startswith("error: resume_mismatch: "), said
+    assert "resuming" not in said
