@@ -241,6 +241,9 @@ class ProcessHost:
                 cwd=root,
                 close_fds=True,
             )
+        # Our end of its stdin never blocks: a write to a host that takes no input times out
+        # (write_frame) instead of holding the world's thread.
+        os.set_blocking(self.process.stdin.fileno(), False)
         self.replies = FrameReader(self.process.stdout.fileno())
         self.spin = SpinWindow(ENGINE_SPIN_SECONDS)
         self.sent = time.perf_counter()
@@ -285,7 +288,7 @@ class ProcessHost:
 
     def _write(self, msg: dict) -> None:
         try:
-            write_frame(self.process.stdin.fileno(), msg)
+            write_frame(self.process.stdin.fileno(), msg, self.timeout)
         except (OSError, ValueError) as exc:
             self._lost(exc)
         self.sent = time.perf_counter()
@@ -359,11 +362,22 @@ def encode_frame(msg: Any) -> bytes:
     return struct.pack(">I", len(body)) + body
 
 
-def write_frame(fd: int, msg: Any) -> None:
-    """Write one frame straight to the pipe (one system call unless the pipe is full)."""
+def write_frame(fd: int, msg: Any, timeout: float | None = None) -> None:
+    """Write one frame straight to the pipe (one system call unless the pipe is full). On a
+    non-blocking pipe (the caller's side of a host's stdin) a full pipe is waited on for
+    `timeout` seconds at most, then TimeoutError: a host that stopped reading (stopped, stuck
+    in C, or blocked writing to a pipe nobody reads) would otherwise hold the world's thread
+    in this write for ever."""
     data = memoryview(encode_frame(msg))
+    deadline = None if timeout is None else time.monotonic() + timeout
     while data:
-        data = data[os.write(fd, data) :]
+        try:
+            data = data[os.write(fd, data) :]
+        except BlockingIOError:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise TimeoutError(f"the program host took no input for {timeout:g} s") from None
+            select.select([], [fd], [], left)
 
 
 _yield_cpu = getattr(os, "sched_yield", lambda: None)

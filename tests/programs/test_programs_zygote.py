@@ -107,3 +107,35 @@ def test_a_host_started_ahead_has_its_spare_up_before_any_program():
         assert run_until_done(manager, world, ann, 1, limit=50)["status"] == "finished"
     finally:
         manager.close()
+
+
+def test_a_host_that_takes_no_input_is_given_up_after_its_timeout_not_waited_on_for_ever():
+    """Writing to a host that stopped reading (stopped here; stuck in C, or blocked writing a
+    reply nobody reads, in a world) fills its pipe. The write gives up after the host's timeout
+    and the host is treated as crashed, instead of holding the world's thread in the write."""
+    import threading
+
+    from asiworld.programs.host import HostCrashed, ProcessHost
+
+    host = ProcessHost(timeout=0.5)
+    outcome: list[BaseException | None] = []
+
+    def write_more_than_a_pipe_holds() -> None:
+        try:
+            host.request({"op": "drop", "pids": [], "padding": "x" * (1 << 20)})
+            outcome.append(None)
+        except BaseException as exc:  # noqa: BLE001 - what ended the request is the answer
+            outcome.append(exc)
+
+    try:
+        host.process.send_signal(signal.SIGSTOP)
+        writer = threading.Thread(target=write_more_than_a_pipe_holds, daemon=True)
+        writer.start()
+        writer.join(30)
+        assert not writer.is_alive(), "the write to a host that takes no input never ended"
+        assert isinstance(outcome[0], HostCrashed), outcome
+        assert host.process.poll() is not None  # and the stuck host is gone
+    finally:
+        if host.process.poll() is None:
+            host.process.kill()
+            host.process.wait(5)
