@@ -77,6 +77,12 @@ class LocalClient:
                     self.waiting.met = True
             self._arrived.notify_all()
 
+    def seen_all(self) -> None:
+        """Count every event delivered so far as seen: a resumed realtime study's seat is not
+        handed, as news, what happened before the kill (it observes the world as it is)."""
+        with self._arrived:
+            self.last_seq = self.observed_seq = self.seq
+
     def stop(self) -> None:
         """The study has reached its horizon: a model's wait ends now, not at its timeout."""
         with self._arrived:

@@ -278,6 +278,7 @@ class StudyRun:
             mine = [e for e in self.events
                     if e.get("kind") == "incident" and e.get("char") == seat.char]
             restore_harness(seat.harness, read_transcript(seat.transcript.path), mine)
+            seat.client.seen_all()
         self._open_external(say)
         say(f"caught up at tick {self.world.tick}; going on to tick {self.horizon}")
 
