@@ -35,7 +35,8 @@ PREPARATION_EVENTS = {"gathered", "crafted", "placed", "equipped", "bought"}
 OP_ENDS = {"op_done", "op_failed", "op_cancelled"}
 
 # Moments the viewer can jump between (kind -> the events that mark one).
-MARKER_KINDS = ("combat_start", "knockdown", "craft", "dungeon_entry", "boss_defeat", "achievement")
+MARKER_KINDS = ("combat_start", "knockdown", "craft", "dungeon_entry", "boss_defeat", "achievement",
+                "resumed")
 
 
 def _action_phase(event: dict[str, Any]) -> int | None:
@@ -124,6 +125,8 @@ def timeline(
             markers.append(_marker(ev, "boss_defeat", f"defeated {ev.get('boss')}"))
         elif kind == "task_complete":
             markers.append(_marker(ev, "achievement", f"completed the {ev.get('task')} task"))
+        elif kind == "resumed":  # a killed realtime study went on: this agent started over
+            markers.append(_marker(ev, "resumed", f"study resumed: {ev.get('detail', '')}"))
         for name in achievements.feed(char, ev):
             markers.append(_marker(ev, "achievement", f"achievement: {name}"))
     for char in list(open_ops):

@@ -279,8 +279,23 @@ class StudyRun:
                     if e.get("kind") == "incident" and e.get("char") == seat.char]
             restore_harness(seat.harness, read_transcript(seat.transcript.path), mine)
             seat.client.seen_all()
+        self._mark_resumed()
         self._open_external(say)
         say(f"caught up at tick {self.world.tick}; going on to tick {self.horizon}")
+
+    def _mark_resumed(self) -> None:
+        """One `resumed` event per configuration's character, saying how its player came back
+        (the replay's timeline marks it, so a change of play there is explained); journaled,
+        so a second resume gives it back too."""
+        how = {"builtin": "its built-in agent started anew",
+               "python": "its agent started anew",
+               "openai": "its model seat went on from its transcript",
+               "external": "its external agent was given a new token"}
+        for char in self.characters:
+            kind = self.kinds[char["name"]]
+            self.pipeline.add_event({"kind": "resumed", "char": char["id"],
+                                     "killed_at": self.world.tick, "detail": how[kind]},
+                                    durable=True)
 
     def _realtime(self, say: Any) -> None:
         done = threading.Event()

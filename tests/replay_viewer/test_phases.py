@@ -103,3 +103,16 @@ def test_the_bands_cover_every_tick_once_and_the_totals_add_up():
     assert segments[0][0] == 0 and segments[-1][1] == 99
     assert all(b[0] == a[1] + 1 for a, b in zip(segments, segments[1:], strict=False))
     assert sum(line["totals"][1].values()) == 100
+
+
+def test_the_viewer_draws_every_marker_kind_the_timeline_makes():
+    """A marker kind without a style in the viewer would throw while drawing."""
+    import re
+    from pathlib import Path
+
+    import asiworld
+    from asiworld.replay.phases import MARKER_KINDS
+
+    js = (Path(asiworld.__file__).parent / "static/js/replay-timeline.js").read_text()
+    styles = js.split("export const MARKER_STYLE = {", 1)[1].split("};", 1)[0]
+    assert re.findall(r"^\s+(\w+): \{", styles, re.M) == list(MARKER_KINDS)

@@ -196,3 +196,18 @@ def test_a_resumed_seat_is_not_handed_what_happened_before_the_kill_as_news():
     assert client.wait_for_event(["op_done"], timeout=0.05) is None
     client.deliver([{"kind": "op_done", "char": ada, "tick": 9}])
     assert client.wait_for_event(["op_done"], timeout=0.05)["tick"] == 9
+
+
+def test_every_character_is_marked_resumed_on_the_replays_timeline(study):
+    from asiworld.replay.phases import timeline
+
+    tick = study["killed"]["tick"]
+    chars = {c["id"] for c in study["results"]["configurations"]}
+    marks = [e for e in study["events"] if e["kind"] == "resumed"]
+    assert {e["tick"] for e in marks} == {tick + 1}
+    assert len(marks) == len(chars) and {e["char"] for e in marks} == chars
+    assert {e["detail"] for e in marks} == {"its model seat went on from its transcript",
+                                             "its built-in agent started anew"}
+    drawn = timeline(study["events"], 0, MINUTES * 60, chars)["markers"]
+    assert sorted(m["char"] for m in drawn if m["kind"] == "resumed") == \
+        sorted(e["char"] for e in marks)

@@ -104,6 +104,8 @@ export function describeEvent(ev, names = {}) {
       const why = ev.outcome && ev.outcome.error ? `: ${ev.outcome.error.message}` : "";
       return `${who(ev.char)}'s program “${ev.name}” ${ev.kind.replace("program_", "")}${why}`;
     }
+    // A killed realtime study went on from here: how this character's player came back.
+    case "resumed": return `the study was resumed: ${who(ev.char)}: ${ev.detail}`;
     default: return null; // action / op_done etc. are too chatty for the log
   }
 }

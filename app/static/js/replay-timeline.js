@@ -18,6 +18,7 @@ export const MARKER_STYLE = {
   dungeon_entry: { colour: "#c59bff", label: "dungeon entry" },
   boss_defeat: { colour: "#ffd84a", label: "boss defeat" },
   achievement: { colour: "#6fe0ff", label: "achievement" },
+  resumed: { colour: "#f2f2f2", label: "study resumed" },
 };
 
 const LABEL_W = 120;

@@ -587,6 +587,7 @@ function loadOverview() {
     log.setEvents(o.events, names);
     countJumps(o.markers || []);
     $("legend-phases").classList.remove("hidden");
+    if ((o.markers || []).some((m) => m.kind === "resumed")) $("legend-resumed").classList.remove("hidden");
   }).catch((err) => { flash(`overview: ${err.message}`); connectionFailed(); });
   data.series().then((s) => { charts.setSeries(s); seriesLoaded = true; })
     .catch((err) => { flash(`charts: ${err.message}`); connectionFailed(); });

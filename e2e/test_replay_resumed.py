@@ -1,0 +1,63 @@
+"""E2E: the replay of a realtime study that was killed and resumed says where. In Chromium, the
+timeline's jump list offers "study resumed" once per character, the legend explains the marker,
+a jump lands on the tick after the kill, and the event log says how each player came back."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import pytest
+from asiworld.agents.fake_model import FakeModel, FakeModelServer
+from asiworld.cli import main
+from asiworld.server.persistence import WorldStore
+from playwright.sync_api import expect
+
+from e2e.conftest import free_port
+from tests.study.test_study_resume_realtime import kill_mid_study, study_text
+
+
+@pytest.fixture(scope="module")
+def resumed_server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("resumed-replay")
+    out = root / "resumed"
+    with FakeModelServer(FakeModel()) as fake:
+        path = root / "study.toml"
+        path.write_text(study_text(fake.url))
+        kill_mid_study(path, out)
+        store = WorldStore(out)
+        killed_at = store.last_tick()
+        store.close()
+        assert main(["study", "run", str(path), "--out", str(out)]) == 0
+    from asiworld.server import create_app, services
+    from werkzeug.serving import make_server
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    app = create_app({"SEED": 3, "WORLD_SIZE": 48, "SPEED": 5, "REPLAY_DIRS": [str(out)]})
+    port = free_port()
+    server = make_server("127.0.0.1", port, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield {"url": f"http://127.0.0.1:{port}", "killed_at": killed_at}
+    services(app).runner.stop()
+    server.shutdown()
+
+
+def test_the_resume_is_marked_explained_and_reachable(page, resumed_server, shot):
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{resumed_server['url']}/replay/resumed")
+    page.wait_for_function("window.__replay && window.__replay.ready", timeout=20_000)
+    option = page.locator("#jump-kind option[value=resumed]")
+    expect(option).to_have_text("study resumed (5)", timeout=20_000)  # four seats, one built-in
+    expect(option).to_be_enabled()
+    expect(page.locator("#legend-resumed")).to_be_visible()
+    page.select_option("#jump-kind", "resumed")
+    page.click("#jump-next")
+    # an event of tick t is shown in the frame of t + 1; the marks are stamped the tick after
+    # the kill
+    page.wait_for_function(f"window.__replay.tick === {resumed_server['killed_at'] + 2}",
+                           timeout=10_000)
+    page.click('button[data-panel="tab-events"]')
+    expect(page.locator("#log").get_by_text("the study was resumed").first).to_be_visible()
+    shot(page, "replay-resumed")
+    assert errors == []
