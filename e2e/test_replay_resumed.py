@@ -4,17 +4,15 @@ a jump lands on the tick after the kill, and the event log says how each player 
 
 from __future__ import annotations
 
-import logging
-import threading
-
 import pytest
 from asiworld.agents.fake_model import FakeModel, FakeModelServer
 from asiworld.cli import main
 from asiworld.server.persistence import WorldStore
 from playwright.sync_api import expect
 
-from e2e.conftest import free_port
-from tests.study.test_study_resume_realtime import kill_mid_study, study_text
+from e2e.conftest import served
+from tests.study.helpers import kill_mid_study
+from tests.study.test_study_resume_realtime import KILL_AT, study_text
 
 
 @pytest.fixture(scope="module")
@@ -24,22 +22,13 @@ def resumed_server(tmp_path_factory):
     with FakeModelServer(FakeModel()) as fake:
         path = root / "study.toml"
         path.write_text(study_text(fake.url))
-        kill_mid_study(path, out)
+        kill_mid_study(path, out, KILL_AT)
         store = WorldStore(out)
         killed_at = store.last_tick()
         store.close()
         assert main(["study", "run", str(path), "--out", str(out)]) == 0
-    from asiworld.server import create_app, services
-    from werkzeug.serving import make_server
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    app = create_app({"SEED": 3, "WORLD_SIZE": 48, "SPEED": 5, "REPLAY_DIRS": [str(out)]})
-    port = free_port()
-    server = make_server("127.0.0.1", port, app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield {"url": f"http://127.0.0.1:{port}", "killed_at": killed_at}
-    services(app).runner.stop()
-    server.shutdown()
+    with served({"SEED": 3, "WORLD_SIZE": 48, "SPEED": 5, "REPLAY_DIRS": [str(out)]}) as server:
+        yield {"url": server["url"], "killed_at": killed_at}
 
 
 def test_the_resume_is_marked_explained_and_reachable(page, resumed_server, shot):

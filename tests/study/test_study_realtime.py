@@ -17,6 +17,8 @@ import pytest
 from asiworld.study.run import run_study
 from asiworld.study.spec import parse_study
 
+from tests.study.helpers import realtime_text
+
 SPEED = 100.0
 MINUTES = 5
 # name: (model, pause_ticks, may host programs)
@@ -25,14 +27,7 @@ SEATS = {"forager": ("fake-forager", 3, False), "explorer": ("fake-explorer", 5,
 
 
 def realtime_study(url: str) -> str:
-    text = (f'title = "realtime clock"\n[world]\nseed = 3\nminutes = {MINUTES}\nsize = 64\n'
-            f'[clock]\nkind = "realtime"\nspeed = {SPEED}\n')
-    for name, (model, pause, programs) in SEATS.items():
-        text += (f'[[configuration]]\nname = "{name}"\nkind = "openai"\nmodel_url = "{url}"\n'
-                 f'model = "{model}"\npause_ticks = {pause}\nmax_retries = 8\n'
-                 f"programs = {str(programs).lower()}\n"
-                 "backoff_seconds = 0.0\nrequest_timeout = 5.0\n")
-    return text + '[[configuration]]\nname = "planner"\nkind = "builtin"\nagent = "planner"\n'
+    return realtime_text(url, SEATS, MINUTES, SPEED)
 
 
 def free_port() -> int:

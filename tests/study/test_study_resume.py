@@ -13,12 +13,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
-import signal
-import sqlite3
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -30,38 +24,14 @@ from asiworld.replay.verify import verify_replay
 from asiworld.server.persistence import WorldStore
 from asiworld.study.demo import demo_text
 
+from tests.study.helpers import kill_mid_study
+
 MINUTES = 6  # 360 ticks
 KILL_AT = 150  # the tick the store has saved when the study is killed
 
 
 def run(path: Path, out: Path, *extra: str) -> int:
     return main(["study", "run", str(path), "--out", str(out), *extra])
-
-
-def saved_tick(db: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as con:
-            row = con.execute("SELECT value FROM meta WHERE key = 'last_tick'").fetchone()
-    except sqlite3.Error:  # not made yet, or its first transaction is under way
-        return -1
-    return int(row[0]) if row else -1
-
-
-def kill_mid_study(path: Path, out: Path) -> None:
-    """`asiworld study run` in a process of its own, SIGKILLed once its store saved KILL_AT."""
-    proc = subprocess.Popen([sys.executable, "-m", "asiworld.cli", "study", "run", str(path),
-                             "--out", str(out)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 240
-        while saved_tick(out / "world.sqlite3") < KILL_AT:
-            assert proc.poll() is None, "the study ended before it could be killed"
-            assert time.monotonic() < deadline, "the study did not get to the kill tick"
-            time.sleep(0.02)
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.wait(30)
-    assert proc.returncode == -signal.SIGKILL
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +44,7 @@ def studies(tmp_path_factory):
         path.write_text(demo_text(server.url, minutes=MINUTES))
         whole, resumed = root / "whole", root / "resumed"
         assert run(path, whole) == 0
-        kill_mid_study(path, resumed)
+        kill_mid_study(path, resumed, KILL_AT)
         store = WorldStore(resumed)
         acknowledged, killed_at = store.inputs(0), store.last_tick()
         store.close()

@@ -14,13 +14,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
-import signal
-import sqlite3
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 from asiworld.agents.fake_model import FakeModel, FakeModelServer, Fault
@@ -29,6 +22,8 @@ from asiworld.cli import main
 from asiworld.replay.reader import Replay
 from asiworld.replay.verify import verify_replay
 from asiworld.server.persistence import WorldStore
+
+from tests.study.helpers import kill_mid_study, realtime_text
 
 SPEED = 100.0
 MINUTES = 6  # 360 ticks
@@ -39,40 +34,7 @@ SEATS = {"forager": ("fake-forager", 3, False), "explorer": ("fake-explorer", 5,
 
 
 def study_text(url: str, seed: int = 3) -> str:
-    text = (f'title = "realtime, interrupted"\n[world]\nseed = {seed}\nminutes = {MINUTES}\n'
-            f'size = 64\n[clock]\nkind = "realtime"\nspeed = {SPEED}\n')
-    for name, (model, pause, programs) in SEATS.items():
-        text += (f'[[configuration]]\nname = "{name}"\nkind = "openai"\nmodel_url = "{url}"\n'
-                 f'model = "{model}"\npause_ticks = {pause}\nmax_retries = 8\n'
-                 f"programs = {str(programs).lower()}\n"
-                 "backoff_seconds = 0.0\nrequest_timeout = 5.0\n")
-    return text + '[[configuration]]\nname = "planner"\nkind = "builtin"\nagent = "planner"\n'
-
-
-def saved_tick(db: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as con:
-            row = con.execute("SELECT value FROM meta WHERE key = 'last_tick'").fetchone()
-    except sqlite3.Error:  # not made yet, or its first transaction is under way
-        return -1
-    return int(row[0]) if row else -1
-
-
-def kill_mid_study(path: Path, out: Path) -> None:
-    """`asiworld study run` in a process of its own, SIGKILLed once its store saved KILL_AT."""
-    proc = subprocess.Popen([sys.executable, "-m", "asiworld.cli", "study", "run", str(path),
-                             "--out", str(out)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 240
-        while saved_tick(out / "world.sqlite3") < KILL_AT:
-            assert proc.poll() is None, "the study ended before it could be killed"
-            assert time.monotonic() < deadline, "the study did not get to the kill tick"
-            time.sleep(0.01)
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.wait(30)
-    assert proc.returncode == -signal.SIGKILL
+    return realtime_text(url, SEATS, MINUTES, SPEED, seed, title="realtime, interrupted")
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +44,7 @@ def study(tmp_path_factory):
         path = root / "study.toml"
         path.write_text(study_text(server.url))
         out = root / "out"
-        kill_mid_study(path, out)
+        kill_mid_study(path, out, KILL_AT)
         store = WorldStore(out)
         killed = {"tick": store.last_tick(), "inputs": store.inputs(0),
                   "journal": store.journal_rows()}

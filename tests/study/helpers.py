@@ -1,0 +1,53 @@
+"""What the study tests share: a study killed with SIGKILL at a saved tick, and the text of a
+realtime study of model seats and a planner."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def saved_tick(db: Path) -> int:
+    """The last tick a study's store has saved (-1: none yet)."""
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as con:
+            row = con.execute("SELECT value FROM meta WHERE key = 'last_tick'").fetchone()
+    except sqlite3.Error:  # not made yet, or its first transaction is under way
+        return -1
+    return int(row[0]) if row else -1
+
+
+def kill_mid_study(path: Path, out: Path, at: int) -> None:
+    """`asiworld study run` in a process of its own, SIGKILLed once its store saved tick `at`."""
+    proc = subprocess.Popen([sys.executable, "-m", "asiworld.cli", "study", "run", str(path),
+                             "--out", str(out)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 240
+        while saved_tick(out / "world.sqlite3") < at:
+            assert proc.poll() is None, "the study ended before it could be killed"
+            assert time.monotonic() < deadline, "the study did not get to the kill tick"
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(30)
+    assert proc.returncode == -signal.SIGKILL
+
+
+def realtime_text(url: str, seats: dict[str, tuple[str, int, bool]], minutes: int,
+                  speed: float, seed: int = 3, title: str = "realtime clock") -> str:
+    """A realtime study: `seats` name -> (model, pause_ticks, may host programs) through the
+    fake model at `url`, and a built-in planner."""
+    text = (f'title = "{title}"\n[world]\nseed = {seed}\nminutes = {minutes}\nsize = 64\n'
+            f'[clock]\nkind = "realtime"\nspeed = {speed}\n')
+    for name, (model, pause, programs) in seats.items():
+        text += (f'[[configuration]]\nname = "{name}"\nkind = "openai"\nmodel_url = "{url}"\n'
+                 f'model = "{model}"\npause_ticks = {pause}\nmax_retries = 8\n'
+                 f"programs = {str(programs).lower()}\n"
+                 "backoff_seconds = 0.0\nrequest_timeout = 5.0\n")
+    return text + '[[configuration]]\nname = "planner"\nkind = "builtin"\nagent = "planner"\n'
