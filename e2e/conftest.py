@@ -62,6 +62,7 @@ def served(config: dict, before_start=None):
         yield {"url": f"http://127.0.0.1:{port}", "app": app, "runner": runner}
     finally:
         runner.stop()
+        runner.pipeline.close()  # the program host, if a test started one
         server.shutdown()
 
 

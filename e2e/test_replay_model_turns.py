@@ -36,6 +36,7 @@ def study_server(tmp_path_factory):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield {"url": f"http://127.0.0.1:{port}", "out": out}
     services(app).runner.stop()
+    services(app).runner.pipeline.close()
     server.shutdown()
 
 

@@ -37,6 +37,7 @@ def server_url():
     runner.start()
     yield f"http://127.0.0.1:{server.server_port}"
     runner.stop()
+    runner.pipeline.close()  # the program host the snippets started
     server.shutdown()
 
 

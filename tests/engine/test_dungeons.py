@@ -597,10 +597,13 @@ def test_the_planner_completes_both_tasks_on_the_default_seed_within_the_horizon
 
     run = Run(RunConfig(seed=7, minutes=300, agents=["planner"]))
     done: dict[str, int] = {}
-    while run.world.tick < 300 * 60 and len(done) < 2:
-        for e in run.step():
-            if e["kind"] == "task_complete":
-                done[e["task"]] = e["tick"]
+    try:
+        while run.world.tick < 300 * 60 and len(done) < 2:
+            for e in run.step():
+                if e["kind"] == "task_complete":
+                    done[e["task"]] = e["tick"]
+    finally:
+        run.pipeline.close()  # the program host the planner's programs started
     assert set(done) == {"production", "exploration"}
     bosses = {e["tier"] for e in run.events if e["kind"] == "boss_defeated"}
     assert bosses == {1, 2, 3, 4}
