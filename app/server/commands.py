@@ -185,7 +185,7 @@ def build_app(settings: dict[str, Any]) -> tuple[Any, Any]:
     from asiworld.server.persistence import StoreError, WorldStore
 
     live_study = settings.get("study")  # an asiworld.study.live.LiveStudy
-    if live_study is not None:  # its own world on the server's clock: no store, its own replay
+    if live_study is not None:  # its own world on the server's clock, store and replay (in --out)
         config = {**_config(settings, 7, [], False), **live_study.prepare()}
         config["REPLAY_DIRS"] = [*_replay_dirs(settings), str(live_study.out)]
         config.pop("RECORD_DIR", None)

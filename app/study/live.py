@@ -41,7 +41,7 @@ class LiveStudy:
 
     def __init__(self, study: Study, text: str, out: Path, where: str, speed: float,
                  url: str = "http://127.0.0.1:8000", join_token: str | None = None,
-                 spectator_token: str | None = None) -> None:
+                 spectator_token: str | None = None, resume: bool = False) -> None:
         seeds = study.world.seed_list()
         if len(seeds) != 1:
             raise StudyError(
@@ -57,7 +57,8 @@ class LiveStudy:
         self.join_token = join_token or new_token()
         outside = any(c.kind == "external" for c in study.configurations)
         self.spectator_token = spectator_token or (new_token() if outside else None)
-        self.run = StudyRun(study, text, self.out, seeds[0], where, serve_external=False)
+        self.run = StudyRun(study, text, self.out, seeds[0], where, resume=resume,
+                            serve_external=False)
         self.horizon = self.run.horizon
         clock = study.clock
         self.speed = speed if isinstance(clock, Lockstep) else clock.speed
@@ -77,7 +78,8 @@ class LiveStudy:
         this pipeline on the server (its runner, its built-in agents, DIR among the replays)."""
         from asiworld.engine.frames import FrameBuilder
 
-        self.run.prepare(self.runner)
+        # its store, its seats, and an interrupted study brought back (study/resume.py)
+        self.run.begin(self.runner, say=_say)
         # The recording's frame builder is the pipeline's: the live rooms and the replay see
         # the same frames, built once per tick.
         self.run.pipeline.frames = self.run.recording.frames or FrameBuilder(self.run.world)
@@ -201,7 +203,8 @@ def open_study(args: Any) -> LiveStudy:
     a bad file, a study of several seeds, or an --out holding an earlier study."""
     from asiworld.server.commands import shown_host
 
-    from .commands import earlier_study
+    from .commands import earlier_study, folder_state
+    from .run import check_resumable
     from .spec import load_study
 
     study, text = load_study(args.study)
@@ -209,11 +212,18 @@ def open_study(args: Any) -> LiveStudy:
     out = args.out
     if out is None:
         out = Path(f"{Path(args.study).stem}-live-{time.strftime('%Y%m%d-%H%M%S')}")
-    earlier_study(out)
+    resume = False
+    if out.is_dir() and folder_state(out, many=False)[0] == "interrupted":
+        check_resumable(study, text, out)  # resume_mismatch for another study's folder
+        resume = True
+        _say(f"{out} holds this study, interrupted: resuming it (another --out starts it "
+             "again)")
+    else:
+        earlier_study(out)
     out.mkdir(parents=True, exist_ok=True)
     return LiveStudy(study, text, out, str(args.study), float(args.speed),
                      url=f"http://{shown}:{args.port}", join_token=args.join_token,
-                     spectator_token=args.spectator_token)
+                     spectator_token=args.spectator_token, resume=resume)
 
 
 def _say(line: str) -> None:

@@ -172,19 +172,7 @@ class StudyRun:
 
         started = time.perf_counter()
         try:
-            if self.resume is None:  # before the joins: they are inputs too
-                self.store = StudyStore(self.out, self.horizon)
-                self.store.begin(self.pipeline, self.identity, self.study.world.size,
-                                 journal=not self.lockstep)
-            self.prepare(say=say)
-            say(f"{len(self.characters)} configurations joined at tick {self.world.tick}; "
-                f"{self.study.clock.describe()}; horizon tick {self.horizon}")
-            if self.resume is not None:
-                if self.lockstep:
-                    self._catch_up(say)
-                else:
-                    self._catch_up_realtime(say)
-            self.started_at = self.world.tick
+            self.begin(say=say)
             if self.runner is None:
                 self.pipeline.run_until(self.horizon)
             else:
@@ -192,6 +180,25 @@ class StudyRun:
         finally:
             self.finish()
         return self.results(time.perf_counter() - started)
+
+    def begin(self, runner: Any = None, say: Any = None) -> None:
+        """Everything before the clock: the store (a new study's, before the joins: they are
+        inputs too), the recording and the seats (`prepare`), and an interrupted study brought
+        back to where its store stopped. `runner`: as for `prepare`."""
+        say = say or (lambda line: print(line, file=sys.stderr))
+        if self.resume is None:
+            self.store = StudyStore(self.out, self.horizon)
+            self.store.begin(self.pipeline, self.identity, self.study.world.size,
+                             journal=not self.lockstep)
+        self.prepare(runner, say)
+        say(f"{len(self.characters)} configurations joined at tick {self.world.tick}; "
+            f"{self.study.clock.describe()}; horizon tick {self.horizon}")
+        if self.resume is not None:
+            if self.lockstep:
+                self._catch_up(say)
+            else:
+                self._catch_up_realtime(say)
+        self.started_at = self.world.tick
 
     def prepare(self, runner: Any = None, say: Any = None) -> None:
         """Record into DIR/replay.asirep and seat every configuration at tick 0. `runner`: a

@@ -118,3 +118,65 @@ def test_the_clock_never_steps_past_a_horizon(runner):
     with pytest.raises(RunnerStopped, match="horizon"):
         runner.step(1)
     assert runner.world.tick == 5 and runner.stats()["horizon"] == 5
+
+
+def _wait_finished(port: int, timeout: float = 200) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status, body = http("GET", port, "/api/evaluation")
+        assert status == 200, body
+        state = body["meta"]["study"]
+        if state["finished"]:
+            return state
+        time.sleep(0.1)
+    raise AssertionError(f"the study did not finish: {state}")
+
+
+@pytest.mark.timeout(240)
+def test_a_realtime_study_killed_on_the_server_is_resumed_by_serving_it_again(tmp_path):
+    """SIGKILL the server mid-study; `serve --study` on the same --out resumes it (as `study
+    run` does, study/resume.py) and finishes at the horizon."""
+    import os
+    import signal
+
+    from asiworld.server.persistence import WorldStore
+
+    from tests.study.helpers import realtime_text, saved_tick
+
+    out = tmp_path / "live"
+    with FakeModelServer(FakeModel()) as fake:
+        study = tmp_path / "rt.toml"
+        study.write_text(realtime_text(fake.url, {"forager": ("fake-forager", 3, False),
+                                                  "programmer": ("fake-programmer", 8, True)},
+                                       minutes=4, speed=60.0))
+        port = free_port()
+        proc = start_server(port, "--ephemeral", "--study", str(study), "--out", str(out))
+        try:
+            deadline = time.monotonic() + 120
+            while saved_tick(out / "world.sqlite3") < 90:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.01)
+            os.kill(proc.pid, signal.SIGKILL)
+        finally:
+            proc.wait(30)
+        store = WorldStore(out)
+        killed_at = store.last_tick()
+        store.close()
+        assert not (out / "results.json").exists()
+
+        port = free_port()
+        proc = start_server(port, "--ephemeral", "--study", str(study), "--out", str(out))
+        try:
+            state = _wait_finished(port)
+            assert state["problem"] is None and state["tick"] == 4 * 60
+        finally:
+            said, err = stop_server(proc)
+        assert proc.returncode == 0, err
+        assert "Traceback" not in err
+    assert "interrupted: resuming it" in said
+    assert f"re-applying ticks 0..{killed_at}" in said
+    results = json.loads((out / "results.json").read_text())
+    assert results["meta"]["resumed"] == [killed_at]
+    with Replay.open(out / "replay.asirep") as replay:
+        verdict = verify_replay(replay)
+    assert verdict.ok and verdict.last_tick == 4 * 60, verdict.message
