@@ -214,7 +214,8 @@ def open_study(args: Any) -> LiveStudy:
         out = Path(f"{Path(args.study).stem}-live-{time.strftime('%Y%m%d-%H%M%S')}")
     resume = False
     if out.is_dir() and folder_state(out, many=False)[0] == "interrupted":
-        check_resumable(study, text, out)  # resume_mismatch for another study's folder
+        # resume_mismatch for another study's folder (serve has no --force)
+        check_resumable(study, text, out, remedy="give another --out")
         resume = True
         _say(f"{out} holds this study, interrupted: resuming it (another --out starts it "
              "again)")

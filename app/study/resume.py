@@ -122,11 +122,11 @@ def saved_study(folder: Path) -> dict[str, Any] | None:
         store.close()
 
 
-def mismatch(folder: Path) -> StudyError:
+def mismatch(folder: Path, remedy: str = "give --force to replace it") -> StudyError:
     return StudyError(
         "resume_mismatch",
         f"{folder} holds an interrupted study of another study file or seed; run that file "
-        "again to resume it, or give --force to replace it",
+        f"again to resume it, or {remedy}",
     )
 
 

@@ -473,12 +473,14 @@ def seed_folders(study: Study, out: Path) -> list[tuple[int, Path]]:
     return [(seed, Path(out) / f"E{i}") for i, seed in enumerate(seeds, start=1)]
 
 
-def check_resumable(study: Study, text: str, out: Path) -> None:
-    """StudyError unless every interrupted world in `out` is one of this study's."""
+def check_resumable(study: Study, text: str, out: Path,
+                    remedy: str = "give --force to replace it") -> None:
+    """StudyError unless every interrupted world in `out` is one of this study's (`remedy`:
+    how the command at hand starts another study there)."""
     for seed, folder in seed_folders(study, out):
         found = saved_study(folder)
         if found is not None and found != identity(text, seed):
-            raise mismatch(folder)
+            raise mismatch(folder, remedy)
 
 
 OUTPUTS = ("results.json", "report.md", "events.jsonl", "replay.asirep", "comparison.json",

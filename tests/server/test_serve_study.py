@@ -133,9 +133,10 @@ def _wait_finished(port: int, timeout: float = 200) -> dict:
 
 
 @pytest.mark.timeout(240)
-def test_a_realtime_study_killed_on_the_server_is_resumed_by_serving_it_again(tmp_path):
+def test_a_realtime_study_killed_on_the_server_is_resumed_by_serving_it_again(tmp_path, capsys):
     """SIGKILL the server mid-study; `serve --study` on the same --out resumes it (as `study
-    run` does, study/resume.py) and finishes at the horizon."""
+    run` does, study/resume.py) and finishes at the horizon. Bad input tried: the folder served
+    with another study file (resume_mismatch, nothing changed)."""
     import os
     import signal
 
@@ -163,6 +164,16 @@ def test_a_realtime_study_killed_on_the_server_is_resumed_by_serving_it_again(tm
         killed_at = store.last_tick()
         store.close()
         assert not (out / "results.json").exists()
+        other = tmp_path / "other.toml"
+        other.write_text(realtime_text(fake.url, {"forager": ("fake-forager", 3, False)},
+                                       minutes=4, speed=60.0, seed=4))
+        capsys.readouterr()
+        assert main(["serve", "--ephemeral", "--study", str(other), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert "error: resume_mismatch: " in err and "give another --out" in err, err
+        store = WorldStore(out)
+        assert store.last_tick() == killed_at  # nothing was changed
+        store.close()
 
         port = free_port()
         proc = start_server(port, "--ephemeral", "--study", str(study), "--out", str(out))

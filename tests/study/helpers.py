@@ -3,6 +3,7 @@ realtime study of model seats and a planner."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sqlite3
@@ -14,8 +15,9 @@ from pathlib import Path
 
 def saved_tick(db: Path) -> int:
     """The last tick a study's store has saved (-1: none yet)."""
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as con:
+    try:  # closing(): a connection's own `with` only commits, and an open one keeps the WAL
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True,
+                                                timeout=1)) as con:
             row = con.execute("SELECT value FROM meta WHERE key = 'last_tick'").fetchone()
     except sqlite3.Error:  # not made yet, or its first transaction is under way
         return -1
