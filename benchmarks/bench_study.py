@@ -2,6 +2,7 @@
 
     python benchmarks/bench_study.py harness --calls 500
     python benchmarks/bench_study.py study --minutes 300
+    python benchmarks/bench_study.py realtime --minutes 5 --speed 100 --runs 3
 
 `harness`: one character on a real world (seed 3) played through the LLM harness and an
 in-process LocalClient; the model is the fake model called in-process (no HTTP), and its time
@@ -19,6 +20,11 @@ each figure comes with the load average before and after and the CPU seconds the
 fake model; `cpu_seconds_study_process`: this process alone, the part that runs on one core at
 a time): the CPU time depends far less on the other users of the machine than the wall time
 does.
+
+`realtime`: the same demo study on the realtime clock at --speed ticks per second (ten times
+the live default by default), --runs times on seeds 3, 4, ...: the speed the clock held
+(`clock.measured_speed`, goal within 5 % of --speed), and how many programs the seats handed
+over (every model seat but `no-programs` may host programs: each is a host process of its own).
 """
 
 from __future__ import annotations
@@ -153,6 +159,31 @@ def bench_study(minutes: int, model: str = "process") -> dict:
             "state_hash": results["state_hash"]}
 
 
+def bench_realtime(minutes: int, speed: float, runs: int, model: str = "process") -> dict:
+    from asiworld.study.demo import demo_text
+    from asiworld.study.run import run_study
+    from asiworld.study.spec import parse_study
+
+    rows = []
+    with fake_model(model) as url:
+        for seed in range(3, 3 + runs):
+            text = demo_text(url, minutes=minutes, seed=seed,
+                             clock=f'kind = "realtime"\nspeed = {speed}')
+            load = os.getloadavg()[0]
+            with tempfile.TemporaryDirectory() as tmp:
+                (results,) = run_study(parse_study(text), text, Path(tmp),
+                                       say=lambda line: None)
+                events = (Path(tmp) / "events.jsonl").read_text().splitlines()
+            programs = sum('"kind": "program_started"' in line or
+                           '"kind":"program_started"' in line for line in events)
+            rows.append({"seed": seed, "measured_speed": results["clock"]["measured_speed"],
+                         "programs": programs, "load_before": round(load, 2)})
+    held = [r["measured_speed"] for r in rows]
+    return {"minutes": minutes, "speed": speed, "runs": rows,
+            "within_5_percent": sum(abs(v - speed) <= 0.05 * speed for v in held),
+            "load_after": round(os.getloadavg()[0], 2)}
+
+
 @contextlib.contextmanager
 def fake_model(where: str) -> Iterator[str]:
     """The fake model's URL: `process`, `asiworld fake-model` in a process of its own, as the
@@ -188,15 +219,22 @@ def _cpu_seconds(children: bool = True) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("what", choices=["harness", "study"])
+    parser.add_argument("what", choices=["harness", "study", "realtime"])
     parser.add_argument("--calls", type=int, default=500)
-    parser.add_argument("--minutes", type=int, default=300)
+    parser.add_argument("--minutes", type=int, default=None,
+                        help="world minutes (default 300; realtime: 5)")
+    parser.add_argument("--speed", type=float, default=100.0, help="realtime: ticks per second")
+    parser.add_argument("--runs", type=int, default=3, help="realtime: how many studies")
     parser.add_argument("--model", choices=["process", "thread"], default="process",
                         help="the fake model in a process of its own (default) or a thread")
     args = parser.parse_args()
     logging.disable(logging.WARNING)
-    result = (bench_harness(args.calls) if args.what == "harness"
-              else bench_study(args.minutes, args.model))
+    if args.what == "harness":
+        result = bench_harness(args.calls)
+    elif args.what == "realtime":
+        result = bench_realtime(args.minutes or 5, args.speed, args.runs, args.model)
+    else:
+        result = bench_study(args.minutes or 300, args.model)
     print(json.dumps(result, indent=2))
 
 
