@@ -46,6 +46,8 @@ class ExternalSeats:
         self.url: str | None = None
         self.thread: threading.Thread | None = None
         self.listens = listen
+        # calls made before an interruption, per seat (a resumed study's store keeps them)
+        self.earlier: dict[str, int] = {}
         if listen:
             self._bind(serve.port)
 
@@ -139,9 +141,14 @@ class ExternalSeats:
         return [conf.name for conf, char in self.seats if not calls.get(char)]
 
     def api_calls(self, name: str) -> int:
-        """How many authorised calls the seat `name` made (its row of the cost table)."""
+        """How many authorised calls the seat `name` made (its row of the cost table), those
+        before an interruption included."""
         char = next((c for conf, c in self.seats if conf.name == name), None)
-        return int(self.service.calls.get(char, 0)) if self.service is not None else 0
+        now = int(self.service.calls.get(char, 0)) if self.service is not None else 0
+        return self.earlier.get(name, 0) + now
+
+    def all_calls(self) -> dict[str, int]:
+        return {conf.name: self.api_calls(conf.name) for conf, _char in self.seats}
 
     def close(self) -> None:
         if self.thread is not None:

@@ -100,6 +100,13 @@ class StudyStore(WorldStore):
         pipeline.durable.append(self.flush)
         pipeline.add_observer("store", self.after_tick)
 
+    def keep_meta(self, key: str, value: Any) -> None:
+        """One meta value saved now (the external seats' call counts, once a minute)."""
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            self._set_meta(key, value)
+            self.db.execute("COMMIT")
+
     def resumed(self, tick: int) -> list[int]:
         """Note that the study went on from `tick` after an interruption; every such tick."""
         ticks = [*self.meta("resumed", []), int(tick)]

@@ -57,6 +57,7 @@ from .spec import (
 )
 
 REALTIME_SWITCH_SECONDS = 0.0005
+EXTERNAL_CALLS = "external_calls"  # the store's meta key for the external seats' call counts
 FIGURE_WORKERS_FROM_MINUTES = 30  # of world time (minutes x seeds): shorter studies draw here
 
 
@@ -140,8 +141,19 @@ class StudyRun:
         # a watcher: the "agents" observer is the served agent API's when there are external
         # seats; what a seat's client is handed does not change the world
         self.pipeline.watch(lambda tick: self.models.deliver(tick.events))
+        if self.external is not None:
+            self.pipeline.watch(self._keep_external_calls)
+            if self.resume is not None:
+                self.external.earlier = dict(self.resume.store.meta(EXTERNAL_CALLS, {}))
         if self.resume is None or self.lockstep:
             self._open_external(say)
+
+    def _keep_external_calls(self, tick: Tick) -> None:
+        """Once a minute of world time the external seats' call counts go into the store, so
+        a resumed study's cost table counts the calls made before the kill (all but the last
+        minute's)."""
+        if tick.tick % 60 == 0 and self.store is not None:
+            self.store.keep_meta(EXTERNAL_CALLS, self.external.all_calls())
 
     def _open_external(self, say: Any) -> None:
         """Serve the external seats' agent API (a resumed realtime study: once caught up, since
@@ -227,6 +239,8 @@ class StudyRun:
         if self.models is not None:
             self.models.close()
         if self.external is not None:
+            if self.store is not None and self.external.seats:
+                self.store.keep_meta(EXTERNAL_CALLS, self.external.all_calls())
             self.external.close()
         if self.runner is not None:
             self.runner.stop()

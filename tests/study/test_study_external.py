@@ -230,3 +230,65 @@ def test_on_the_live_server_a_seat_that_never_calls_is_said_and_the_world_never_
     finally:
         _, err = stop_server(server)
     assert "external_absent" in err and "Traceback" not in err
+
+
+def test_a_killed_study_with_an_external_seat_resumes_with_a_new_token_and_counts_every_call(
+        tmp_path):
+    """SIGKILL mid-study (the seat's agent dies with its token); run again, the study prints a
+    new token, waits for the seat again, and its cost row counts the calls of both runs (those
+    of the minute before the kill aside)."""
+    import os
+    import signal
+
+    from asiworld.server.persistence import WorldStore
+
+    from tests.study.helpers import saved_tick
+
+    path, out = tmp_path / "s.toml", tmp_path / "out"
+    path.write_text(study(minutes=3))
+
+    def play() -> tuple[subprocess.Popen, subprocess.Popen, list[str], str]:
+        seen: list[str] = []
+        run = subprocess.Popen([*ASIWORLD, "study", "run", str(path), "--out", str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        url = read_until(run.stderr, r"agent API for the external seats: (\S+)", seen).group(1)
+        seat = read_until(run.stderr, r"external seat outside: character (\d+) token (\S+)",
+                          seen)
+        agent = subprocess.Popen(
+            [*ASIWORLD, "agent", "--server", url, "--character", seat.group(1),
+             f"--token={seat.group(2)}", "--builtin", "forager", "--think", "0.05"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return run, agent, seen, seat.group(2)
+
+    run, agent, _, first_token = play()
+    try:
+        deadline = time.monotonic() + 120
+        while saved_tick(out / "world.sqlite3") < 100:  # past the first minute's count
+            assert run.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+        os.kill(run.pid, signal.SIGKILL)
+    finally:
+        for proc in (run, agent):
+            proc.kill()
+            proc.wait()
+    store = WorldStore(out)
+    counted = store.meta("external_calls")["outside"]
+    store.close()
+    assert counted > 0
+
+    run, agent, seen, token = play()
+    try:
+        _, err = run.communicate(timeout=120)
+        seen.append(err)
+    finally:
+        for proc in (run, agent):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    said = "".join(seen)
+    assert run.returncode == 0, said
+    assert "resuming the interrupted realtime study" in said and token != first_token
+    results = json.loads((out / "results.json").read_text())
+    assert results["meta"]["resumed"] and results["ticks"] == 180
+    row = next(r for r in results["costs"] if r["name"] == "outside")
+    assert row["api_calls"] > counted  # the calls before the kill, and the resumed run's
