@@ -66,11 +66,12 @@ class StudyStore(WorldStore):
         return []
 
     def after_tick(self, info: Any) -> None:
-        """As the server's, but a tick that applied no input (about half of a study's) is not a
-        transaction of its own: it changes nothing saved but the tick reached, and that is
-        written once a minute (a resume goes at least to the last input's tick, and past it
-        the study is played again anyway)."""
-        if info.inputs or info.tick % 60 == 0 or self._log_applied != self.runner.world.input_log_end:
+        """As the server's, but a tick that applied no input and noted nothing in the journal
+        (about half of a study's) is not a transaction of its own: it changes nothing saved but
+        the tick reached, and that is written once a minute (a resume goes at least to the last
+        input's tick, and past it the study is played again anyway)."""
+        if (info.inputs or self._journal or info.tick % 60 == 0
+                or self._log_applied != self.runner.world.input_log_end):
             super().after_tick(info)
 
     def begin(self, pipeline: Any, study: dict[str, Any], size: int | None,
