@@ -635,7 +635,8 @@ class ProgramManager:
             "error": {
                 "code": "interrupted",
                 "line": record.line,
-                "message": f"the server restarted at tick {self.world.tick} while program "
+                "message": f"the world restarted at tick {self.world.tick} (its server or "
+                f"study was stopped and resumed) while program "
                 f"{record.name!r} was running{where}; it did not resume — submit it again",
             }
         }
