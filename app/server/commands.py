@@ -432,6 +432,8 @@ def _serve_world(args: argparse.Namespace, data_dir: Path | None, fail: Any, liv
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no per-request noise
+    # a study's PDF figures subset their fonts: fontTools logs a line per table at INFO
+    logging.getLogger("fontTools").setLevel(logging.WARNING)
     agents = [name.strip() for name in args.agents.split(",") if name.strip()]
     admin_token = args.admin_token or auth.new_token()
     runner = store = None

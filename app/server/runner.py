@@ -19,7 +19,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from asiworld.engine import World
-from asiworld.engine.errors import ActionResult
+from asiworld.engine.errors import ActionResult, CodedError
 from asiworld.engine.frames import FrameBuilder
 from asiworld.pipeline import Pipeline, Tick
 
@@ -29,8 +29,14 @@ log = logging.getLogger(__name__)
 # bursting to catch up (a burst would freeze the clients and then fast-forward them).
 MAX_LAG_SECONDS = 1.0
 
-class RunnerStopped(RuntimeError):
-    pass
+class RunnerStopped(CodedError, RuntimeError):
+    """The world's clock has stopped (a study at its horizon, a server shutting down): what was
+    asked of it was not done. A request that meets it gets 503 `world_stopped`, not a 500."""
+
+    http_status = 503
+
+    def __init__(self, message: str) -> None:
+        super().__init__("world_stopped", message)
 
 
 class WorldRunner:

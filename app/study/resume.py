@@ -61,15 +61,28 @@ class StudyStore(WorldStore):
 
     def __init__(self, folder: Path, horizon: int) -> None:
         super().__init__(folder, snapshot_every=max(1, horizon + 1), input_log_kept=LOG_KEPT)
+        self.closed = False
 
     def _new_tokens(self) -> list[tuple[str, int, str, str, str]]:
         return []
+
+    def close(self) -> None:
+        """Closed at the study's end, while its world may still be served (serve --study keeps
+        the finished world up): from then on its hooks save nothing."""
+        self.closed = True
+        super().close()
+
+    def flush(self) -> None:
+        if not self.closed:
+            super().flush()
 
     def after_tick(self, info: Any) -> None:
         """As the server's, but a tick that applied no input and noted nothing in the journal
         (about half of a study's) is not a transaction of its own: it changes nothing saved but
         the tick reached, and that is written once a minute (a resume goes at least to the last
         input's tick, and past it the study is played again anyway)."""
+        if self.closed:
+            return
         if (info.inputs or self._journal or info.tick % 60 == 0
                 or self._log_applied != self.runner.world.input_log_end):
             super().after_tick(info)
@@ -103,6 +116,8 @@ class StudyStore(WorldStore):
 
     def keep_meta(self, key: str, value: Any) -> None:
         """One meta value saved now (the external seats' call counts, once a minute)."""
+        if self.closed:
+            return
         with self._lock:
             self.db.execute("BEGIN IMMEDIATE")
             self._set_meta(key, value)

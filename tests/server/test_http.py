@@ -58,3 +58,16 @@ def test_admin_token_is_required_when_configured():
     assert http.post("/admin/pause").status_code == 403
     assert http.post("/admin/pause", headers={"X-Admin-Token": "wrong"}).status_code == 403
     assert http.post("/admin/pause", headers={"X-Admin-Token": "s3cret"}).status_code == 200
+
+
+def test_a_request_the_stopped_clock_cannot_do_is_a_503_world_stopped_not_a_500(app, runner):
+    """A study's world at its horizon (or a clock shutting down) does nothing more; what asks
+    it gets the one error shape, and the world is unchanged."""
+    http = app.test_client()
+    runner.horizon = 2
+    assert http.post("/admin/step?n=2").get_json()["tick"] == 2
+    answer = http.post("/admin/step?n=1")
+    assert answer.status_code == 503
+    assert answer.get_json()["error"]["code"] == "world_stopped"
+    assert "horizon" in answer.get_json()["error"]["message"]
+    assert runner.world.tick == 2

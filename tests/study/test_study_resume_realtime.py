@@ -173,3 +173,25 @@ def test_every_character_is_marked_resumed_on_the_replays_timeline(study):
     drawn = timeline(study["events"], 0, MINUTES * 60, chars)["markers"]
     assert sorted(m["char"] for m in drawn if m["kind"] == "resumed") == \
         sorted(e["char"] for e in marks)
+
+
+def test_a_closed_study_store_saves_nothing_more_and_stops_nothing(tmp_path):
+    """serve --study keeps a finished study's world up, and its agents may still act on it:
+    the study's store is closed by then, and its hooks do nothing (before, the next flush
+    raised on the closed database and the request failed)."""
+    from asiworld.engine import World
+    from asiworld.pipeline import Pipeline
+    from asiworld.study.resume import StudyStore
+
+    world = World.create(seed=3, size=48)
+    pipeline = Pipeline(world)
+    store = StudyStore(tmp_path, horizon=60)
+    store.begin(pipeline, {"study_sha256": "x", "seed": 3}, 48, journal=True)
+    ada = world.add_character("ada")
+    pipeline.step()
+    store.close()
+    assert pipeline.submit(ada, {"type": "move", "dir": "n"})["ok"] in (True, False)
+    pipeline.add_event({"kind": "incident", "char": ada, "cause": "model_error"}, durable=True)
+    pipeline.step()
+    store.keep_meta("external_calls", {"x": 1})
+    assert world.tick == 2
