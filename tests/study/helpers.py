@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -24,14 +25,17 @@ def saved_tick(db: Path) -> int:
     return int(row[0]) if row else -1
 
 
-def kill_mid_study(path: Path, out: Path, at: int) -> None:
-    """`asiworld study run` in a process of its own, SIGKILLed once its store saved tick `at`."""
+def kill_mid_study(path: Path, out: Path, at: int,
+                   ready: Callable[[Path], bool] | None = None) -> None:
+    """`asiworld study run` in a process of its own, SIGKILLed once its store saved tick `at`
+    (and `ready(store path)` holds, when given: what the test needs to have happened first)."""
     proc = subprocess.Popen([sys.executable, "-m", "asiworld.cli", "study", "run", str(path),
                              "--out", str(out)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 240
-        while saved_tick(out / "world.sqlite3") < at:
+        db = out / "world.sqlite3"
+        while saved_tick(db) < at or (ready is not None and not ready(db)):
             assert proc.poll() is None, "the study ended before it could be killed"
             assert time.monotonic() < deadline, "the study did not get to the kill tick"
             time.sleep(0.01)
@@ -39,6 +43,19 @@ def kill_mid_study(path: Path, out: Path, at: int) -> None:
     finally:
         proc.wait(30)
     assert proc.returncode == -signal.SIGKILL
+
+
+def journal(db: Path) -> list[tuple[str, dict]]:
+    """A study store's journal rows so far: (kind, body), read without disturbing the study."""
+    import json
+
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True,
+                                                timeout=1)) as con:
+            rows = con.execute("SELECT kind, body FROM journal ORDER BY seq").fetchall()
+    except sqlite3.Error:
+        return []
+    return [(kind, json.loads(body)) for kind, body in rows]
 
 
 def realtime_text(url: str, seats: dict[str, tuple[str, int, bool]], minutes: int,

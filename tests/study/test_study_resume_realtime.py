@@ -5,8 +5,9 @@ the kill is the one the killed run had (the replay verifies from tick 0), the tr
 appended to and the cost table counts the calls made before the kill, a program running at the
 kill ends `interrupted`, and results.json and Table 2 say where the study was resumed.
 
-The study: four model seats through a fake model (in this process) whose calls 10-14 per
-character fail with a 5xx, a built-in, at 100 ticks/s. Bad input tried: the folder run again
+The study: four model seats through a fake model (in this process) whose calls 3-5 per
+character fail with a 5xx, a built-in, at 100 ticks/s; it is killed once its store has saved
+tick 180, two seats' incidents and a program that is still running. Bad input tried: the folder run again
 with another study file (resume_mismatch, nothing changed)."""
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from asiworld.replay.reader import Replay
 from asiworld.replay.verify import verify_replay
 from asiworld.server.persistence import WorldStore
 
-from tests.study.helpers import kill_mid_study, realtime_text
+from tests.study.helpers import journal, kill_mid_study, realtime_text
 
 SPEED = 100.0
 MINUTES = 6  # 360 ticks
@@ -37,14 +38,24 @@ def study_text(url: str, seed: int = 3) -> str:
     return realtime_text(url, SEATS, MINUTES, SPEED, seed, title="realtime, interrupted")
 
 
+def worth_killing(db) -> bool:
+    """What the tests below need the kill to interrupt: two seats' incidents saved, and a
+    program that has started and not ended."""
+    rows = journal(db)
+    incidents = {body["event"]["char"] for kind, body in rows if kind == "event"}
+    started = {(b["char"], b["id"]) for kind, b in rows if kind == "program_submitted"}
+    ended = {(b["char"], b["id"]) for kind, b in rows if kind == "program_ended"}
+    return len(incidents) >= 2 and bool(started - ended)
+
+
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
     root = tmp_path_factory.mktemp("realtime-resume")
-    with FakeModelServer(FakeModel(faults=[Fault.parse("5xx:10-14")])) as server:
+    with FakeModelServer(FakeModel(faults=[Fault.parse("5xx:3-5")])) as server:
         path = root / "study.toml"
         path.write_text(study_text(server.url))
         out = root / "out"
-        kill_mid_study(path, out, KILL_AT)
+        kill_mid_study(path, out, KILL_AT, ready=worth_killing)
         store = WorldStore(out)
         killed = {"tick": store.last_tick(), "inputs": store.inputs(0),
                   "journal": store.journal_rows()}
