@@ -174,8 +174,7 @@ def bench_realtime(minutes: int, speed: float, runs: int, model: str = "process"
                 (results,) = run_study(parse_study(text), text, Path(tmp),
                                        say=lambda line: None)
                 events = (Path(tmp) / "events.jsonl").read_text().splitlines()
-            programs = sum('"kind": "program_started"' in line or
-                           '"kind":"program_started"' in line for line in events)
+            programs = sum(json.loads(line)["kind"] == "program_started" for line in events)
             rows.append({"seed": seed, "measured_speed": results["clock"]["measured_speed"],
                          "programs": programs, "load_before": round(load, 2)})
     held = [r["measured_speed"] for r in rows]

@@ -267,13 +267,41 @@ class Harness:
             message = reply.choices[0].message
             calls = message.tool_calls or []
             if not calls and message.content:
-                self.feedback.append(f"you said (no tool call): {message.content.strip()[:300]}")
+                self.feedback.append(said_feedback(message.content))
             for call in calls:
                 self.stats.tool_calls += 1
                 results.append(self._run_tool(call.function.name, call.function.arguments))
             self.feedback.extend(results)
         self._write(pending, results)
         return reply is not None
+
+    def restore(self, calls: list[dict], incidents: list[dict]) -> None:
+        """Go on where a transcript stops (a resumed realtime study's seat): its counts (the
+        cost table covers the whole study), its incidents (the world's incident events of its
+        character), and the feedback of its last turns as the next prompt would have shown it.
+        Call numbers go on from the transcript already (Transcript.last_call)."""
+        stats = self.stats
+        for line in calls:
+            stats.calls += 1
+            stats.turns = max(stats.turns, int(line.get("turn") or 0))
+            stats.prompt_tokens += int(line.get("prompt_tokens") or 0)
+            stats.completion_tokens += int(line.get("completion_tokens") or 0)
+            stats.latencies_ms.append(float(line.get("latency_ms") or 0.0))
+            error = line.get("error")
+            if error:
+                stats.failures += 1
+                if error.get("cause") == "model_refused":
+                    self.feedback.append(failed_feedback(str(error.get("detail", ""))))
+                continue
+            if line.get("tick_answered") is None:
+                continue  # an earlier try of its turn, or a turn never acted on
+            tools = line.get("tool_calls") or []
+            stats.tool_calls += len(tools)
+            if not tools and line.get("content"):
+                self.feedback.append(said_feedback(line["content"]))
+            self.feedback.extend(line.get("results") or [])
+        stats.incidents = [{k: e.get(k) for k in ("cause", "start", "end", "detail")}
+                           for e in incidents]
 
     def outage_seconds(self) -> float:
         """How long every model request has been failing transiently (0 when it answers)."""
@@ -345,7 +373,7 @@ class Harness:
                     if started is not None:
                         self._incident(cause, started, detail, pending)
                     self._incident("model_refused", self._clock(pending), str(err), pending)
-                    self.feedback.append(f"(the model request failed: {str(err)[:200]})")
+                    self.feedback.append(failed_feedback(str(err)))
                     return None
                 if started is None:
                     started = call.tick_sent
@@ -492,6 +520,16 @@ class Harness:
         if answer.strip().lower() in ("y", "yes"):
             return None
         return "not_approved: the operator did not approve this program"
+
+
+def said_feedback(content: str) -> str:
+    """What a turn answered without a tool call adds to the next prompt's feedback."""
+    return f"you said (no tool call): {content.strip()[:300]}"
+
+
+def failed_feedback(detail: str) -> str:
+    """What a refused model request adds to the next prompt's feedback."""
+    return f"(the model request failed: {detail[:200]})"
 
 
 def _said(err: Exception) -> str:

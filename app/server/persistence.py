@@ -140,6 +140,9 @@ class WorldStore:
         self._last_snapshot = -1
         self.builtin: list[dict] = []
         self._journal: list[tuple[int, dict]] = []  # (tick, entry) not saved yet
+        # Closed, its hooks save nothing: a world may still be served after its store closed
+        # (a study's on the server, past its horizon), and its agents may still act on it.
+        self.closed = False
 
     # --- meta -------------------------------------------------------------------------------
 
@@ -355,6 +358,8 @@ class WorldStore:
 
     def flush(self) -> None:
         """Save what the world accepted since the last flush; commit before returning."""
+        if self.closed:
+            return
         world = self.runner.world
         log_rows = world.inputs_since(self._log_journaled)
         pending = world.pending
@@ -376,6 +381,8 @@ class WorldStore:
 
     def after_tick(self, info: Tick) -> None:
         """The tick is applied: its rows become the engine's own log rows; maybe a snapshot."""
+        if self.closed:
+            return
         world = self.runner.world
         applied = world.inputs_since(self._log_applied)
         ticks = {row[0] for row in applied} | {info.tick - 1}
@@ -563,6 +570,7 @@ class WorldStore:
 
     def close(self) -> None:
         with self._lock:
+            self.closed = True
             self.db.close()
 
 

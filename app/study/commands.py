@@ -6,8 +6,12 @@ import argparse
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from asiworld import arguments as checked
+
+if TYPE_CHECKING:
+    from .spec import Study
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -97,10 +101,23 @@ def earlier_study(out: Path, force: bool = False) -> list[str]:
     return earlier
 
 
+def resumes(study: Study, text: str, out: Path, many: bool = False,
+            remedy: str = "give --force to replace it") -> bool:
+    """Whether `out` holds this study, interrupted (so it is resumed, not started); StudyError
+    `resume_mismatch` when it holds another study's (`remedy`: how the command at hand starts a
+    new one there). `study run` and `serve --study` decide so."""
+    from .run import check_resumable
+
+    if folder_state(out, many)[0] != "interrupted":
+        return False
+    check_resumable(study, text, out, remedy)
+    return True
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import json
 
-    from .run import check_resumable, clear_outputs, run_study
+    from .run import clear_outputs, run_study
     from .spec import StudyError, load_study
 
     try:
@@ -118,14 +135,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     many = len(study.world.seed_list()) > 1
     state, found = folder_state(args.out, many)
     resume = False
+    try:
+        resume = not args.force and resumes(study, text, args.out, many)
+    except StudyError as exc:
+        return fail(exc.code, exc.message)
     if args.force:
         clear_outputs(args.out)
-    elif state == "interrupted":
-        try:
-            check_resumable(study, text, args.out)
-        except StudyError as exc:
-            return fail(exc.code, exc.message)
-        resume = True
+    elif resume:
         print(f"{args.out} holds this study, interrupted: resuming it (--force starts it again)",
               file=sys.stderr)
     elif state != "empty":

@@ -203,8 +203,7 @@ def open_study(args: Any) -> LiveStudy:
     a bad file, a study of several seeds, or an --out holding an earlier study."""
     from asiworld.server.commands import shown_host
 
-    from .commands import earlier_study, folder_state
-    from .run import check_resumable
+    from .commands import earlier_study, resumes
     from .spec import load_study
 
     study, text = load_study(args.study)
@@ -212,11 +211,9 @@ def open_study(args: Any) -> LiveStudy:
     out = args.out
     if out is None:
         out = Path(f"{Path(args.study).stem}-live-{time.strftime('%Y%m%d-%H%M%S')}")
-    resume = False
-    if out.is_dir() and folder_state(out, many=False)[0] == "interrupted":
-        # resume_mismatch for another study's folder (serve has no --force)
-        check_resumable(study, text, out, remedy="give another --out")
-        resume = True
+    # serve has no --force: another study's interrupted folder is resume_mismatch
+    resume = resumes(study, text, out, remedy="give another --out")
+    if resume:
         _say(f"{out} holds this study, interrupted: resuming it (another --out starts it "
              "again)")
     else:

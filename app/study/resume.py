@@ -28,7 +28,7 @@ events, the recording and the world up to the kill are the ones the killed run h
 players come back as a restarted server's do: built-in and python agents start anew from what
 their characters remember, programs that were running end `interrupted`, and each model seat
 goes on from its transcript (its counts, and its recent results as feedback,
-`restore_harness`). results.json says where the study was resumed (`meta.resumed`).
+`Harness.restore`). results.json says where the study was resumed (`meta.resumed`).
 """
 
 from __future__ import annotations
@@ -61,28 +61,15 @@ class StudyStore(WorldStore):
 
     def __init__(self, folder: Path, horizon: int) -> None:
         super().__init__(folder, snapshot_every=max(1, horizon + 1), input_log_kept=LOG_KEPT)
-        self.closed = False
 
     def _new_tokens(self) -> list[tuple[str, int, str, str, str]]:
         return []
-
-    def close(self) -> None:
-        """Closed at the study's end, while its world may still be served (serve --study keeps
-        the finished world up): from then on its hooks save nothing."""
-        self.closed = True
-        super().close()
-
-    def flush(self) -> None:
-        if not self.closed:
-            super().flush()
 
     def after_tick(self, info: Any) -> None:
         """As the server's, but a tick that applied no input and noted nothing in the journal
         (about half of a study's) is not a transaction of its own: it changes nothing saved but
         the tick reached, and that is written once a minute (a resume goes at least to the last
         input's tick, and past it the study is played again anyway)."""
-        if self.closed:
-            return
         if (info.inputs or self._journal or info.tick % 60 == 0
                 or self._log_applied != self.runner.world.input_log_end):
             super().after_tick(info)
@@ -264,37 +251,6 @@ class Catchup:
         sink = getattr(pipeline.programs, "sink", None)
         for event in self.hosted.get(tick, ()) if sink is not None else ():
             sink(event)  # stamped with this tick, as the host stamps its events
-
-
-def restore_harness(harness: Any, calls: list[dict[str, Any]],
-                    incidents: list[dict[str, Any]]) -> None:
-    """A realtime seat goes on where its transcript stops: its counts (the cost table covers
-    the whole study), its incidents (the world's incident events of its character), and the
-    feedback of its last turns, as its next prompt would have shown them. Its call numbers go
-    on from the transcript already (Transcript.last_call)."""
-    stats = harness.stats
-    for line in calls:
-        stats.calls += 1
-        stats.turns = max(stats.turns, int(line.get("turn") or 0))
-        stats.prompt_tokens += int(line.get("prompt_tokens") or 0)
-        stats.completion_tokens += int(line.get("completion_tokens") or 0)
-        stats.latencies_ms.append(float(line.get("latency_ms") or 0.0))
-        error = line.get("error")
-        if error:
-            stats.failures += 1
-            if error.get("cause") == "model_refused":
-                harness.feedback.append(
-                    f"(the model request failed: {str(error.get('detail', ''))[:200]})")
-            continue
-        if line.get("tick_answered") is None:
-            continue  # an earlier try of its turn, or a turn never acted on
-        tools = line.get("tool_calls") or []
-        stats.tool_calls += len(tools)
-        if not tools and line.get("content"):
-            harness.feedback.append(f"you said (no tool call): {line['content'].strip()[:300]}")
-        harness.feedback.extend(line.get("results") or [])
-    stats.incidents = [{k: e.get(k) for k in ("cause", "start", "end", "detail")}
-                       for e in incidents]
 
 
 def _line(row: tuple[int, int | None, dict]) -> str:

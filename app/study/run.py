@@ -42,7 +42,6 @@ from .resume import (
     StudyStore,
     identity,
     mismatch,
-    restore_harness,
     saved_study,
 )
 from .seats import LockstepSeats, ModelSeat, RealtimeSeats, seat_model
@@ -298,7 +297,7 @@ class StudyRun:
         for seat in self.model_seats:
             mine = [e for e in self.events
                     if e.get("kind") == "incident" and e.get("char") == seat.char]
-            restore_harness(seat.harness, read_transcript(seat.transcript.path), mine)
+            seat.harness.restore(read_transcript(seat.transcript.path), mine)
             seat.client.seen_all()
         self._mark_resumed()
         self._open_external(say)
