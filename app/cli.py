@@ -22,6 +22,7 @@ def command_modules() -> tuple[ModuleType, ...]:
     from asiworld.evaluation import commands as evaluation_commands  # report, score
     from asiworld.headless import commands as headless_commands  # run, bench
     from asiworld.headless import samples as samples_commands  # replay samples (after replay)
+    from asiworld.local_model import commands as local_model_commands  # model serve
     from asiworld.programs import commands as program_commands  # program run
     from asiworld.replay import commands as replay_commands  # replay info/verify/export
     from asiworld.server import commands as server_commands  # serve
@@ -38,6 +39,7 @@ def command_modules() -> tuple[ModuleType, ...]:
         samples_commands,
         agent_commands,
         study_commands,
+        local_model_commands,
     )
 
 
