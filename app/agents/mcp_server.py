@@ -145,11 +145,14 @@ def build_server(client: Client) -> Any:
     import anyio
     import mcp.types as types
     from asiworld import provenance
-    from asiworld.agents.harness import system_prompt
+    from asiworld.resources import shipped
     from mcp.server.lowlevel import Server
 
     catalogue = Catalogue(client)
-    instructions = f"You play character {client.character} in ASIWorld.\n\n{system_prompt()}"
+    # the player's guide as shipped (docs/player-guide.md, written from the content): reading
+    # it loads no engine before the client's first answer
+    guide = (shipped("docs") / "player-guide.md").read_text(encoding="utf-8")
+    instructions = f"You play character {client.character} in ASIWorld.\n\n{guide}"
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         tools = (await anyio.to_thread.run_sync(catalogue.get))[2]
