@@ -146,14 +146,7 @@ def _builtin(args: argparse.Namespace) -> int:
 
 
 def _llm(args: argparse.Namespace) -> int:
-    try:
-        import openai
-    except ImportError:
-        print(
-            "asiworld agent: the LLM harness needs `pip install openai` (or asiworld[agents])",
-            file=sys.stderr,
-        )
-        return 2
+    from asiworld.agents.endpoint import Endpoint
     from asiworld.agents.harness import Harness, HarnessConfig, ModelUnreachable
 
     # Local servers (vLLM, llama.cpp, Ollama) accept any key; hosted ones need the real one.
@@ -161,7 +154,7 @@ def _llm(args: argparse.Namespace) -> int:
     client = _client(args, "llm", args.model.replace("/", "-")[:32])
     if client is None:
         return 1
-    llm = openai.OpenAI(base_url=args.model_url, api_key=api_key, max_retries=0)
+    llm = Endpoint(args.model_url, api_key, timeout=args.timeout)
     config = HarnessConfig(
         model=args.model,
         think_seconds=1.0 if args.think is None else args.think,

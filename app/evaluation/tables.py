@@ -197,21 +197,30 @@ def incidents_rows(runs: list[Results]) -> Grid:
 
 
 def costs_table(runs: list[Results]) -> str:
-    """The model seats' costs (a study's Table 5): calls, tokens, latency, failures, incidents.
-    Configurations without a model show their kind only."""
+    """The model seats' costs (a study's Table 5): calls, tokens, dollars (at the configured
+    prices), latency, failures, incidents, and what the answers were (tool calls / text actions
+    / text / empty / malformed / failed). Configurations without a model show their kind
+    only."""
     header = ["Run", "Configuration", "Kind", "Calls", "Prompt tokens", "Completion tokens",
-              "Latency p50 (ms)", "Latency p95 (ms)", "Failures", "Incidents"]
+              "Dollars", "Latency p50 (ms)", "Latency p95 (ms)", "Failures", "Incidents",
+              "Replies (tool/text action/text/empty/malformed/failed)"]
     rows = []
     for ri, run in enumerate(runs):
         for row in run.get("costs", []):
             if not row.get("calls") and row.get("kind") != "openai":
-                cells = ["—"] * 7
+                cells = ["—"] * 9
             else:
                 cells = [str(row.get(k, 0)) for k in ("calls", "prompt_tokens",
                                                       "completion_tokens")]
+                dollars = row.get("dollars")
+                cells.append("—" if dollars is None else f"{dollars:.4f}")
                 cells += ["—" if row.get(k) is None else f"{row[k]:.1f}"
                           for k in ("latency_p50_ms", "latency_p95_ms")]
                 cells += [str(row.get("failures", 0)), str(row.get("incidents", 0))]
+                replies = row.get("replies")
+                cells.append("—" if not replies else "/".join(
+                    str(replies.get(k, 0)) for k in ("tool_call", "text_action", "text", "empty",
+                                                      "malformed", "failed")))
             rows.append([f"E{ri + 1}", row["name"], row.get("kind", "?"), *cells])
     if len(runs) == 1:
         header, rows = header[1:], [r[1:] for r in rows]
@@ -279,6 +288,8 @@ def setting_rows(runs: list[Results]) -> Grid:
         ["Entry", per_run(_entry)],
         ["Evaluation horizon", per_run(_horizon)],
         ["Clock", per_run(_clock)],
+        *([["Model prompts", per_run(_prompts)]] if any(m.get("prompts") for m in metas)
+          else []),
         ["Primary tasks", "Outfit production and hidden-boss defeat"],
         ["Primary outcomes", "Success on each task"],
         ["Development measures",
@@ -323,6 +334,23 @@ def _clock(run: Results, meta: dict[str, Any]) -> str:
         ticks = ", ".join(f"{t} (minute {minutes(t)})" for t in meta["resumed"])
         text += f"; interrupted and resumed at tick {ticks}"
     return text + "; 1 tick = 1 simulated second, a day = 30 minutes (20 day, 10 night)"
+
+
+def _prompts(run: Results, meta: dict[str, Any]) -> str:
+    """Each model seat's system prompt (its source and sha256) and how it was asked."""
+    said = []
+    for p in meta.get("prompts") or []:
+        how = [f"{p.get('observation', 'text')} observation", f"{p.get('history', 0)} results"]
+        if p.get("history_turns"):
+            how.append(f"{p['history_turns']} turns kept")
+        if p.get("tool_choice"):
+            how.append(f"tool_choice {p['tool_choice']}")
+        if p.get("text_actions", "off") != "off":
+            how.append(f"text actions {p['text_actions']}")
+        source = p.get("source") or "default"
+        said.append(f"{p.get('name')}: {source} prompt (sha256 {str(p.get('sha256'))[:12]}, "
+                    f"{p.get('characters')} characters; {', '.join(how)})")
+    return "; ".join(said) or MISSING
 
 
 def score_rows(runs: list[Results]) -> Grid:

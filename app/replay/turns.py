@@ -8,7 +8,7 @@ span, a turn being::
 
     {"turn": 5, "tick_sent": 120, "tick_answered": 123, "calls": 2, "errors": ["5xx"],
      "prompt_tokens": 1900, "completion_tokens": 31, "latency_ms": 82.4,
-     "prompt": "## Now ...", "text": "...", "tool_calls": [{"name", "arguments"}],
+     "prompt": "## Clock ...", "text": "...", "tool_calls": [{"name", "arguments"}],
      "results": ["move({...}) -> {...}"]}
 
 `prompt` is the transcript's summary of the question (asiworld.agents.transcript.prompt_summary),

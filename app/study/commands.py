@@ -45,6 +45,25 @@ def register(sub: argparse._SubParsersAction) -> None:
                           "auto (this machine's cluster) or a cluster address")
     run.set_defaults(func=cmd_run)
 
+    turn = verbs.add_parser(
+        "turn", help="print the exact request of one model call of a study (rebuilt from its "
+        "transcript, byte for byte)")
+    turn.add_argument("folder", type=Path, help="the study's --out folder (or one seed's E1, ...)")
+    turn.add_argument("name", help="the model configuration's name")
+    turn.add_argument("call", type=checked.positive_int, help="the call number (from 1)")
+    turn.add_argument("--pretty", action="store_true",
+                      help="indented JSON for reading (not the bytes sent)")
+    turn.add_argument("--answer", action="store_true",
+                      help="also print what the model answered and what it did (to stderr)")
+    turn.set_defaults(func=cmd_turn)
+
+    estimate = verbs.add_parser(
+        "estimate", help="what a study's model seats will cost at most: calls, tokens, dollars")
+    estimate.add_argument("file", type=Path)
+    estimate.add_argument("--seeds", type=checked.seed_list, default=None, metavar="A..B",
+                          help="as for study run: one world per seed")
+    estimate.set_defaults(func=cmd_estimate)
+
     study.set_defaults(func=lambda args: _usage(study))
 
 
@@ -132,6 +151,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         study = study.model_copy(update={"world": world})
     if args.out.exists() and not args.out.is_dir():
         return fail("bad_out", f"{args.out} exists and is not a folder")
+    if args.ray is None:  # on Ray the workers call the models: the check is theirs to make
+        try:
+            from .seats import check_endpoints
+
+            check_endpoints(study)  # before anything is written
+        except StudyError as exc:
+            return fail(exc.code, exc.message)
     many = len(study.world.seed_list()) > 1
     state, found = folder_state(args.out, many)
     resume = False
@@ -165,6 +191,62 @@ def cmd_run(args: argparse.Namespace) -> int:
         else f"{args.out}/results.json, report.md, replay.asirep, transcripts/"
     print(f"wrote {where}", file=sys.stderr)
     print(json.dumps(summary[0] if len(summary) == 1 else summary, indent=2))
+    return 0
+
+
+def cmd_turn(args: argparse.Namespace) -> int:
+    import json
+
+    from asiworld.agents.transcript import RequestMissing, read_transcript, rebuild
+
+    folder = args.folder / "transcripts"
+    path = folder / f"{args.name}.jsonl"
+    if not args.folder.is_dir():
+        return fail("folder_missing", f"no study folder at {args.folder}")
+    if not path.is_file():
+        names = sorted(p.stem for p in folder.glob("*.jsonl")) if folder.is_dir() else []
+        hint = f"; model configurations: {', '.join(names)}" if names else \
+            " (it holds no transcripts: a study with several seeds keeps them in E1, E2, ...)"
+        return fail("unknown_configuration", f"{args.folder} has no transcript of {args.name!r}"
+                    + hint)
+    try:
+        lines = read_transcript(path)
+    except ValueError as exc:
+        return fail("bad_transcript", f"{path} is not a transcript: {exc}")
+    line = next((row for row in lines if row.get("call") == args.call), None)
+    if line is None:
+        last = max((int(row.get("call") or 0) for row in lines), default=0)
+        return fail("unknown_call", f"{args.name} made calls 1..{last}; there is no call "
+                    f"{args.call}" if last else f"{args.name} made no model call")
+    try:
+        body = rebuild(folder, line)
+    except RequestMissing as exc:
+        return fail("request_missing", str(exc))
+    if args.pretty:
+        print(json.dumps(json.loads(body), indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.buffer.write(body + b"\n")
+        sys.stdout.flush()
+    if args.answer:
+        shown = {k: line.get(k) for k in ("reply", "tool_calls", "content", "text_action",
+                                          "results", "error", "prompt_tokens",
+                                          "completion_tokens", "tick_sent", "tick_answered")}
+        print(json.dumps(shown, indent=2, ensure_ascii=False), file=sys.stderr)
+    return 0
+
+
+def cmd_estimate(args: argparse.Namespace) -> int:
+    from .estimate import estimate, report
+    from .spec import StudyError, load_study
+
+    try:
+        study, _ = load_study(args.file)
+    except StudyError as exc:
+        return fail(exc.code, exc.message)
+    if args.seeds is not None:
+        world = study.world.model_copy(update={"seed": None, "seeds": args.seeds})
+        study = study.model_copy(update={"world": world})
+    print(report(estimate(study), args.file))
     return 0
 
 

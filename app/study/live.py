@@ -204,9 +204,11 @@ def open_study(args: Any) -> LiveStudy:
     from asiworld.server.commands import shown_host
 
     from .commands import earlier_study, resumes
+    from .seats import check_endpoints
     from .spec import load_study
 
     study, text = load_study(args.study)
+    check_endpoints(study)  # before anything is written
     shown = shown_host(args.host)
     out = args.out
     if out is None:

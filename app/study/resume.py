@@ -39,7 +39,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from asiworld.agents.harness import chat_completion
+from asiworld.agents.endpoint import ModelError, Reply, Usage
+from asiworld.agents.harness import tool_call_of
 from asiworld.engine.resim import inputs_by_tick
 from asiworld.server.persistence import DB_NAME, WorldStore
 
@@ -270,62 +271,43 @@ def _by_tick(rows: Iterable[tuple[int, int | None, dict]]) -> dict[int, list[str
 
 
 class ReplayedModel:
-    """`.chat.completions.create` that answers a seat's first calls from its transcript (the
-    same tool calls, text and token counts; a failed call fails again with the same cause and
-    sentence), then asks the real model."""
+    """An endpoint that answers a seat's first calls from its transcript (the same tool calls,
+    text and token counts; a failed call fails again with the same cause and sentence), then
+    asks the real model."""
 
     def __init__(self, llm: Any, calls: list[dict[str, Any]]) -> None:
         self.llm = llm
         self.calls = calls
         self.used = 0
-        self.chat = self
-        self.completions = self
 
     @property
     def replaying(self) -> bool:
         return self.used < len(self.calls)
 
-    def create(self, **body: Any) -> Any:
+    def complete(self, body: bytes, timeout: float | None = None) -> Reply:
         if not self.replaying:
-            return chat_completion(self.llm, **body)
+            return self.llm.complete(body, timeout)
         record = self.calls[self.used]
         self.used += 1
-        return answer(record, str(body.get("model", "")))
+        return answer(record)
 
     def latencies(self) -> list[float]:
         """The latencies the replayed calls had when they were made."""
         return [float(c.get("latency_ms") or 0.0) for c in self.calls[: self.used]]
 
 
-class ReplayedFailure(Exception):
-    """A model call that failed when it was made, failing again the same way."""
-
-    incident_cause = "model_error"
-
-
-def answer(record: dict[str, Any], model: str) -> Any:
-    """The reply a transcript line records, or the failure it records (raised)."""
-    from openai.types.chat import ChatCompletion
-
+def answer(record: dict[str, Any]) -> Reply:
+    """The reply a transcript line records, or the failure it records (raised). A call the
+    harness refused after reading it (a tool call cut off, or naming no offered tool) is given
+    back as it came, so the harness counts its tokens and refuses it again."""
     error = record.get("error")
-    detail = (error or {}).get("detail", "")
-    malformed = detail.startswith("MalformedReply: ")
-    if error and not (malformed and "has no message" not in detail):
-        name, _, message = detail.partition(": ")
-        failure = type(name or "ModelError", (ReplayedFailure,),
-                       {"incident_cause": error.get("cause") or "model_error"})
-        raise failure(message)
-    calls = [{"id": f"call_{record['call']}_{i}", "type": "function",
-              "function": {"name": c["name"], "arguments": c.get("arguments") or ""}}
-             for i, c in enumerate(record.get("tool_calls") or [])]
-    message = {"role": "assistant", "content": record.get("content"), "tool_calls": calls or None}
-    choices = [] if "has no choices" in detail else [
-        {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}]
-    prompt, completion = int(record.get("prompt_tokens") or 0), int(
-        record.get("completion_tokens") or 0)
-    return ChatCompletion.model_validate({
-        "id": f"replayed-{record['call']}", "object": "chat.completion", "created": 0,
-        "model": model, "choices": choices,
-        "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                  "total_tokens": prompt + completion},
-    })
+    if error and not record.get("tool_calls"):
+        raise ModelError(error.get("cause") or "model_error", error.get("detail") or "")
+    calls = [tool_call_of(record, i) for i in range(len(record.get("tool_calls") or []))]
+    return Reply(
+        content=record.get("content"), tool_calls=calls,
+        usage=Usage(int(record.get("prompt_tokens") or 0),
+                    int(record.get("completion_tokens") or 0),
+                    int(record.get("cached_tokens") or 0)),
+        finish_reason="tool_calls" if calls else "stop",
+    )

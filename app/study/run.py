@@ -127,7 +127,8 @@ class StudyRun:
                         from None
                 self.users.add(cid, agent, tick=world.tick, config=conf.name)
             elif isinstance(conf, OpenAIConfiguration):
-                seat = seat_model(self.pipeline, conf, cid, self.out, clock, call=call)
+                seat = seat_model(self.pipeline, self.study, conf, cid, self.out, self.horizon,
+                                  call=call)
                 if self.resume is not None and self.lockstep:
                     self._replay_transcript(seat)
                 self.model_seats.append(seat)
@@ -363,6 +364,8 @@ class StudyRun:
         }
         if self.resumed:
             meta["resumed"] = list(self.resumed)
+        if self.model_seats:
+            meta["prompts"] = [seat.prompt_record() for seat in self.model_seats]
         results = {**meta, **evaluate(self.events, self.characters, meta)}
         results.update(provenance.stamp())
         results["clock"] = {**clock.model_dump(), "rule": clock.describe()}

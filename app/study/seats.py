@@ -21,46 +21,55 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from asiworld.agents.budget import Budget, Prices
+from asiworld.agents.endpoint import Endpoint
 from asiworld.agents.harness import Harness, HarnessConfig, Pending
 from asiworld.agents.transcript import Transcript
 
 from .local import LocalClient
-from .spec import Lockstep, OpenAIConfiguration
+from .spec import Lockstep, OpenAIConfiguration, Study, render_prompt
 
 log = logging.getLogger(__name__)
 
 
-_HTTP: Any = None
-_HTTP_LOCK = threading.Lock()
-
-
-def http_client() -> Any:
-    """One HTTP client (connection pool, TLS context) for every model seat of this process:
-    making one loads the CA bundle, about 0.1 s each, and httpx clients are thread-safe."""
-    global _HTTP
-    with _HTTP_LOCK:
-        if _HTTP is None:
-            import openai
-
-            _HTTP = openai.DefaultHttpxClient()
-        return _HTTP
-
-
-def make_llm(conf: OpenAIConfiguration) -> Any:
-    import openai
-
+def make_llm(conf: OpenAIConfiguration) -> Endpoint:
     # Local servers (vLLM, llama.cpp, Ollama, the fake model) accept any key.
     key = os.environ.get(conf.api_key_env) or "not-needed"
-    return openai.OpenAI(base_url=conf.model_url, api_key=key, max_retries=0,
-                         http_client=http_client())
+    return Endpoint(conf.model_url, key, timeout=conf.request_timeout)
 
 
-def harness_config(conf: OpenAIConfiguration, session: str | None = None) -> HarnessConfig:
+def check_endpoints(study: Study, timeout: float = 10.0) -> None:
+    """StudyError `model_unreachable` when a model seat's endpoint does not answer HTTP at all:
+    said before the study writes anything, rather than as a study of failed calls."""
+    from .spec import StudyError
+
+    asked: dict[str, str | None] = {}
+    for conf in study.configurations:
+        if not isinstance(conf, OpenAIConfiguration):
+            continue
+        if conf.model_url not in asked:
+            asked[conf.model_url] = make_llm(conf).reachable(timeout)
+        why = asked[conf.model_url]
+        if why is not None:
+            raise StudyError("model_unreachable", f"configuration {conf.name!r}: {why}; start "
+                             "the model server first (for the packaged local model: asiworld "
+                             "model serve) or correct its model_url")
+
+
+def harness_config(study: Study, conf: OpenAIConfiguration, horizon: int,
+                   session: str | None = None) -> HarnessConfig:
+    price, budget = conf.price, conf.budget
     return HarnessConfig(
         model=conf.model, name=conf.name, label=conf.label or conf.name, session=session,
         max_retries=conf.max_retries, backoff_base=conf.backoff_seconds,
         request_timeout=conf.request_timeout, feedback_kept=conf.history,
-        max_tokens=conf.max_tokens, temperature=conf.temperature, programs=conf.programs,
+        history_turns=conf.history_turns, max_tokens=conf.max_tokens,
+        temperature=conf.temperature, tool_choice=conf.tool_choice,
+        text_actions=conf.text_actions, observation=conf.observation, programs=conf.programs,
+        system=render_prompt(study, conf), prompt_source=conf.prompt or "default",
+        horizon_tick=horizon, clock=study.clock.describe(),
+        prices=None if price is None else Prices(price.input, price.output, price.cached_input),
+        budget=None if budget is None else Budget(budget.calls, budget.tokens, budget.dollars),
     )
 
 
@@ -77,20 +86,40 @@ class ModelSeat:
     thread: threading.Thread | None = None
     errors: list[str] = field(default_factory=list)
 
+    def prompt_record(self) -> dict[str, Any]:
+        """What the seat's model was told and how (results.json `meta.prompts`, Table 2)."""
+        conf, harness = self.conf, self.harness
+        return {
+            "name": conf.name, "model": conf.model, "source": harness.config.prompt_source,
+            "sha256": harness.system_sha256, "characters": len(harness.system),
+            "tools_sha256": harness.tools_sha256, "observation": conf.observation,
+            "history": conf.history, "history_turns": conf.history_turns,
+            "tool_choice": conf.tool_choice, "text_actions": conf.text_actions,
+            "max_tokens": conf.max_tokens, "temperature": conf.temperature,
+            "instructions": conf.instructions,
+        }
+
     def cost(self) -> dict[str, Any]:
         """The seat's row of the report's cost table."""
-        stats = self.harness.stats
+        harness = self.harness
+        stats = harness.stats
         return {
             "name": self.conf.name, "kind": "openai", "model": self.conf.model,
             "turns": stats.turns, "calls": stats.calls, "failures": stats.failures,
             "prompt_tokens": stats.prompt_tokens, "completion_tokens": stats.completion_tokens,
-            "tool_calls": stats.tool_calls, "latencies_ms": list(stats.latencies_ms),
-            "incidents": len(stats.incidents),
+            "cached_tokens": stats.cached_tokens,
+            "dollars": round(stats.dollars, 6) if self.conf.price is not None else None,
+            "tool_calls": stats.tool_calls, "replies": dict(stats.replies),
+            "latencies_ms": list(stats.latencies_ms),
+            "incidents": len(stats.incidents), "budget_exhausted": stats.exhausted,
+            "prompt": {"source": harness.config.prompt_source, "sha256": harness.system_sha256,
+                       "characters": len(harness.system)},
         }
 
 
-def seat_model(pipeline: Any, conf: OpenAIConfiguration, char: int, out: Path,
-               clock: Any, call: Any = None) -> ModelSeat:
+def seat_model(pipeline: Any, study: Study, conf: OpenAIConfiguration, char: int, out: Path,
+               horizon: int, call: Any = None) -> ModelSeat:
+    clock = study.clock
     lockstep = isinstance(clock, Lockstep)
     client = LocalClient(pipeline, char, call=call, lockstep=lockstep)
     transcript = Transcript(out / "transcripts" / f"{conf.name}.jsonl")
@@ -103,7 +132,8 @@ def seat_model(pipeline: Any, conf: OpenAIConfiguration, char: int, out: Path,
         pause = (lambda: stop.wait(conf.pause_ticks / speed)) if conf.pause_ticks else (lambda: None)
     # the seat's game: its world's seed and its name (a study's seeds may share one endpoint)
     session = f"seed{pipeline.world.seed}/{conf.name}"
-    harness = Harness(client, make_llm(conf), harness_config(conf, session), pause=pause,
+    config = harness_config(study, conf, horizon, session)
+    harness = Harness(client, make_llm(conf), config, pause=pause,
                       transcript=transcript, charge=charge,
                       approver=lambda prompt: "n")
     return ModelSeat(conf, char, client, harness, transcript, next_turn=pipeline.world.tick)
@@ -130,6 +160,8 @@ class LockstepSeats:
                 seat.harness.finish(seat.pending)
                 seat.pending = seat.future = None
                 seat.next_turn = tick + seat.conf.pause_ticks
+            if seat.harness.exhausted:
+                continue  # its budget is spent: it calls its model no more
             if tick >= seat.next_turn and seat.client.ready(tick) and self._alive(pipeline, seat):
                 seat.pending = seat.harness.begin()
                 seat.future = self.pool.submit(seat.harness.ask, seat.pending)
@@ -168,7 +200,7 @@ class RealtimeSeats:
             seat.thread.start()
 
     def _play(self, seat: ModelSeat) -> None:
-        while not self.stop.is_set():
+        while not self.stop.is_set() and not seat.harness.exhausted:
             try:
                 seat.harness.turn()
             except Exception as exc:  # a harness bug must not end the study

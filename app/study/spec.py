@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from asiworld.engine.errors import CodedError
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from .lines import locate
 
@@ -98,6 +98,24 @@ class ServeSection(_Strict):
 # --- the configurations ------------------------------------------------------------------------
 
 
+class PriceSection(_Strict):
+    """US dollars per million tokens: prompt tokens (`input`), those of them the server had
+    cached (`cached_input`; charged as input when not given) and completion tokens (`output`)."""
+
+    input: float = Field(ge=0, allow_inf_nan=False)
+    output: float = Field(ge=0, allow_inf_nan=False)
+    cached_input: float | None = Field(None, ge=0, allow_inf_nan=False)
+
+
+class BudgetSection(_Strict):
+    """Caps on one seat: model calls, tokens (prompt and completion) and dollars (at its
+    `price`). At the first call that reaches one, the seat stops calling its model."""
+
+    calls: int | None = Field(None, ge=1)
+    tokens: int | None = Field(None, ge=1)
+    dollars: float | None = Field(None, gt=0, allow_inf_nan=False)
+
+
 class OpenAIConfiguration(_Strict):
     """A language model behind an OpenAI-compatible chat endpoint, played by the harness."""
 
@@ -112,9 +130,25 @@ class OpenAIConfiguration(_Strict):
     temperature: float = Field(0.0, ge=0, le=2)
     history: int = Field(12, ge=0, le=200)  # recent tool results shown to the model
     programs: bool = True  # may host programs (submit_program)
-    request_timeout: float = Field(60.0, gt=0)
+    request_timeout: float = Field(60.0, gt=0, le=3600, allow_inf_nan=False)
     max_retries: int = Field(6, ge=0, le=50)
-    backoff_seconds: float = Field(1.0, ge=0)
+    backoff_seconds: float = Field(1.0, ge=0, le=600, allow_inf_nan=False)
+    # the prompt (docs/studies.md, "The prompt")
+    prompt: str | None = Field(None, min_length=1)  # a system-prompt template file
+    instructions: str = Field("", max_length=20_000)  # added at the template's {{instructions}}
+    observation: Literal["text", "json"] = "text"
+    history_turns: int = Field(0, ge=0, le=50)  # earlier turns kept as chat messages
+    tool_choice: Literal["auto", "required", "none"] | None = None  # None: not sent
+    text_actions: Literal["off", "parse", "json"] = "off"
+    # what it costs, and where it stops
+    price: PriceSection | None = None
+    budget: BudgetSection | None = None
+    # the template file's text, read with the study file (a Ray worker has no such file)
+    _template: str | None = PrivateAttr(None)
+
+    @property
+    def template(self) -> str | None:
+        return self._template
 
 
 class BuiltinConfiguration(_Strict):
@@ -179,10 +213,12 @@ def load_study(path: str | Path) -> tuple[Study, str]:
         raise StudyError("study_missing", f"no study file at {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise StudyError("unreadable_study", f"cannot read {path}: {exc}") from None
-    return parse_study(text, str(path)), text
+    return parse_study(text, str(path), path.parent), text
 
 
-def parse_study(text: str, where: str = "study.toml") -> Study:
+def parse_study(text: str, where: str = "study.toml", base: Path | None = None) -> Study:
+    """The study in `text`; `base` is the folder its relative paths (prompt templates) are
+    read from (the study file's own; default: the current folder)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -194,6 +230,7 @@ def parse_study(text: str, where: str = "study.toml") -> Study:
     _check_names(study, text, where)
     _check_agents(study, text, where)
     _check_external(study, text, where)
+    _read_prompts(study, text, where, Path(".") if base is None else base)
     return study
 
 
@@ -256,6 +293,7 @@ TABLES: dict[Any, type[BaseModel]] = {
     "world": WorldSection, "lockstep": Lockstep, "realtime": Realtime,
     "openai": OpenAIConfiguration, "builtin": BuiltinConfiguration,
     "python": PythonConfiguration, "external": ExternalConfiguration, "serve": ServeSection,
+    "price": PriceSection, "budget": BudgetSection,
 }
 
 
@@ -321,6 +359,44 @@ def _check_external(study: Study, text: str, where: str) -> None:
                 "its own time; the lockstep clock cannot wait for it: set [clock] kind = "
                 '"realtime"',
             )
+
+
+def _read_prompts(study: Study, text: str, where: str, base: Path) -> None:
+    """Read each model seat's prompt template and render it once, so a missing file or an
+    unknown placeholder stops the study before anything starts."""
+    from asiworld.agents import guide
+
+    for i, conf in enumerate(study.configuration):
+        if not isinstance(conf, OpenAIConfiguration):
+            continue
+        template = guide.default_template()
+        if conf.prompt is not None:
+            at = _at(text, where, ("configuration", i, "prompt"))
+            path = Path(conf.prompt) if Path(conf.prompt).is_absolute() else base / conf.prompt
+            try:
+                template = path.read_text(encoding="utf-8")
+            except FileNotFoundError:
+                raise StudyError("template_missing", f"{at}: no prompt template at {path} "
+                                 "(a path is read from the study file's folder)") from None
+            except (OSError, UnicodeDecodeError) as exc:
+                raise StudyError("unreadable_template", f"{at}: cannot read {path}: {exc}") \
+                    from None
+            conf._template = template
+        try:
+            render_prompt(study, conf)
+        except CodedError as exc:
+            raise StudyError(exc.code, f"configuration {conf.name!r}: {exc.message}") from None
+
+
+def render_prompt(study: Study, conf: OpenAIConfiguration) -> str:
+    """The system prompt a model seat sends: its template (the player's guide by default)
+    filled in with this study's horizon and clock and the seat's settings."""
+    from asiworld.agents import guide
+
+    template = conf.template if conf.template is not None else guide.default_template()
+    return guide.render(template, horizon_minutes=study.world.minutes,
+                        clock=study.clock.describe(), programs=conf.programs,
+                        instructions=conf.instructions, where=conf.prompt or "the default prompt")
 
 
 def example_text() -> str:

@@ -203,18 +203,22 @@ def test_its_connections_send_without_waiting_for_acks():
             client.close()
 
 
-def test_the_harness_sends_an_openai_client_the_same_body_either_way():
-    # chat_completion hands the tools and messages to openai.OpenAI as extra_body (the SDK's
-    # walk over typed parameters costs the study's interpreter): the same JSON on the wire.
+def test_the_harness_endpoint_sends_what_the_official_sdk_sends():
+    # The harness encodes its requests itself (asiworld.agents.request) so a transcript can
+    # rebuild their bytes; a server reads the same JSON as from the official openai client.
     import openai
-    from asiworld.agents.harness import chat_completion
+    from asiworld.agents import request
+    from asiworld.agents.endpoint import Endpoint
 
-    messages = [{"role": "system", "content": "rules"}, {"role": "user", "content": "## Now\n"}]
+    messages = [{"role": "user", "content": "## Now\n"}]
+    settings = {"model": "fake-forager", "max_tokens": 64, "temperature": 0.0, "user": "seed3/ada"}
     with FakeModelServer(FakeModel()) as server:
-        llm = openai.OpenAI(base_url=server.url, api_key="test", max_retries=0)
-        body = {"model": "fake-forager", "messages": messages, "tools": TOOLS, "max_tokens": 64,
-                "temperature": 0.0, "user": "seed3/ada"}
-        llm.chat.completions.create(**body)
-        chat_completion(llm, **body)
+        sdk = openai.OpenAI(base_url=server.url, api_key="test", max_retries=0)
+        sdk.chat.completions.create(
+            model="fake-forager", messages=[{"role": "system", "content": "rules"}, *messages],
+            tools=TOOLS, max_tokens=64, temperature=0.0, user="seed3/ada")
+        reply = Endpoint(server.url, "test").complete(
+            request.encode(request.body("rules", TOOLS, messages, settings)))
         plain, ours = server.requests
-    assert ours == plain and ours["messages"] == messages
+    assert ours == plain and ours["messages"][0] == {"role": "system", "content": "rules"}
+    assert reply.tool_calls and reply.usage.prompt_tokens > 0

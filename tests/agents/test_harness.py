@@ -3,8 +3,8 @@ character, a 500 and a timeout become recorded incidents, and the harness keeps 
 
 from __future__ import annotations
 
-import openai
 import pytest
+from asiworld.agents.endpoint import Endpoint
 from asiworld.agents.harness import Harness, HarnessConfig, memory_summary
 from asiworld.agents.sdk import Client
 
@@ -22,7 +22,7 @@ def make_harness(served, runner, script, **config):
     fake = FakeLLM(script)
     client = Client(served)
     client.join("llm-ada", label="fake-llm")
-    llm = openai.OpenAI(base_url=fake.url, api_key="test", max_retries=0)
+    llm = Endpoint(fake.url, "test")
     cfg = HarnessConfig(model="fake", request_timeout=0.5, backoff_base=0.0, **config)
     harness = Harness(client, llm, cfg, pause=lambda: runner.step(2), sleep=lambda s: None)
     return harness, fake, client
@@ -59,7 +59,7 @@ def test_the_character_moves_as_told_and_errors_become_incidents(served, runner,
     assert stats.tool_calls == 4
 
 
-def test_every_request_is_bounded_and_carries_the_program_api_and_the_tools(served, runner):
+def test_every_request_is_bounded_and_carries_the_players_guide_and_the_tools(served, runner):
     script = [tool("move", dir="s"), tool("eat", item="berries"), {"text": "hm"}] * 3
     harness, fake, _ = make_harness(served, runner, script)
     harness.run(turns=9)
@@ -68,7 +68,7 @@ def test_every_request_is_bounded_and_carries_the_program_api_and_the_tools(serv
     assert all(len(r["messages"]) == 2 for r in fake.requests)
     assert max(sizes) < min(sizes) + 3000  # the context does not grow with the turns
     system = fake.requests[0]["messages"][0]["content"]
-    assert "## The API" in system and "GameError" in system
+    assert "travel outfit" in system and "Shadow King" in system and "GameError" in system
     assert fake.requests[0]["tools"] == harness.tool_specs  # as offered, whatever the SDK does
     names = {t["function"]["name"] for t in fake.requests[0]["tools"]}
     assert {"move", "craft", "submit_program", "cancel_program", "wait_for_event"} <= names

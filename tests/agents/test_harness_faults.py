@@ -5,8 +5,8 @@ raises; every call is a transcript line."""
 
 from __future__ import annotations
 
-import openai
 import pytest
+from asiworld.agents.endpoint import Endpoint
 from asiworld.agents.fake_model import FakeModel, FakeModelServer, Fault
 from asiworld.agents.harness import Harness, HarnessConfig
 from asiworld.agents.sdk import Client
@@ -25,7 +25,7 @@ CAUSES = {
 def harness_for(served, runner, url, tmp_path, sleeps, **config):
     client = Client(served)
     client.join("ada", label="fake")
-    llm = openai.OpenAI(base_url=url, api_key="test", max_retries=0)
+    llm = Endpoint(url, "test")
     cfg = HarnessConfig(model="fake-forager", request_timeout=0.4, backoff_base=0.01,
                         **config)
     transcript = Transcript(tmp_path / "transcripts" / "ada.jsonl")
@@ -131,7 +131,7 @@ def test_a_model_down_for_longer_than_give_up_after_stops_the_run(served, runner
 
     client = Client(served)
     client.join("ada", label="fake")
-    llm = openai.OpenAI(base_url="http://127.0.0.1:1/v1", api_key="test", max_retries=0)
+    llm = Endpoint("http://127.0.0.1:1/v1", "test")
     cfg = HarnessConfig(model="m", request_timeout=0.4, backoff_base=1.0, max_retries=6,
                         give_up_after=10)
     harness = Harness(client, llm, cfg, pause=lambda: runner.step(1), sleep=sleep,
@@ -147,7 +147,7 @@ def test_without_give_up_after_an_outage_is_an_incident_and_play_goes_on(served,
     now = [0.0]
     client = Client(served)
     client.join("ada", label="fake")
-    llm = openai.OpenAI(base_url="http://127.0.0.1:1/v1", api_key="test", max_retries=0)
+    llm = Endpoint("http://127.0.0.1:1/v1", "test")
     cfg = HarnessConfig(model="m", request_timeout=0.4, backoff_base=100.0, max_retries=1)
     harness = Harness(client, llm, cfg, pause=lambda: runner.step(1),
                       sleep=lambda s: now.__setitem__(0, now[0] + s), clock=lambda: now[0])

@@ -1,5 +1,6 @@
 """The report's cost table (a study's Table 5): one row per configuration, model seats with
-their calls, tokens, latency and failures, the others by kind only."""
+their calls, tokens, dollars, latency, failures and the classes of their answers, the others by
+kind only."""
 
 from __future__ import annotations
 
@@ -9,11 +10,18 @@ from asiworld.evaluation.tables import costs_table
 def test_model_seats_show_their_costs_and_built_ins_their_kind():
     run = {"costs": [
         {"name": "m", "kind": "openai", "calls": 12, "prompt_tokens": 900,
-         "completion_tokens": 40, "latency_p50_ms": 21.04, "latency_p95_ms": 80.0,
-         "failures": 3, "incidents": 2},
+         "completion_tokens": 40, "dollars": 0.01234, "latency_p50_ms": 21.04,
+         "latency_p95_ms": 80.0, "failures": 3, "incidents": 2,
+         "replies": {"tool_call": 6, "text_action": 1, "text": 1, "empty": 1, "malformed": 1,
+                     "failed": 2}},
+        {"name": "unpriced", "kind": "openai", "calls": 1, "prompt_tokens": 9,
+         "completion_tokens": 4, "dollars": None, "latency_p50_ms": 2.0,
+         "latency_p95_ms": 2.0, "failures": 0, "incidents": 0},
         {"name": "planner", "kind": "builtin", "calls": 0},
     ]}
     table = costs_table([run]).splitlines()
     assert table[0].startswith("| Configuration | Kind | Calls |")
-    assert table[2] == "| m | openai | 12 | 900 | 40 | 21.0 | 80.0 | 3 | 2 |"
-    assert table[3] == "| planner | builtin | — | — | — | — | — | — | — |"
+    assert "| Dollars |" in table[0]
+    assert table[2] == "| m | openai | 12 | 900 | 40 | 0.0123 | 21.0 | 80.0 | 3 | 2 | 6/1/1/1/1/2 |"
+    assert table[3] == "| unpriced | openai | 1 | 9 | 4 | — | 2.0 | 2.0 | 0 | 0 | — |"
+    assert table[4] == "| planner | builtin | — | — | — | — | — | — | — | — | — |"

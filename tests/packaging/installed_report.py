@@ -34,6 +34,7 @@ def main() -> None:
                 "file": asiworld.__file__,
                 "meta_path": [repr(finder) for finder in sys.meta_path],
                 "prompt": system_prompt(),
+                "shipped_guide": (shipped("docs") / "player-guide.md").read_text("utf-8"),
                 "folders": {
                     "docs": str(shipped("docs")),
                     "replays": str(shipped("replays")),

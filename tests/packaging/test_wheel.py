@@ -144,12 +144,12 @@ def test_every_asiworld_module_comes_from_the_installed_package(installed, repor
     assert len(report["modules"]) > 20  # the server, engine, agents and replay really imported
 
 
-def test_the_llm_prompt_embeds_the_whole_program_api_page(report):
-    # Before docs/ shipped in the wheel the installed prompt was ~870 characters: the rules
-    # without the page.
-    page = (ROOT / "docs" / "programs.md").read_text(encoding="utf-8")
-    assert page in report["prompt"]
-    assert report["prompt"] == system_prompt()
+def test_the_installed_llm_prompt_is_the_players_guide_written_from_its_content(report):
+    # The prompt is written from the content and the template the wheel carries; the page
+    # `asiworld mcp` hands its client is shipped too, and says the same.
+    page = (ROOT / "docs" / "player-guide.md").read_text(encoding="utf-8")
+    assert report["prompt"] == system_prompt() == page
+    assert report["shipped_guide"] == page
 
 
 def test_docs_replays_content_templates_and_static_are_read_from_the_package(installed, report):

@@ -133,5 +133,5 @@ def test_a_studys_replay_carries_exactly_its_transcripts_turns(tmp_path):
         assert [t["turn"] for t in conf["turns"]] == sorted({c["turn"] for c in calls})
         assert sum(t["calls"] for t in conf["turns"]) == len(calls)
         answered = [t for t in conf["turns"] if t["tool_calls"]]
-        assert answered and all(t["prompt"].startswith("## Now") for t in conf["turns"])
+        assert answered and all(t["prompt"].startswith("## Clock") for t in conf["turns"])
         assert all(len(t["results"]) == len(t["tool_calls"]) for t in answered)

@@ -82,7 +82,7 @@ def test_a_lockstep_study_on_the_server_writes_what_study_run_writes(tmp_path):
         r["name"] for r in headless["configurations"]]
     for name in ("report.md", "events.jsonl", "replay.asirep"):
         assert (out / name).is_file(), name
-    assert sorted(p.stem for p in (out / "transcripts").iterdir()) == sorted(MODEL_SEATS)
+    assert sorted(p.stem for p in (out / "transcripts").glob("*.jsonl")) == sorted(MODEL_SEATS)
     with Replay.open(out / "replay.asirep") as replay:
         assert replay.complete
         assert verify_replay(replay).ok

@@ -49,7 +49,7 @@ def studies(tmp_path_factory):
         acknowledged, killed_at = store.inputs(0), store.last_tick()
         store.close()
         lines_at_kill = {p.stem: len(read_transcript(p))
-                         for p in (resumed / "transcripts").iterdir()}
+                         for p in (resumed / "transcripts").glob("*.jsonl")}
         other = root / "other.toml"
         other.write_text(demo_text(server.url, minutes=MINUTES, seed=4))
         said = io.StringIO()
@@ -102,7 +102,7 @@ def test_the_resumed_study_equals_an_uninterrupted_one(studies):
 
 
 def test_transcripts_are_appended_to_never_duplicated(studies):
-    for path in sorted((studies["whole"] / "transcripts").iterdir()):
+    for path in sorted((studies["whole"] / "transcripts").glob("*.jsonl")):
         mine = calls(studies["resumed"] / "transcripts" / path.name)
         assert [c["call"] for c in mine] == list(range(1, len(mine) + 1)), path.stem
         assert mine == calls(path), path.stem

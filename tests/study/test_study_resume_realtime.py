@@ -60,7 +60,7 @@ def study(tmp_path_factory):
         killed = {"tick": store.last_tick(), "inputs": store.inputs(0),
                   "journal": store.journal_rows()}
         store.close()
-        killed["lines"] = {p.stem: read_transcript(p) for p in (out / "transcripts").iterdir()}
+        killed["lines"] = {p.stem: read_transcript(p) for p in (out / "transcripts").glob("*.jsonl")}
         other = root / "other.toml"
         other.write_text(study_text(server.url, seed=4))
         said = io.StringIO()
