@@ -380,21 +380,28 @@ def _shown(value: Any) -> str:
     return json.dumps(value)
 
 
-def _gist(spec: dict[str, Any]) -> str:
-    """A tool's description without its category and its asides in parentheses: the tool's own
-    schema, which the model is sent beside the prompt, carries them in full."""
-    return ASIDE.sub("", ACTION_PREFIX.sub("", spec["description"])).rstrip(".")
+def _category(spec: dict[str, Any]) -> str:
+    """An action tool's category (from its description's prefix); the others are tools."""
+    found = ACTION_PREFIX.match(spec["description"])
+    if found:
+        return found[0][len("Action ("):-len("): ")]
+    return "programs" if spec["name"] in PROGRAM_TOOLS else "reading and waiting"
 
 
 def tools(programs: bool = True) -> str:
-    """What each tool the model is offered does, one line each (from the tool table)."""
-    lines = ["## Your tools", "",
-             "An action takes ticks; a new one replaces it (`say` never does). Targets are "
-             "`#id`s from your observation.", ""]
+    """The tools the model is offered, their arguments, one line per category. What each does
+    is in its schema, which every request carries beside the prompt: saying it twice cost a
+    small model's context about 700 tokens a call."""
+    groups: dict[str, list[str]] = {}
     for spec in tool_specs():
         if spec["name"] in PROGRAM_TOOLS and not programs:
             continue
-        lines.append(f"- {_tool_call(spec)}: {_gist(spec)}")
+        groups.setdefault(_category(spec), []).append(_tool_call(spec))
+    lines = ["## Your tools", "",
+             "Each tool's schema, sent with every request, says what it does. An action takes "
+             "ticks; a new one replaces the current one (`say` never does). Targets are `#id`s "
+             "from your observation; `x, y` are absolute tiles.", ""]
+    lines += [f"- {category}: {', '.join(calls)}" for category, calls in groups.items()]
     return "\n".join(lines)
 
 
@@ -421,10 +428,7 @@ EXAMPLE = '''def main():
         trees = [(v["x0"] + c, v["y0"] + r) for r, row in enumerate(v["tiles"])
                  for c, ch in enumerate(row) if ch == "T"]
         try:
-            if not trees:
-                move(random.choice(["n", "s", "e", "w"]))
-                continue
-            x, y = random.choice(trees)
+            x, y = random.choice(trees) if trees else (position()[0] + 5, position()[1])
             move_to(x, y)  # a solid tile: walks next to it
             gather(x, y)
         except GameError as e:
@@ -516,14 +520,14 @@ def observation() -> str:
     c = _content()
     return "\n\n".join([
         "## Reading your observation",
-        "Top lines: tick, day, minute, day or night; your position `(x, y)`, area "
-        f"({SURFACE}: the surface, else a dungeon), health, hunger, energy, coins; inventory; "
-        "equipment; `doing` (your operation). The map's top-left tile is the `(x0, y0)` above "
+        "`## Clock` says how long until night and the end. Under `## Now`: your position, area "
+        f"({SURFACE}: the surface), stats, inventory, equipment, `doing` (your operation). The "
+        "map's top-left tile is the `(x0, y0)` above "
         "it: row r, column c (counted from zero) is `(x0 + c, y0 + r)`; **x grows east, y grows "
         "south** (`move` n lowers y). `@` you, `&` a character, lower case a creature's first "
         "letter, upper case a structure's (door `+`), blank out of sight; `legend:` names "
         "them. `in view:` gives each creature and character's `#id`, position, health; "
-        "`recent:` your events (`op_done`, `op_failed` with a code, `damaged`...). One glyph, "
+        "`recent:` your events (`op_done`, `op_failed` with a code...). One glyph, "
         "two meanings (trust `in view:`): "
         f"{_same_glyph(c)}. Memory lists what you saw where and when.",
     ])

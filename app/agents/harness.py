@@ -66,6 +66,7 @@ class HarnessConfig:
     tool_choice: str | None = None  # sent as is; None: not sent (the endpoint's default)
     text_actions: str = "off"  # off | parse | json (module docstring)
     observation: str = "text"  # text | json
+    tool_schemas: str = "full"  # full | compact (asiworld.agents.tools.openai_tools)
     programs: bool = True  # offer submit_program / program_status / cancel_program
     approve_programs: bool = False
     # The system prompt, rendered; None: the player's guide with the settings below.
@@ -252,7 +253,7 @@ class Harness:
         self.llm = llm
         self.config = config
         self.tools = ToolBox(client)
-        specs = openai_tools()
+        specs = openai_tools(compact=config.tool_schemas == "compact")
         if not config.programs:
             specs = [t for t in specs if t["function"]["name"] not in PROGRAM_TOOLS]
         self.tool_specs = specs

@@ -9,6 +9,7 @@ back as `{"ok": false, "code", "message"}` so a model can read them and try some
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from asiworld import protocol
@@ -95,9 +96,34 @@ def tool_specs() -> list[dict[str, Any]]:
     return action_tools() + EXTRA_TOOLS
 
 
-def openai_tools() -> list[dict[str, Any]]:
-    """The same tools in the OpenAI chat-completions `tools` format."""
-    return [{"type": "function", "function": spec} for spec in tool_specs()]
+def openai_tools(compact: bool = False) -> list[dict[str, Any]]:
+    """The same tools in the OpenAI chat-completions `tools` format. `compact`: each tool's
+    description without its category, its parameters without their descriptions and bounds
+    (the server checks them all the same): about 2,200 tokens instead of 3,500 with SmolLM2's
+    tokenizer, for a model whose context is small."""
+    specs = tool_specs()
+    if compact:
+        specs = [{"name": s["name"], "description": ACTION_PREFIX.sub("", s["description"]),
+                  "parameters": _slim(s["parameters"])} for s in specs]
+    return [{"type": "function", "function": spec} for spec in specs]
+
+
+ACTION_PREFIX = re.compile(r"^Action \([a-z_]+\): ")
+SLIM_KEEPS = ("type", "enum", "default", "items", "properties", "required")
+
+
+def _slim(schema: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in SLIM_KEEPS:
+        if key not in schema:
+            continue
+        value = schema[key]
+        if key == "properties":
+            value = {name: _slim(sub) for name, sub in value.items()}
+        elif key == "items":
+            value = _slim(value)
+        out[key] = value
+    return out
 
 
 def _failure(code: str, message: str) -> dict:

@@ -164,13 +164,20 @@ def observe_text(world: World, char: Character, obs: dict[str, Any] | None = Non
         "legend: " + ", ".join(f"{k}={v}" for k, v in sorted(legend.items())),
     ]
     if obs["entities"]:
-        lines.append("in view: " + "; ".join(
-            f"{e['kind']} #{e['id']} at ({e['x']}, {e['y']}) health {e['health']}"
-            for e in obs["entities"]))
+        lines.append("in view: " + "; ".join(_in_view(e) for e in obs["entities"]))
     recent = [e for e in obs["events"] if e["kind"] not in ("action",)][-8:]
     if recent:
         lines.append("recent: " + "; ".join(_event_text(e) for e in recent))
     return "\n".join(lines)
+
+
+def _in_view(e: dict[str, Any]) -> str:
+    """One body in view; a character with its name (a player told who is near can tell a
+    rival from a stranger)."""
+    text = f"{e['kind']} #{e['id']} at ({e['x']}, {e['y']}) health {e['health']}"
+    if e["kind"] == "character" and e.get("name"):
+        text += f" ({e['name']}{', down' if e.get('down') else ''})"
+    return text
 
 
 def _event_text(e: dict[str, Any]) -> str:

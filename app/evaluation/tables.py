@@ -345,6 +345,8 @@ def _prompts(run: Results, meta: dict[str, Any]) -> str:
             how.append(f"{p['history_turns']} turns kept")
         if p.get("tool_choice"):
             how.append(f"tool_choice {p['tool_choice']}")
+        if p.get("tool_schemas", "full") != "full":
+            how.append(f"{p['tool_schemas']} tool schemas")
         if p.get("text_actions", "off") != "off":
             how.append(f"text actions {p['text_actions']}")
         source = p.get("source") or "default"

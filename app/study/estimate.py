@@ -52,7 +52,7 @@ def estimate(study: Study) -> list[SeatEstimate]:
     for conf in study.configurations:
         if not isinstance(conf, OpenAIConfiguration):
             continue
-        tools = [t for t in openai_tools()
+        tools = [t for t in openai_tools(compact=conf.tool_schemas == "compact")
                  if conf.programs or t["function"]["name"] not in PROGRAM_TOOLS]
         if conf.observation == "json":
             seen = json.dumps(world.observe(chars[conf.name]), separators=(",", ":"))

@@ -137,6 +137,7 @@ class OpenAIConfiguration(_Strict):
     prompt: str | None = Field(None, min_length=1)  # a system-prompt template file
     instructions: str = Field("", max_length=20_000)  # added at the template's {{instructions}}
     observation: Literal["text", "json"] = "text"
+    tool_schemas: Literal["full", "compact"] = "full"  # compact: no parameter descriptions
     history_turns: int = Field(0, ge=0, le=50)  # earlier turns kept as chat messages
     tool_choice: Literal["auto", "required", "none"] | None = None  # None: not sent
     text_actions: Literal["off", "parse", "json"] = "off"

@@ -242,13 +242,13 @@ def test_the_guide_and_the_harness_agree_on_the_program_tools():
 
 # --- tools, programs and the observation --------------------------------------------------------
 
-def test_every_offered_tool_has_one_line():
-    lines = guide.tools(programs=True).splitlines()
+def test_every_offered_tool_is_named_once_with_its_arguments():
+    text = guide.tools(programs=True)
     for spec in tool_specs():
-        mine = [ln for ln in lines if ln.startswith(f"- `{spec['name']}(")]
-        assert len(mine) == 1, spec["name"]
+        calls = re.findall(rf"`{spec['name']}\(([^`]*)\)`", text)
+        assert len(calls) == 1, spec["name"]
         for argument in spec["parameters"].get("properties", {}):
-            assert argument in mine[0], (spec["name"], argument)
+            assert argument in calls[0], (spec["name"], argument)
 
 
 def test_every_program_reading_helper_is_described_and_no_other():

@@ -122,3 +122,21 @@ def test_the_clock_line_says_how_long_until_night_and_the_horizon(served, runner
     clock = user.split("## Clock\n", 1)[1].split("\n", 1)[0]
     assert "daytime: night falls in 20 minutes" in clock or "night falls in 19" in clock
     assert "the study ends at tick 3600 (minute 60)" in clock
+
+
+def test_compact_tool_schemas_keep_every_tool_and_argument_without_their_prose(
+        served, runner, tmp_path):
+    _, fake, _, _, lines = play(served, runner, tmp_path, [tool("wait")], turns=1,
+                                tool_schemas="compact")
+    from asiworld.agents.tools import openai_tools
+
+    full = {t["function"]["name"]: t["function"] for t in openai_tools()}
+    sent = {t["function"]["name"]: t["function"] for t in fake.requests[0]["tools"]}
+    assert sent.keys() == full.keys()
+    for name, spec in sent.items():
+        params, whole = spec["parameters"], full[name]["parameters"]
+        assert params.get("required") == whole.get("required")
+        assert params.get("properties", {}).keys() == whole.get("properties", {}).keys()
+        assert all("description" not in p for p in params.get("properties", {}).values())
+        assert not spec["description"].startswith("Action (")
+    assert len(json.dumps(fake.requests[0]["tools"])) < 0.7 * len(json.dumps(openai_tools()))

@@ -45,3 +45,15 @@ def test_the_text_form_has_stats_a_map_and_a_legend(arena):
     ada = arena.hero(items={"berries": 2})
     text = arena.world.observe_text(ada.id)
     assert "health 100" in text and "berries x2" in text and "legend:" in text and "@" in text
+
+
+def test_the_text_names_the_characters_in_view():
+    from asiworld.engine import World
+
+    world = World.create(seed=7)
+    ada = world.add_character("ada", label="me")
+    bob = world.add_character("bob", label="rival")
+    world.step()
+    line = next(ln for ln in world.observe_text(ada).splitlines() if ln.startswith("in view: "))
+    assert f"character #{bob} at " in line and "(bob)" in line
+    assert "ada" not in line  # not oneself
