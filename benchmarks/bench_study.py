@@ -3,6 +3,12 @@
     python benchmarks/bench_study.py harness --calls 500
     python benchmarks/bench_study.py study --minutes 300
     python benchmarks/bench_study.py realtime --minutes 5 --speed 100 --runs 3
+    python benchmarks/bench_study.py prompt
+    python benchmarks/bench_study.py local --minutes 60
+
+`prompt`: the default prompt in SmolLM2-135M's own tokens (`asiworld model serve`'s tokenizer):
+goal <= 3,500 for the system prompt. `local`: a study with a real model (`asiworld study new
+--local-model`) for --minutes: wall time, calls, tokens.
 
 `harness`: one character on a real world (seed 3) played through the LLM harness and an
 in-process LocalClient; the model is the fake model called in-process (no HTTP), and its time
@@ -181,6 +187,89 @@ def bench_realtime(minutes: int, speed: float, runs: int, model: str = "process"
             "load_after": round(os.getloadavg()[0], 2)}
 
 
+def bench_prompt() -> dict:
+    """The default prompt in SmolLM2-135M's own tokens (llama.cpp's /apply-template and
+    /tokenize on `asiworld model serve`): the system prompt of a 300-minute lockstep study, the
+    tool list (full and compact schemas), a first turn's user message, and whole first calls as
+    the server counts them. Goal: the default system prompt <= 3,500 tokens."""
+    from asiworld.agents.endpoint import Endpoint
+    from asiworld.agents.harness import Harness, HarnessConfig
+    from asiworld.agents.tools import openai_tools
+    from asiworld.engine import World
+    from asiworld.local_model import LocalModelServer
+    from asiworld.pipeline import Pipeline
+    from asiworld.study.local import LocalClient
+    from asiworld.study.spec import Lockstep
+
+    clock = Lockstep(kind="lockstep").describe()
+    world = World.create(seed=3, size=64)
+    pipeline = Pipeline(world)
+    client = LocalClient(pipeline, world.add_character("bench", label="bench"))
+    out: dict = {}
+    with LocalModelServer(port=0) as server:
+        def count(body: dict) -> int:
+            prompt = _post(server.address + "/apply-template", body)["prompt"]
+            tokens = _post(server.address + "/tokenize", {"content": prompt,
+                                                          "parse_special": True})
+            return len(tokens["tokens"])
+
+        def text_tokens(text: str) -> int:
+            return len(_post(server.address + "/tokenize", {"content": text})["tokens"])
+
+        for compact in (False, True):
+            config = HarnessConfig(model="m", horizon_tick=18_000, clock=clock,
+                                   tool_schemas="compact" if compact else "full")
+            harness = Harness(client, Endpoint(server.url), config)
+            messages = harness.context()
+            kind = "compact" if compact else "full"
+            if not compact:
+                out["system_prompt_characters"] = len(harness.system)
+                out["system_prompt_tokens"] = text_tokens(harness.system)
+                out["first_user_message_tokens"] = text_tokens(messages[-1]["content"])
+            out[f"tools_{kind}_tokens"] = text_tokens(json.dumps(openai_tools(compact=compact)))
+            out[f"first_call_{kind}_tools_tokens"] = count(
+                {"messages": [{"role": "system", "content": harness.system}, *messages],
+                 "tools": harness.tool_specs})
+    pipeline.close()
+    out["goal_system_prompt_tokens"] = 3500
+    return out
+
+
+def bench_local(minutes: int) -> dict:
+    """`asiworld study new --local-model` for --minutes: two SmolLM2-135M seats on llama.cpp
+    (one thread) and the planner, lockstep. Wall time, calls, tokens, what the answers were."""
+    from asiworld.local_model import LocalModelServer
+    from asiworld.study.demo import local_text
+    from asiworld.study.run import run_study
+    from asiworld.study.spec import parse_study
+
+    with LocalModelServer(port=0) as server, tempfile.TemporaryDirectory() as tmp:
+        text = local_text(server.url, minutes=minutes)
+        load = os.getloadavg()[0]
+        began = time.perf_counter()
+        (results,) = run_study(parse_study(text), text, Path(tmp), say=lambda line: None)
+        wall = time.perf_counter() - began
+    seats = [row for row in results["costs"] if row["kind"] == "openai"]
+    return {"minutes": minutes, "wall_seconds": round(wall, 1),
+            "load_before": round(load, 2), "load_after": round(os.getloadavg()[0], 2),
+            "calls": sum(r["calls"] for r in seats),
+            "prompt_tokens": sum(r["prompt_tokens"] for r in seats),
+            "cached_tokens": sum(r["cached_tokens"] for r in seats),
+            "completion_tokens": sum(r["completion_tokens"] for r in seats),
+            "latency_p50_ms": {r["name"]: r["latency_p50_ms"] for r in seats},
+            "replies": {r["name"]: r["replies"] for r in seats},
+            "state_hash": results["state_hash"]}
+
+
+def _post(url: str, body: dict) -> dict:
+    import urllib.request
+
+    request = urllib.request.Request(url, data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=600) as reply:
+        return json.load(reply)
+
+
 @contextlib.contextmanager
 def fake_model(where: str) -> Iterator[str]:
     """The fake model's URL: `process`, `asiworld fake-model` in a process of its own, as the
@@ -216,7 +305,7 @@ def _cpu_seconds(children: bool = True) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("what", choices=["harness", "study", "realtime"])
+    parser.add_argument("what", choices=["harness", "study", "realtime", "prompt", "local"])
     parser.add_argument("--calls", type=int, default=500)
     parser.add_argument("--minutes", type=int, default=None,
                         help="world minutes (default 300; realtime: 5)")
@@ -228,6 +317,10 @@ def main() -> None:
     logging.disable(logging.WARNING)
     if args.what == "harness":
         result = bench_harness(args.calls)
+    elif args.what == "prompt":
+        result = bench_prompt()
+    elif args.what == "local":
+        result = bench_local(args.minutes or 60)
     elif args.what == "realtime":
         result = bench_realtime(args.minutes or 5, args.speed, args.runs, args.model)
     else:

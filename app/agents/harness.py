@@ -151,12 +151,14 @@ def system_prompt(config: HarnessConfig | None = None) -> str:
     )
 
 
-def clock_line(tick: int, horizon_tick: int | None) -> str:
+def clock_line(tick: int, horizon_tick: int | None, time_: Any = None) -> str:
     """Where the turn stands in the day and in the study: the time until night (or day) and
-    until the horizon, in minutes, as the prompt's first section says it."""
-    from asiworld.engine import load_content
+    until the horizon, in minutes, as the prompt's first section says it. `time_`: the
+    content's time section (read once by the caller: loading the content parses its files)."""
+    if time_ is None:
+        from asiworld.engine import load_content
 
-    time_ = load_content().time
+        time_ = load_content().time
     per_minute = time_.ticks_per_minute
     day_ticks = time_.day_minutes * per_minute
     night_at = time_.night_starts_minute * per_minute
@@ -266,13 +268,21 @@ class Harness:
         self.history: deque[list[dict]] = deque(maxlen=max(1, config.history_turns))
         self.stats = HarnessStats()
         self.system = system_prompt(config)
+        from asiworld.engine import load_content
+
+        self.time = load_content().time  # the clock line's day and night, read once
         self.settings = self._settings()
+        self.encoder = request.Encoder(self.system, self.tool_specs, self.settings)
         self.system_sha256 = request.text_digest(self.system)
         self.tools_sha256 = request.tools_digest(self.tool_specs)
         self.transcript = transcript
+        self.kept_settings = self.settings
         if transcript is not None:
             transcript.keep_prompt(self.system)
             transcript.keep_tools(self.tool_specs)
+            if "response_format" in self.settings:  # its sha256 on each line, once in a file
+                digest = transcript.keep_format(self.settings["response_format"])
+                self.kept_settings = {**self.settings, "response_format": {"sha256": digest}}
         self.charge = charge
         self.calls_made = transcript.last_call if transcript is not None else 0
         self.clock = clock
@@ -314,7 +324,7 @@ class Harness:
             now = obs["text"]
         recent = "\n".join(self.feedback) if cfg.feedback_kept else ""
         user = (
-            f"## Clock\n{clock_line(int(obs.get('tick', 0)), cfg.horizon_tick)}\n\n"
+            f"## Clock\n{clock_line(int(obs.get('tick', 0)), cfg.horizon_tick, self.time)}\n\n"
             f"## Now\n{now}\n\n## Memory\n{memory_summary(obs.get('memory') or {})}\n\n"
             f"## Your recent tool calls and their results\n{recent or '(nothing yet)'}\n\n"
             "What do you do?"
@@ -457,8 +467,7 @@ class Harness:
     # --- the model, with back-off and incidents ------------------------------------------------
 
     def request_bytes(self, messages: list[dict]) -> bytes:
-        return request.encode(request.body(self.system, self.tool_specs, messages,
-                                           self.settings))
+        return self.encoder.encode(messages)
 
     def _complete(self, pending: Pending) -> Reply | None:
         cfg = self.config
@@ -626,7 +635,7 @@ class Harness:
         answered = pending.tick_answered
         prompt = prompt_summary(pending.messages)
         asked = {"system": self.system_sha256, "tools": self.tools_sha256,
-                 "messages": pending.messages, "settings": self.settings}
+                 "messages": pending.messages, "settings": self.kept_settings}
         for call in pending.calls:
             last = call is pending.calls[-1]
             self.transcript.write({

@@ -34,6 +34,21 @@ def encode(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode()
 
 
+class Encoder:
+    """`encode(body(system, tools, messages, settings))` for one seat's constant system prompt,
+    tools and settings, with those encoded once: only the turn's messages are encoded per call
+    (the tool list alone is 12 KB of JSON, about half a millisecond a call)."""
+
+    def __init__(self, system: str, tools: list[dict] | None, settings: dict[str, Any]) -> None:
+        whole = encode(body(system, tools, [], settings))
+        cut = len(encode({"model": settings["model"],
+                          "messages": [{"role": "system", "content": system}]})) - 2
+        self.head, self.tail = whole[:cut], whole[cut:]  # the messages go between them
+
+    def encode(self, messages: list[dict]) -> bytes:
+        return self.head + b"".join(b"," + encode(m) for m in messages) + self.tail
+
+
 def text_digest(text: str) -> str:
     """The sha256 of a prompt's UTF-8 text (what `sha256sum` of its file prints)."""
     return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()

@@ -13,7 +13,8 @@ Each line is one request to the model, failed ones included:
 is the answer's text (a resumed study gives it back to the harness, app/study/resume.py);
 `reply` is the answer's class (asiworld.agents.harness). `request` is the request as sent, but
 for the system prompt and the tool list, which are kept once each under their sha256 beside the
-transcripts (`prompts/HEX.txt`, `tools/HEX.json`): `rebuild` gives the request's exact bytes.
+transcripts (`prompts/HEX.txt`, `tools/HEX.json`; a JSON action's response_format in
+`formats/HEX.json`): `rebuild` gives the request's exact bytes.
 
 The file is appended to, never rewritten: a resumed study opens it again, learns the last call
 written (`last_call`) and numbers on from there; a line for a call already written is skipped,
@@ -22,6 +23,7 @@ and a line cut off by a kill is dropped, so a resume neither loses nor repeats a
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -44,6 +46,14 @@ class Transcript:
         digest = request.text_digest(text)
         _keep(self.path.parent / "prompts" / f"{digest}.txt",
               text.encode("utf-8", "replace"))
+        return digest
+
+    def keep_format(self, value: dict) -> str:
+        """A response_format (a JSON action's schema, `text_actions = "json"`: some 10 KB),
+        kept once under its sha256 (`formats/HEX.json`) rather than on every line."""
+        data = request.encode(value)
+        digest = hashlib.sha256(data).hexdigest()
+        _keep(self.path.parent / "formats" / f"{digest}.json", data)
         return digest
 
     def keep_tools(self, tools: list[dict]) -> str:
@@ -111,12 +121,17 @@ def rebuild(folder: str | Path, line: dict[str, Any]) -> bytes:
     folder = Path(folder)
     prompt = folder / "prompts" / f"{asked['system']}.txt"
     tools_file = folder / "tools" / f"{asked['tools']}.json" if asked.get("tools") else None
+    settings = dict(asked["settings"])
+    kept = settings.get("response_format")
     try:
         system = prompt.read_bytes().decode("utf-8")
         tools = json.loads(tools_file.read_bytes()) if tools_file is not None else None
+        if isinstance(kept, dict) and set(kept) == {"sha256"}:
+            settings["response_format"] = json.loads(
+                (folder / "formats" / f"{kept['sha256']}.json").read_bytes())
     except FileNotFoundError as exc:
         raise RequestMissing(f"call {line.get('call')}: {exc.filename} is missing") from None
-    return request.encode(request.body(system, tools, asked["messages"], asked["settings"]))
+    return request.encode(request.body(system, tools, asked["messages"], settings))
 
 
 SECTION_KEPT = 700  # characters of each prompt section in a transcript's summary

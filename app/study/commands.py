@@ -21,8 +21,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     new = verbs.add_parser("new", help="write a commented example study file")
     new.add_argument("file", nargs="?", type=Path, default=Path("study.toml"))
     new.add_argument("--force", action="store_true", help="overwrite an existing file")
-    new.add_argument("--demo", action="store_true",
-                     help="the nine-configuration demo (six seats through asiworld fake-model)")
+    kind = new.add_mutually_exclusive_group()
+    kind.add_argument("--demo", action="store_true",
+                      help="the nine-configuration demo (six seats through asiworld fake-model)")
+    kind.add_argument("--local-model", action="store_true",
+                      help="two seats of a real model (SmolLM2-135M on asiworld model serve) "
+                           "and the planner")
     new.set_defaults(func=cmd_new)
 
     check = verbs.add_parser("check", help="check a study file without running it")
@@ -78,13 +82,14 @@ def fail(code: str, message: str) -> int:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    from .demo import demo_text
+    from .demo import demo_text, local_text
     from .spec import example_text
 
     if args.file.exists() and not args.force:
         return fail("file_exists", f"{args.file} exists; give another name or --force")
     try:
-        args.file.write_text(demo_text() if args.demo else example_text(), encoding="utf-8")
+        text = demo_text() if args.demo else local_text() if args.local_model else example_text()
+        args.file.write_text(text, encoding="utf-8")
     except OSError as exc:
         return fail("cannot_write", f"cannot write {args.file}: {exc.strerror or exc}")
     print(f"wrote {args.file}; check it with: asiworld study check {args.file}",

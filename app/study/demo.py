@@ -36,3 +36,29 @@ def demo_text(url: str = FAKE_URL, minutes: int = 60, clock: str = LOCKSTEP, see
     for name, agent in BUILTINS.items():
         parts.append(f'[[configuration]]\nname = "{name}"\nkind = "builtin"\nagent = "{agent}"\n')
     return "\n".join(parts)
+
+
+LOCAL_URL = "http://127.0.0.1:8080/v1"  # asiworld model serve's default port
+
+
+def local_text(url: str = LOCAL_URL, minutes: int = 10, seed: int = 3, size: int = 64) -> str:
+    """A study with a real language model: two SmolLM2-135M seats on `asiworld model serve`
+    (one asked for one JSON action under the server's constrained decoding, one read for
+    commands in its text) and the built-in planner, on the lockstep clock. What `asiworld study
+    new --local-model` writes."""
+    seat = ('[[configuration]]\nname = "{name}"\nkind = "openai"\n'
+            f'model_url = "{url}"\nmodel = "smollm2-135m-instruct"\n'
+            "# a 135M model on one thread: the compact tool list keeps its prompt small, and\n"
+            "# a turn every 200 ticks keeps a 10-minute study to a few minutes\n"
+            'tool_schemas = "compact"\nprograms = false\nhistory = 4\npause_ticks = 200\n'
+            "request_timeout = 600.0\nmax_retries = 1\n{extra}\n")
+    return "\n".join([
+        "# A study with a real local model: start it first (asiworld model serve --port 8080),\n"
+        "# then: asiworld study run local.toml --out local/\n"
+        f'title = "SmolLM2-135M and the planner"\n\n[world]\nseed = {seed}\n'
+        f'minutes = {minutes}\nsize = {size}\n',
+        '[clock]\nkind = "lockstep"\nthink = "tokens"\nthink_ticks = 3\ntokens_per_tick = 20\n',
+        seat.format(name="smol-json", extra='text_actions = "json"\nmax_tokens = 48'),
+        seat.format(name="smol-text", extra='text_actions = "parse"\nmax_tokens = 24'),
+        '[[configuration]]\nname = "planner"\nkind = "builtin"\nagent = "planner"\n',
+    ])

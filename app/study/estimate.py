@@ -1,8 +1,10 @@
 """`asiworld study estimate`: what a study's model seats will cost at most, before it starts.
 
 Bounds, per seat and seed:
-- calls: on the lockstep clock every call costs at least the clock's least charge in ticks, so
-  a seat makes at most horizon / least calls; a budget's `calls` lowers that. The realtime clock
+- calls: on the lockstep clock every call costs at least the clock's least charge in ticks and
+  a turn (at most max_retries + 1 calls) is followed by pause_ticks, so a seat makes at most
+  the fewer of horizon / least calls and horizon / (least + pause_ticks) turns of
+  max_retries + 1 calls; a budget's `calls` lowers that. The realtime clock
   bounds nothing (a fast model calls as often as it answers): only a budget does.
 - prompt tokens per call: the largest prompt the seat's settings allow (its system prompt, its
   tool list, the first observation of this study's world, every result line `history` keeps at
@@ -70,7 +72,12 @@ def estimate(study: Study) -> list[SeatEstimate]:
 def _bounds(conf: OpenAIConfiguration, study: Study, horizon: int, seeds: int,
             prompt: int) -> SeatEstimate:
     per_call = prompt + conf.max_tokens
-    calls = horizon // study.clock.charge(0) if isinstance(study.clock, Lockstep) else None
+    calls = None
+    if isinstance(study.clock, Lockstep):
+        least = study.clock.charge(0)
+        tries = conf.max_retries + 1  # a turn's calls; each costs at least `least` ticks
+        turns = math.ceil(horizon / (least + conf.pause_ticks))  # sent before the horizon
+        calls = min(math.ceil(horizon / least), turns * tries)
     budget = conf.budget
     if budget is not None and budget.calls is not None:
         calls = budget.calls if calls is None else min(calls, budget.calls)

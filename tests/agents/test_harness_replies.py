@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from asiworld.agents.endpoint import Endpoint
 from asiworld.agents.harness import Harness, HarnessConfig
 from asiworld.agents.sdk import Client
@@ -140,3 +141,18 @@ def test_compact_tool_schemas_keep_every_tool_and_argument_without_their_prose(
         assert all("description" not in p for p in params.get("properties", {}).values())
         assert not spec["description"].startswith("Action (")
     assert len(json.dumps(fake.requests[0]["tools"])) < 0.7 * len(json.dumps(openai_tools()))
+
+
+@pytest.mark.parametrize("messages", [[], [{"role": "user", "content": "caf\u00e9 \u2603"}],
+                                      [{"role": "user", "content": "a"},
+                                       {"role": "assistant", "content": "", "tool_calls": []},
+                                       {"role": "tool", "tool_call_id": "x", "content": "{}"}]])
+def test_the_seats_encoder_gives_the_bytes_of_the_whole_body(messages):
+    from asiworld.agents import request
+
+    settings = {"model": "m", "tool_choice": "auto", "max_tokens": 9, "user": "seed1/a"}
+    tools = [{"type": "function", "function": {"name": "wait", "parameters": {}}}]
+    for listed in (tools, None):
+        encoder = request.Encoder("rules \u00e9", listed, settings)
+        whole = request.encode(request.body("rules \u00e9", listed, messages, settings))
+        assert encoder.encode(messages) == whole

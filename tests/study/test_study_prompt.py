@@ -49,6 +49,7 @@ def default_seats(url: str, extra: str = "") -> str:
         'price = { input = 3.0, output = 15.0, cached_input = 0.3 }\n\n'
         '[[configuration]]\nname = "templated"\nkind = "openai"\n'
         f'model_url = "{url}"\nmodel = "fake-programmer"\npause_ticks = 15\n'
+        'text_actions = "json"\n'
         'prompt = "prompts/mine.md"\ninstructions = "a careful forager."\n'
         f'{extra}\n'
     )
@@ -257,3 +258,20 @@ def test_study_turn_refuses_what_it_cannot_rebuild(recorded, tmp_path):
         assert rc == 2 and err.startswith(f"error: {code}: "), err
     rc, _, err = run("study", "turn", str(out), "guided", "0")
     assert rc == 2 and "Traceback" not in err
+
+
+def test_the_estimate_holds_for_the_study_that_ran(recorded):
+    out, results, _ = recorded
+    code, printed, _ = run("study", "estimate", str(out.parent / "study.toml"))
+    assert code == 0
+    rows = {line.split()[0]: line.split() for line in printed.splitlines()[2:4]}
+    for row in results["costs"]:
+        if row["kind"] != "openai":
+            continue
+        bound = rows[row["name"]]
+        calls = int(bound[2].replace(",", ""))
+        tokens = int(bound[8].replace(",", ""))
+        assert row["calls"] <= calls and row["prompt_tokens"] + row["completion_tokens"] <= tokens
+    # guided waits 10 ticks after each turn: 180 ticks / 13 = 14 turns of up to 7 calls, but
+    # never more than one call every 3 ticks
+    assert rows["guided"][1:3] == ["<=", "60"]
