@@ -208,7 +208,6 @@ def open_study(args: Any) -> LiveStudy:
     from .spec import load_study
 
     study, text = load_study(args.study)
-    check_endpoints(study)  # before anything is written
     shown = shown_host(args.host)
     out = args.out
     if out is None:
@@ -220,6 +219,8 @@ def open_study(args: Any) -> LiveStudy:
              "again)")
     else:
         earlier_study(out)
+    if len(study.world.seed_list()) == 1:  # several are refused below, whatever the models
+        check_endpoints(study)  # before anything is written
     out.mkdir(parents=True, exist_ok=True)
     return LiveStudy(study, text, out, str(args.study), float(args.speed),
                      url=f"http://{shown}:{args.port}", join_token=args.join_token,
