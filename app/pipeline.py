@@ -62,6 +62,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from asiworld.engine.text import clean
+
 log = logging.getLogger(__name__)
 
 # The observers' order, whoever registers first: the recording sees a tick before anything that
@@ -69,6 +71,14 @@ log = logging.getLogger(__name__)
 # last (so what it saves is what everyone saw).
 OBSERVERS: tuple[str, ...] = ("recorder", "assessment", "agents", "transcripts", "live", "store")
 WATCH = "watch"
+# A tick the store could not save must not pass unnoticed: the world would go on while nothing
+# it acknowledges is kept. Its failure is raised once every observer has run (the clock pauses
+# and raises the alarm); any other observer's failure is logged and the world goes on.
+VITAL = frozenset({"store"})
+
+
+class TickNotSaved(RuntimeError):
+    """A vital observer (the store) failed on this tick; the tick itself was applied."""
 
 
 @dataclass
@@ -182,9 +192,10 @@ class Pipeline:
         stamped with that tick. `durable`: an input that must survive a restart (an agent's
         incident, acknowledged to it): handed to the journal too — call it on the clock's
         thread then (`WorldRunner.call`), so it is saved before the acknowledgement."""
+        event = clean(dict(event))  # an incident's detail is a model's or a client's text
         if durable and self.journal is not None:
             self.journal({"kind": "event", "event": dict(event)})
-        self._outside.put(dict(event))
+        self._outside.put(event)
 
     def submit(self, char: int, action: Any) -> dict:
         """A direct action for a character, through the program host when there is one (a direct
@@ -241,11 +252,17 @@ class Pipeline:
         # The engine's input log is the record of what was applied (joins, humans, agents).
         inputs, self._log_seen = world.inputs_since(self._log_seen), world.input_log_end
         tick = Tick(tick=world.tick, events=events, frame=frame, inputs=inputs, world=world)
+        failed: Exception | None = None
         for observer in list(self._observers):
             try:
                 observer.on_tick(tick)
-            except Exception:  # a broken observer must not stop the world
+            except Exception as exc:  # a broken observer must not stop the others
                 log.exception("observer %s failed", observer.name)
+                if observer.name in VITAL and failed is None:
+                    failed = exc
+        if failed is not None:
+            raise TickNotSaved(f"tick {world.tick} was applied but not saved: "
+                               f"{type(failed).__name__}: {failed}") from failed
         return tick
 
     def run_until(self, tick: int, stop: Callable[[], bool] | None = None) -> int:

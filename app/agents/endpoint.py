@@ -27,6 +27,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from asiworld.engine.text import clean
+
 REPLY_LIMIT_BYTES = 8 * 1024 * 1024  # an answer larger than this is refused, not read whole
 USAGE_LIMIT = 10**9  # no single call uses a billion tokens: a bigger count is nonsense
 TRANSIENT_STATUS = {408, 409, 429}
@@ -80,11 +82,7 @@ def clean_text(value: Any) -> str | None:
         return None
     if not isinstance(value, str):
         value = json.dumps(value, ensure_ascii=False)
-    try:
-        value.encode("utf-8")
-        return value
-    except UnicodeEncodeError:
-        return value.encode("utf-8", "replace").decode("utf-8")
+    return clean(value)
 
 
 def count(value: Any) -> int | None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from . import text as texts
 from .errors import Refusal
 from .model import Character, Op
 
@@ -130,6 +131,9 @@ def _coerce(kind: str, name: str, spec: Arg, value: Any) -> Any:
         return list(value)
     if type(value) is not str:
         raise Refusal("bad_argument", f"{kind}: {name!r} must be text")
+    if not texts.valid(value):
+        raise Refusal("bad_text", f"{kind}: {name!r} is not valid text (a lone surrogate at "
+                      f"position {texts.first_invalid(value)}); nothing was done")
     if len(value) > spec.max_len:
         raise Refusal("bad_argument", f"{kind}: {name!r} is longer than {spec.max_len} characters")
     if spec.choices is not None:

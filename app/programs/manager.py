@@ -39,6 +39,8 @@ from functools import partial
 from typing import Any
 
 from asiworld.engine import ActionResult, Refusal, World
+from asiworld.engine.text import clean, first_invalid
+from asiworld.engine.text import valid as valid_text
 from asiworld.programs.host import HostCrashed, LocalHost, SliceRow
 from asiworld.programs.limits import DEFAULT_BUDGET, ENDED_KEPT, Budget
 from asiworld.programs.pool import HostPool
@@ -157,6 +159,10 @@ class ProgramManager:
             return _refusal("bad_argument", f"a program name is 1 to {MAX_NAME} characters")
         if type(source) is not str:
             return _refusal("bad_argument", "program source must be text")
+        for what, value in (("name", name), ("source", source)):
+            if not valid_text(value):  # it is journaled, recorded and shown: UTF-8 only
+                return _refusal("bad_text", f"the program's {what} is not valid text (a lone "
+                                f"surrogate at position {first_invalid(value)})")
         key = self.next_key
         seed = f"{self.world.seed}:{char_id}:{key}"
         try:
@@ -515,12 +521,13 @@ class ProgramManager:
 
     def _apply_logs_and_outcome(self, record: ProgramRecord, report: dict) -> None:
         for line in report.get("logs", ()):
+            line = clean(line)  # a program's own text: repaired, never refused after the fact
             record.logs.append(line)
             self._feedback(record, "program_log", text=line)
         if len(record.logs) > LOG_LINES:
             del record.logs[: len(record.logs) - LOG_LINES]
         if "outcome" in report:
-            record.outcome = report["outcome"]
+            record.outcome = clean(report["outcome"])
 
     # -- observations ---------------------------------------------------------------------
     def observation_extra(self, char_id: int, consume: bool = True) -> dict:

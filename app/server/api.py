@@ -41,6 +41,9 @@ def world_summary(keyframe: dict, stats: dict) -> dict:
 def healthz() -> ResponseReturnValue:
     runner = current_app.extensions["asiworld"].runner
     stats = runner.stats()
+    if stats["failure"] is not None:  # a process supervisor sees the alarm in the status
+        return jsonify({"ok": False, "tick": stats["tick"], "running": False,
+                        "reason": stats["failure"]}), 503
     return jsonify({"ok": True, "tick": stats["tick"], "running": stats["running"]})
 
 

@@ -171,6 +171,23 @@ def count_option(raw: Any, flag: str) -> int:
     return value
 
 
+def saved_agents(path: Path) -> list[str] | None:
+    """The configuration names of a saved world's built-in agents, sorted (None: unreadable)."""
+    import json
+    import sqlite3
+
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'builtin'").fetchone()
+        finally:
+            db.close()
+        seats = json.loads(row[0]) if row else []
+        return sorted(str(seat["config"]) for seat in seats)
+    except (sqlite3.Error, ValueError, KeyError, TypeError):
+        return None
+
+
 # `serve --study` is the study package's (asiworld.study.live.open_study), which sits above the
 # server; the command table (asiworld.cli) hands it over here, so the server imports no study.
 OPEN_STUDY: Any = None
@@ -411,12 +428,20 @@ def _serve_world(args: argparse.Namespace, data_dir: Path | None, fail: Any, liv
         from asiworld.server.persistence import DB_NAME
 
         if args.agents.strip() and (Path(data_dir) / DB_NAME).exists():
-            return fail(
-                "world_exists",
-                f"{data_dir} holds a saved world, which resumes with its own characters, so "
-                "--agents would be ignored: add --new to start a fresh world with these agents "
-                "(the saved one is moved aside, not deleted), or use another --data-dir",
-            )
+            asked = sorted(n.strip() for n in args.agents.split(",") if n.strip())
+            saved = saved_agents(Path(data_dir) / DB_NAME)
+            if saved != asked:  # the same command again (a supervisor's restart) resumes
+                shown = ", ".join(saved) if saved else "none"
+                return fail(
+                    "world_exists",
+                    f"{data_dir} holds a saved world whose built-in agents are {shown}, not "
+                    f"{', '.join(asked)}: it resumes with its own characters, so --agents "
+                    "would be ignored. Give the same --agents (or none) to resume it, --new to "
+                    "start a fresh world with these agents (the saved one is moved aside, not "
+                    "deleted), or another --data-dir",
+                )
+            print(f"{data_dir} holds a saved world with these agents: resuming it",
+                  file=sys.stderr)
     if args.async_mode == "eventlet":
         if importlib.util.find_spec("eventlet") is None:
             print(

@@ -30,13 +30,14 @@ process being killed at any moment; a power cut or kernel crash may lose the las
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +144,20 @@ class WorldStore:
         # Closed, its hooks save nothing: a world may still be served after its store closed
         # (a study's on the server, past its horizon), and its agents may still act on it.
         self.closed = False
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction, committed whole or rolled back: a failure inside (a snapshot
+        that cannot be encoded, a full disk) never leaves it open, so the next tick's save
+        starts clean instead of failing on "cannot start a transaction within a transaction"."""
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
 
     # --- meta -------------------------------------------------------------------------------
 
@@ -267,15 +282,14 @@ class WorldStore:
         runner.pipeline.add_observer("store", self.after_tick)
 
     def _start(self, world: World, size: Any) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-        self._set_meta("format", FORMAT)
-        self._set_meta("seed", world.seed)
-        self._set_meta("size", size)
-        self._set_meta("builtin", self.builtin)
-        self._set_meta("created", time.time())
-        self._set_meta("last_tick", world.tick)
-        self._write_snapshot(world)
-        self.db.execute("COMMIT")
+        with self._transaction():
+            self._set_meta("format", FORMAT)
+            self._set_meta("seed", world.seed)
+            self._set_meta("size", size)
+            self._set_meta("builtin", self.builtin)
+            self._set_meta("created", time.time())
+            self._set_meta("last_tick", world.tick)
+            self._write_snapshot(world)
 
     def _resume_server_state(self, app: Any) -> None:
         from asiworld.server import services
@@ -284,10 +298,9 @@ class WorldStore:
         last_saved = int(self.meta("last_tick", 0))  # the last tick whose events were seen
         world = self.runner.world
         with self._lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            self._set_meta("last_tick", world.tick)
-            self._set_meta("resumed", {"tick": world.tick, "at": time.time()})
-            self.db.execute("COMMIT")
+            with self._transaction():
+                self._set_meta("last_tick", world.tick)
+                self._set_meta("resumed", {"tick": world.tick, "at": time.time()})
             row = self.db.execute(
                 "SELECT server FROM snapshots ORDER BY tick DESC LIMIT 1"
             ).fetchone()
@@ -370,11 +383,10 @@ class WorldStore:
         rows = [(tick, char, action) for tick, char, action in log_rows]
         rows += [(world.tick, char, action) for char, action, *_ in queued]
         with self._lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            self._insert_inputs(rows)
-            self._insert_journal()
-            self._insert_tokens(tokens)
-            self.db.execute("COMMIT")
+            with self._transaction():
+                self._insert_inputs(rows)
+                self._insert_journal()
+                self._insert_tokens(tokens)
         self._log_journaled = world.input_log_end
         self._pending_journaled = len(pending)
         self._token_hashes.update(t[0] for t in tokens)
@@ -387,15 +399,14 @@ class WorldStore:
         applied = world.inputs_since(self._log_applied)
         ticks = {row[0] for row in applied} | {info.tick - 1}
         with self._lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            self.db.executemany("DELETE FROM inputs WHERE tick = ?", [(t,) for t in ticks])
-            self._insert_inputs(applied)
-            self._insert_journal()
-            events = self._insert_agent_events()
-            self._set_meta("last_tick", info.tick)
-            if info.tick - self._last_snapshot >= self.snapshot_every:
-                self._write_snapshot(world)
-            self.db.execute("COMMIT")
+            with self._transaction():
+                self.db.executemany("DELETE FROM inputs WHERE tick = ?", [(t,) for t in ticks])
+                self._insert_inputs(applied)
+                self._insert_journal()
+                events = self._insert_agent_events()
+                self._set_meta("last_tick", info.tick)
+                if info.tick - self._last_snapshot >= self.snapshot_every:
+                    self._write_snapshot(world)
         if events:  # agents see them once saved
             self.app.extensions["asiworld_agents"].publish(events)
         self._log_applied = self._log_journaled = world.input_log_end
@@ -413,17 +424,16 @@ class WorldStore:
         """Start the saved history again from `world`: a replay fork replaced the live world,
         so the old inputs, snapshots and tokens no longer lead anywhere. Runner thread only."""
         with self._lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            for table in ("inputs", "snapshots", "tokens", "journal", "agent_events"):
-                self.db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
-            self.builtin = builtin
-            self._set_meta("seed", world.seed)
-            self._set_meta("builtin", builtin)
-            self._set_meta("last_tick", world.tick)
-            self._set_meta("forked", {"tick": world.tick, "at": time.time()})
-            self._journal = []  # the old world's programs and incidents
-            self._write_snapshot(world)
-            self.db.execute("COMMIT")
+            with self._transaction():
+                for table in ("inputs", "snapshots", "tokens", "journal", "agent_events"):
+                    self.db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+                self.builtin = builtin
+                self._set_meta("seed", world.seed)
+                self._set_meta("builtin", builtin)
+                self._set_meta("last_tick", world.tick)
+                self._set_meta("forked", {"tick": world.tick, "at": time.time()})
+                self._journal = []  # the old world's programs and incidents
+                self._write_snapshot(world)
         self._log_applied = self._log_journaled = world.input_log_end
         self._pending_journaled = len(world.pending)
         self._token_hashes = set()
@@ -433,9 +443,8 @@ class WorldStore:
 
         def save() -> int:
             with self._lock:
-                self.db.execute("BEGIN IMMEDIATE")
-                self._write_snapshot(self.runner.world)
-                self.db.execute("COMMIT")
+                with self._transaction():
+                    self._write_snapshot(self.runner.world)
             return self.runner.world.tick
 
         return self.runner.call(save)

@@ -49,6 +49,9 @@ class WorldRunner:
         self.pipeline = pipeline
         self.speed = float(speed)
         self.paused = False
+        # Why the last tick failed (its inputs could not be saved, a snapshot could not be
+        # written): an alarm /healthz raises until an admin resumes the world.
+        self.failure: str | None = None
         self._clock = clock
         self._commands: queue.Queue[tuple[Callable[[], Any], Future]] = queue.Queue()
         self._thread: threading.Thread | None = None
@@ -136,6 +139,7 @@ class WorldRunner:
     def resume(self) -> None:
         def go() -> None:
             self.paused = False
+            self.failure = None  # an admin saw the alarm and resumes: the next tick tells
             self._next_due = self._clock()
 
         self.call(go)
@@ -170,7 +174,8 @@ class WorldRunner:
             "speed": self.speed,
             "paused": self.paused,
             "measured_tps": round(measured, 2),
-            "running": self.running,
+            "running": self.running and self.failure is None,
+            "failure": self.failure,
             "horizon": self.horizon,
         }
 
@@ -182,8 +187,9 @@ class WorldRunner:
             raise RunnerStopped(f"the study reached its horizon (tick {self.horizon})")
         try:
             tick = self.pipeline.step()
-        except Exception:
+        except Exception as exc:
             self.paused = True
+            self.failure = f"tick {self.world.tick + 1} failed: {type(exc).__name__}: {exc}"[:500]
             log.exception("the tick failed (its inputs could not be saved?): the world is paused")
             raise
         self._tick_times.append(self._clock())

@@ -84,9 +84,8 @@ class StudyStore(WorldStore):
         world = pipeline.world
         with self._lock:
             self._start(world, size)
-            self.db.execute("BEGIN IMMEDIATE")
-            self._set_meta("study", study)
-            self.db.execute("COMMIT")
+            with self._transaction():
+                self._set_meta("study", study)
         self.attach_pipeline(pipeline, journal)
 
     def attach_pipeline(self, pipeline: Any, journal: bool = False) -> None:
@@ -107,17 +106,15 @@ class StudyStore(WorldStore):
         if self.closed:
             return
         with self._lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            self._set_meta(key, value)
-            self.db.execute("COMMIT")
+            with self._transaction():
+                self._set_meta(key, value)
 
     def resumed(self, tick: int) -> list[int]:
         """Note that the study went on from `tick` after an interruption; every such tick."""
         ticks = [*self.meta("resumed", []), int(tick)]
         with self._lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            self._set_meta("resumed", ticks)
-            self.db.execute("COMMIT")
+            with self._transaction():
+                self._set_meta("resumed", ticks)
         return ticks
 
 

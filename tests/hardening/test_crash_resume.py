@@ -190,3 +190,41 @@ def test_a_program_and_an_incident_acknowledged_before_a_kill_are_there_after_it
         second.send_signal(signal.SIGINT)
         second.communicate(timeout=20)
     assert second.returncode == 0
+
+
+@pytest.mark.timeout(90)
+def test_the_same_command_brings_a_killed_server_back(tmp_path):
+    """A process supervisor (systemd Restart=, a container's restart policy) runs the very same
+    command after a crash: with the same --agents the saved world resumes; other agents are
+    refused, naming both lists, and nothing changes."""
+    from tests.hardening.serving import stop_server
+
+    port = free_port()
+    args = ("--data-dir", str(tmp_path / "data"), "--agents", "forager,planner", "--speed", "50")
+    first = start_server(port, *args)
+    try:
+        deadline = time.monotonic() + 30
+        while http("GET", port, "/healthz")[1]["tick"] < 20 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        before = http("GET", port, "/healthz")[1]["tick"]
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    again = start_server(port, *args)
+    try:
+        status, health = http("GET", port, "/healthz")
+        assert status == 200 and health["ok"] and health["tick"] >= before - 1
+    finally:
+        _, err = stop_server(again)
+    assert "holds a saved world with these agents: resuming it" in err
+    saved = (tmp_path / "data" / "world.sqlite3").read_bytes()
+    import subprocess
+    import sys
+
+    other = subprocess.run([sys.executable, "-m", "asiworld.cli", "serve", "--port", str(port),
+                            "--data-dir", str(tmp_path / "data"), "--agents", "rusher"],
+                           capture_output=True, text=True, timeout=60)
+    assert other.returncode == 2 and "Traceback" not in other.stderr
+    assert other.stderr.startswith("error: world_exists: ")
+    assert "forager, planner, not rusher" in other.stderr
+    assert (tmp_path / "data" / "world.sqlite3").read_bytes() == saved  # refused: unchanged
