@@ -43,6 +43,67 @@ GZIP_ABOVE = 4096  # bytes; frame chunks and keyframes compress about 8:1
 replays = Blueprint("replays", __name__)
 
 
+# --- who may read what ---------------------------------------------------------------------------
+# A replay of this server's own world (the live recording in RECORD_DIR, a study's replay as it
+# is written) shows the whole map, every character's view, every program's source: with a
+# spectator token set, it is a whole-world view like /live and needs that token, in the listing
+# and at every route. Other folders' replays (samples, finished runs) stay public.
+
+
+def _is_private(path: Path) -> bool:
+    record = current_app.config.get("RECORD_DIR")
+    live = current_app.extensions.get("asiworld_recording")
+    live_path = getattr(live, "path", None)
+    resolved = path.resolve()
+    if record and resolved.parent == Path(record).resolve():
+        return True
+    return bool(live_path) and resolved == Path(live_path).resolve()
+
+
+def _may_read(path: Path) -> bool:
+    from asiworld.server.auth import gate
+
+    return not _is_private(path) or gate(current_app).may_spectate_http(request)
+
+
+@replays.before_request
+def _guard() -> ResponseReturnValue | None:
+    rid = (request.view_args or {}).get("rid")
+    if rid is None:
+        return None
+    library, _ = _services()
+    path = library.paths().get(rid)
+    if path is not None and not _may_read(path):
+        refusal = ReplayError("not_spectator", "this replay records the live world: it needs "
+                              "the spectator token")
+        if not request.path.startswith("/api/"):  # the viewer page says it as a page
+            return render_template("replays.html", replays=_shown_rows(library.listing()),
+                                   replays_url="/replays", folders=_folder_names(library),
+                                   error=refusal), 403
+        return _json({"error": {"code": refusal.code, "message": str(refusal)}}, 403)
+    return None
+
+
+def _shown_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The listing as a client sees it: private replays only for spectators, and no path on
+    this machine (a file's name and its folder's name say enough)."""
+    out = []
+    paths = _services()[0].paths()
+    for row in rows:
+        path = paths.get(row["id"])
+        if path is not None and not _may_read(path):
+            continue
+        shown = {k: v for k, v in row.items() if k != "path"}
+        if path is not None:
+            shown["file"], shown["folder"] = path.name, path.parent.name
+        out.append(shown)
+    return out
+
+
+def _folder_names(library: ReplayLibrary) -> list[str]:
+    return [f.name or str(f) for f in library.folders]
+
+
 
 def replay_dirs(config: dict) -> list[Path]:
     dirs = config.get("REPLAY_DIRS")
@@ -121,8 +182,8 @@ def list_page() -> str:
     library, _ = _services()
     return render_template(
         "replays.html",
-        replays=_mark_recording(library.listing()),
-        folders=[str(f) for f in library.folders],
+        replays=_shown_rows(_mark_recording(library.listing())),
+        folders=_folder_names(library),
         replays_url="/replays",
     )
 
@@ -135,9 +196,9 @@ def viewer_page(rid: str) -> ResponseReturnValue:
     except ReplayError as exc:
         page = render_template(
             "replays.html",
-            replays=library.listing(),
+            replays=_shown_rows(library.listing()),
             replays_url="/replays",
-            folders=[str(f) for f in library.folders],
+            folders=_folder_names(library),
             error=exc,
         )
         return page, status_of(exc)
@@ -159,8 +220,8 @@ def _mark_recording(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 @replays.get("/api/replays")
 def list_json() -> Response:
     library, _ = _services()
-    rows = _mark_recording(library.listing())
-    return _json({"replays": rows, "folders": [str(f) for f in library.folders]})
+    rows = _shown_rows(_mark_recording(library.listing()))
+    return _json({"replays": rows, "folders": _folder_names(library)})
 
 
 @replays.get("/api/replays/<rid>")
