@@ -204,15 +204,24 @@ class Pipeline:
             return self.programs.submit_direct(char, action).to_dict()
         return self.world.submit(char, action).to_dict()
 
-    def submit_program(self, char: int, name: str, source: Any) -> dict:
-        """Hand a program to the program host for a character."""
+    def prepare_program(self, name: Any, source: Any) -> Any:
+        """Compile a program off the clock's thread before it is handed over (any thread: a
+        live server's request, a realtime seat): a ticket for `submit_program`, a refusal, or
+        None (it compiles at its submission)."""
+        if self.programs is None:
+            return None
+        return self.programs.prepare(name, source)
+
+    def submit_program(self, char: int, name: str, source: Any, prepared: Any = None) -> dict:
+        """Hand a program to the program host for a character (`prepared`: its ticket from
+        `prepare_program`)."""
         if self.programs is None:
             return {
                 "ok": False,
                 "code": "programs_unavailable",
                 "message": "this world hosts no programs",
             }
-        return self.programs.submit(char, name, source)
+        return self.programs.submit(char, name, source, prepared)
 
     def observe(self, char: int, **options: Any) -> dict:
         """A character's observation with its programs' status (what an agent decides on)."""

@@ -32,6 +32,7 @@ for an operation the program did not start stops it too, one tick later.
 from __future__ import annotations
 
 import logging
+import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -101,6 +102,30 @@ class ProgramRecord:
         return out
 
 
+def _green_threads() -> bool:
+    """Whether eventlet has made this process's threads green (serve --async-mode eventlet)."""
+    import sys
+
+    if "eventlet" not in sys.modules:
+        return False
+    from eventlet import patcher
+
+    return bool(patcher.is_monkey_patched("thread"))
+
+
+def _refused_text(name: Any, source: Any) -> dict | None:
+    """A program's name and source as a submission needs them, or the refusal."""
+    if type(name) is not str or not name.strip() or len(name) > MAX_NAME:
+        return _refusal("bad_argument", f"a program name is 1 to {MAX_NAME} characters")
+    if type(source) is not str:
+        return _refusal("bad_argument", "program source must be text")
+    for what, value in (("name", name), ("source", source)):
+        if not valid_text(value):  # it is journaled, recorded and shown: UTF-8 only
+            return _refusal("bad_text", f"the program's {what} is not valid text (a lone "
+                            f"surrogate at position {first_invalid(value)})")
+    return None
+
+
 def _refusal(code: str, message: str) -> dict:
     return {"ok": False, "code": code, "message": message}
 
@@ -143,6 +168,8 @@ class ProgramManager:
             LocalHost if in_process else partial(HostPool, slice_deadline=slice_deadline)
         )
         self._host: Any = None
+        self._host_lock = threading.Lock()  # the host is made by the clock or by `prepare`
+        self._prepares = not in_process and host_factory is None  # a process pool compiles
         self.host_restarts = 0
         self._drops: list[int] = []  # ended programs the host should forget
         self._streaming = False  # slices are being read from the host
@@ -151,33 +178,57 @@ class ProgramManager:
         self.sink: Callable[[dict], Any] | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
-    def submit(self, char_id: int, name: str, source: str) -> dict:
-        """Start a program for a character. -> {"ok": True, "id"} or {"ok": False, code, message}."""
+    def prepare(self, name: Any, source: Any) -> Any:
+        """Check and compile a program before its submission, on the caller's thread (not the
+        world's clock: compiling a large program takes a second). The ticket to hand `submit`;
+        a refusal (a dict) when the program is refused; None when nothing could be prepared
+        (the submission then compiles it). Safe off the clock's thread: it touches only the
+        host pool's spare process."""
+        refused = _refused_text(name, source)
+        if refused is not None:
+            return refused
+        if not self._prepares or _green_threads():
+            # in-process hosts compile at the submission, on the clock's thread; so does a
+            # server under eventlet, whose green threads would all wait on the host's pipe
+            return None
+        prepare = getattr(self._ensure_host(), "prepare", None)
+        if prepare is None:
+            return None
+        reply = prepare(source)
+        if isinstance(reply, dict):  # it does not compile: said now, the clock untouched
+            error = reply.get("error") or {}
+            out = _refusal(error.get("code", "forbidden"), error.get("message", "refused"))
+            out["line"] = error.get("line")
+            return out
+        return reply
+
+    def submit(self, char_id: int, name: str, source: str, prepared: Any = None) -> dict:
+        """Start a program for a character. -> {"ok": True, "id"} or {"ok": False, code, message}.
+        `prepared`: the ticket `prepare` gave for this source (its compile is done)."""
+        if isinstance(prepared, dict):
+            return prepared
         if type(char_id) is not int or self._observe(char_id) is None:
+            if prepared is not None:
+                prepared.close()
             return _refusal("unknown_character", f"there is no character {char_id!r}")
-        if type(name) is not str or not name.strip() or len(name) > MAX_NAME:
-            return _refusal("bad_argument", f"a program name is 1 to {MAX_NAME} characters")
-        if type(source) is not str:
-            return _refusal("bad_argument", "program source must be text")
-        for what, value in (("name", name), ("source", source)):
-            if not valid_text(value):  # it is journaled, recorded and shown: UTF-8 only
-                return _refusal("bad_text", f"the program's {what} is not valid text (a lone "
-                                f"surrogate at position {first_invalid(value)})")
+        refused = _refused_text(name, source)
+        if refused is not None:
+            return refused
         key = self.next_key
         seed = f"{self.world.seed}:{char_id}:{key}"
+        msg = {
+            "op": "submit",
+            "pid": key,
+            "char": char_id,
+            "name": name,
+            "source": source,
+            "seed": seed,
+            "budget": self.budget.to_dict(),
+            "actions": action_table(),
+        }
         try:
-            reply = self._request(
-                {
-                    "op": "submit",
-                    "pid": key,
-                    "char": char_id,
-                    "name": name,
-                    "source": source,
-                    "seed": seed,
-                    "budget": self.budget.to_dict(),
-                    "actions": action_table(),
-                }
-            )
+            host = self._ensure_host()
+            reply = host.request(msg, prepared) if prepared is not None else host.request(msg)
         except HostCrashed as exc:
             return _refusal("host_unavailable", f"the program host is unavailable: {exc}")
         if not reply.get("ok"):
@@ -680,9 +731,10 @@ class ProgramManager:
             ready()
 
     def _ensure_host(self) -> Any:
-        if self._host is None:
-            self._host = self._host_factory()
-        return self._host
+        with self._host_lock:
+            if self._host is None:
+                self._host = self._host_factory()
+            return self._host
 
     def _request(self, msg: dict) -> dict:
         return self._ensure_host().request(msg)

@@ -27,8 +27,10 @@ How long the world waits for a program (the rule that keeps runs deterministic):
 from __future__ import annotations
 
 import signal
+import threading
 import time
 from collections import deque
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -48,6 +50,18 @@ def quiet_host(zygote: Any = None) -> ProcessHost:
 def _failed_row(pid: int, code: str, message: str) -> list:
     error = {"code": code, "message": message, "line": None}
     return [pid, "failed", "failed", None, 0, 0, False, None, {"outcome": {"error": error}}]
+
+
+@dataclass
+class Prepared:
+    """A program compiled in its own process before its submission (`HostPool.prepare`): the
+    submission on the world's clock then only hands the process over."""
+
+    host: Any
+    source: str
+
+    def close(self) -> None:
+        self.host.close()
 
 
 class HostPool:
@@ -70,13 +84,16 @@ class HostPool:
         self.deadline: float | None = None  # this tick's, in live worlds
         self.tick_started = 0.0
         self.killed = 0  # processes ended by force or found dead
+        # The spare process is taken by the clock's thread (a submission) and by callers'
+        # threads (`prepare`); forking from the zygote is one request at a time too.
+        self._spare_lock = threading.Lock()
         self._spawn_spare()
 
     # -- the host interface ---------------------------------------------------------------
-    def request(self, msg: dict) -> dict:
+    def request(self, msg: dict, prepared: Prepared | None = None) -> dict:
         op = msg.get("op")
         if op == "submit":
-            return self._submit(msg)
+            return self._submit(msg, prepared)
         if op == "stop":
             return self._stop(msg)
         if op == "drop":
@@ -169,8 +186,41 @@ class HostPool:
             code, message = "out_of_memory", "the program ran out of memory"
         return _failed_row(pid, code, message)
 
-    def _submit(self, msg: dict) -> dict:
-        host = self._take_spare()
+    def prepare(self, source: str) -> Prepared | dict | None:
+        """Compile `source` in a process of its own, on the caller's thread (a request's, a
+        model seat's), not the world's clock: a program that takes a second to compile would
+        hold every tick that long. A Prepared ticket for the submission; the refusal (a dict)
+        when it does not compile; None when no process could be had (the submission compiles
+        then)."""
+        with self._spare_lock:
+            host = self._take_spare()
+        try:
+            reply = host.request({"op": "compile", "source": source})
+        except HostCrashed:
+            host.close()
+            return None
+        if not reply.get("ok"):
+            self._give_back(host)
+            return reply
+        return Prepared(host, source)
+
+    def _give_back(self, host: Any) -> None:
+        """A process that compiled nothing it keeps: the next spare, unless there is one."""
+        with self._spare_lock:
+            if self.spare is None:
+                self.spare, host = host, None
+        if host is not None:
+            host.close()
+
+    def _submit(self, msg: dict, prepared: Prepared | None = None) -> dict:
+        if prepared is not None and prepared.source == msg["source"] \
+                and prepared.host.process.poll() is None:
+            host = prepared.host  # compiled already: the submission uses its code
+        else:
+            if prepared is not None:
+                prepared.close()
+            with self._spare_lock:
+                host = self._take_spare()
         try:
             reply = host.request(msg)
         except HostCrashed:
@@ -188,9 +238,11 @@ class HostPool:
                 }
         if reply.get("ok"):
             self.hosts[msg["pid"]] = host
-            self._spawn_spare()
+            with self._spare_lock:
+                if self.spare is None:
+                    self._spawn_spare()
         else:
-            self.spare = host  # refused at compile time: the process is still clean
+            self._give_back(host)  # refused at compile time: the process is still clean
         return reply
 
     def _stop(self, msg: dict) -> dict:

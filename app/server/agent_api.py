@@ -144,13 +144,21 @@ class AgentService:
         return self.runner.call(submit)
 
     def submit_program(self, cid: int, name: str, source: str) -> dict:
+        # compiled here, on the request's thread: the clock's thread only hands it over
+        prepared = self.programs.prepare(name, source)
+
         def submit() -> dict:
-            reply = self.programs.submit(cid, name, source)
+            reply = self.programs.submit(cid, name, source, prepared)
             if reply.get("ok"):
                 self._open_programs.add((cid, reply["id"]))
             return reply
 
-        return self.runner.call(submit)
+        try:
+            return self.runner.call(submit)
+        except BaseException:
+            if hasattr(prepared, "close"):  # never handed over: its process ends here
+                prepared.close()
+            raise
 
     def program(self, cid: int, pid: int) -> dict | None:
         """Character `cid`'s program `pid` with its logs and outcome, or None."""

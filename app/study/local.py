@@ -125,7 +125,10 @@ class LocalClient:
         return self.call(submit)
 
     def run_program(self, name: str, source: str) -> dict:
-        return self.call(lambda: self.pipeline.submit_program(self.character, name, source))
+        # realtime: compiled on the seat's thread, not the clock's (lockstep: one thread)
+        prepared = None if self.lockstep else self.pipeline.prepare_program(name, source)
+        return self.call(lambda: self.pipeline.submit_program(self.character, name, source,
+                                                              prepared))
 
     def program_status(self, pid: int | None = None) -> dict:
         def read() -> dict:
