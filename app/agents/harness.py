@@ -109,6 +109,11 @@ class HarnessStats:
 
 
 PROGRAM_TOOLS = {"submit_program", "program_status", "cancel_program"}
+# A tool call's arguments past this are no call (a program's source is at most 50,000
+# characters): 10 MB of arguments once cost a 2-minute study 1.3 GB and 301 MB of transcripts.
+ARGUMENTS_LIMIT = 64 * 1024
+# An answer's text kept past this is cut (the transcript, the next prompt's kept turns).
+CONTENT_LIMIT = 64 * 1024
 
 
 class ModelUnreachable(CodedError):
@@ -529,6 +534,8 @@ class Harness:
         return None
 
     def _count(self, call: Call, reply: Reply) -> None:
+        if reply.content is not None and len(reply.content) > CONTENT_LIMIT:
+            reply.content = reply.content[:CONTENT_LIMIT] + " [cut]"
         usage = reply.usage
         call.prompt_tokens = usage.prompt_tokens or 0
         call.completion_tokens = usage.completion_tokens or 0
@@ -541,12 +548,16 @@ class Harness:
                                                       call.cached_tokens)
             self.stats.dollars += call.dollars
         call.content = reply.content
-        call.tool_calls = [{"name": tc.name, "arguments": tc.arguments}
+        call.tool_calls = [{"name": tc.name, "arguments": tc.arguments[:ARGUMENTS_LIMIT + 1]}
                            for tc in reply.tool_calls]
 
     def _check(self, reply: Reply) -> None:
         """A usable answer: its tool calls name offered tools with JSON objects."""
         for tc in reply.tool_calls:
+            if len(tc.arguments) > ARGUMENTS_LIMIT:
+                raise MalformedReply(f"the arguments of {tc.name[:40]!r} are "
+                                     f"{len(tc.arguments):,} characters (at most "
+                                     f"{ARGUMENTS_LIMIT:,})")
             if tc.name not in self.offered:
                 raise MalformedReply(f"the answer calls {tc.name!r}, a tool it was not offered")
             try:

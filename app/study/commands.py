@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -181,15 +183,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         return fail("out_in_use", f"{args.out} holds {why} ({', '.join(found)}); "
                     "give an empty folder, or --force to replace it")
     try:
-        if args.ray is not None:
-            from .fanout import run_on_ray
+        with stopped_by_sigterm():
+            if args.ray is not None:
+                from .fanout import run_on_ray
 
-            results = run_on_ray(study, text, args.out, args.ray, where=str(args.file),
-                                 resume=resume)
-        else:
-            results = run_study(study, text, args.out, where=str(args.file), resume=resume)
+                results = run_on_ray(study, text, args.out, args.ray, where=str(args.file),
+                                     resume=resume)
+            else:
+                results = run_study(study, text, args.out, where=str(args.file), resume=resume)
     except StudyError as exc:
         return fail(exc.code, exc.message)
+    except (KeyboardInterrupt, Terminated) as exc:
+        # Everything the study started has been stopped on the way out (its figure workers,
+        # its program host, its clock); what it saved lets the same command resume it.
+        how = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
+        print(f"stopped by {how}: run the same command again to resume the study in "
+              f"{args.out}", file=sys.stderr)
+        return 143 if isinstance(exc, Terminated) else 130
     summary = [{k: r.get(k) for k in ("seed", "minutes", "ticks", "wall_seconds", "state_hash")}
                for r in results]
     where = f"{args.out}/E1..E{len(results)} and the comparison in {args.out}" if many \
@@ -253,6 +263,29 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         study = study.model_copy(update={"world": world})
     print(report(estimate(study), args.file))
     return 0
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that every `finally` of the study runs (a
+    process killed by the default handler left its figure workers behind)."""
+
+
+@contextlib.contextmanager
+def stopped_by_sigterm() -> Iterator[None]:
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        raise Terminated()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread (a test calling main() from one): as it was
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def folder_state(out: Path, many: bool) -> tuple[str, list[str]]:
