@@ -47,6 +47,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.set_defaults(func=cmd_export)
 
 
+def _damaged(path: object, exc: Exception) -> int:
+    """A file whose bytes pass the format's checks but break what reads them: a clean error,
+    never a traceback (a replay file is untrusted input)."""
+    print(f"error: damaged_replay: {path} holds data this reader cannot use "
+          f"({type(exc).__name__}: {str(exc)[:160]})", file=sys.stderr)
+    return 2
+
+
 def _fail(exc: ReplayError) -> int:
     print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
     return 2
@@ -112,6 +120,8 @@ def cmd_info(args: argparse.Namespace) -> int:
                 data["problems"] = [f"{p.code}: {p.message}" for p in replay.check()]
     except ReplayError as exc:
         return _fail(exc)
+    except Exception as exc:
+        return _damaged(args.file, exc)
     if args.json:
         print(json.dumps(data, indent=2))
         return 1 if data.get("problems") else 0
@@ -165,6 +175,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 return 2
     except ReplayError as exc:
         return _fail(exc)
+    except Exception as exc:
+        return _damaged(args.file, exc)
     if verdict.ok:
         print(f"ok: {verdict.checked} state hashes match up to tick {verdict.last_tick}")
         return 0
@@ -198,6 +210,11 @@ def cmd_export(args: argparse.Namespace) -> int:
                 return _export_gif(replay, args, names)
     except ReplayError as exc:
         return _fail(exc)
+    except OSError as exc:
+        print(f"error: cannot_write: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        return _damaged(args.file, exc)
     return 0
 
 

@@ -72,9 +72,14 @@ class ChunkRef:
         return [self.kind, self.t0, self.t1, self.offset, self.size]
 
     @classmethod
-    def from_list(cls, row: list) -> ChunkRef:
+    def from_list(cls, row: Any) -> ChunkRef:
+        """A row of the index, checked: one letter and four whole numbers from 0."""
+        if not (isinstance(row, list) and len(row) == 5 and isinstance(row[0], str)
+                and len(row[0]) == 1 and all(type(v) is int and v >= 0 for v in row[1:])):
+            raise ReplayError("corrupt_index", f"an index row is not [kind, t0, t1, offset, "
+                              f"size]: {str(row)[:80]}")
         kind, t0, t1, offset, size = row
-        return cls(str(kind), int(t0), int(t1), int(offset), int(size))
+        return cls(kind, t0, t1, offset, size)
 
     def overlaps(self, start: int, end: int) -> bool:
         return self.t0 <= end and self.t1 >= start
@@ -85,8 +90,29 @@ def encode_payload(obj: Any, level: int = 6) -> bytes:
     return zlib.compress(text.encode("utf-8"), level)
 
 
-def decode_payload(payload: bytes) -> Any:
-    return json.loads(zlib.decompress(payload).decode("utf-8"))
+PAYLOAD_LIMIT = 64 * 1024 * 1024  # bytes of JSON one chunk may inflate to (a bomb stops here)
+HEADER_LIMIT = 8 * 1024 * 1024  # the header and the index are small; so is their cap
+
+
+def decode_payload(payload: bytes, limit: int = PAYLOAD_LIMIT) -> Any:
+    """A chunk's JSON, inflated to `limit` bytes at most; ReplayError for anything else (not
+    zlib, cut short, past the limit, not UTF-8, not JSON, nested too deep)."""
+    inflater = zlib.decompressobj()
+    try:
+        data = inflater.decompress(payload, limit + 1)
+    except zlib.error as exc:
+        raise ReplayError("corrupt_chunk", f"a chunk's payload is not zlib data ({exc})") \
+            from None
+    if len(data) > limit or inflater.unconsumed_tail:
+        raise ReplayError("corrupt_chunk", f"a chunk inflates past {limit // (1024 * 1024)} "
+                          "MiB: not read further")
+    if not inflater.eof:
+        raise ReplayError("corrupt_chunk", "a chunk's payload is cut short")
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ReplayError("corrupt_chunk", f"a chunk's payload is not JSON text "
+                          f"({type(exc).__name__})") from None
 
 
 def _crc(kind: bytes, flags: int, t0: int, t1: int, payload: bytes) -> int:

@@ -8,7 +8,37 @@ from typing import Any
 
 from asiworld import provenance
 
-from .format import SCHEMA_VERSION
+from .format import SCHEMA_VERSION, ReplayError
+
+# The types of the fields a reader relies on (others are kept as they are, in `extra`).
+INTS = ("seed", "width", "height", "horizon", "schema", "keyframe_every", "frames_per_chunk",
+        "hash_every", "snapshot_every")
+TEXTS = ("content_hash", "created_at", "title", "engine_version")
+DICTS = ("extra", "start")
+
+
+def _check(data: Any) -> None:
+    if not isinstance(data, dict):
+        raise ReplayError("bad_header", "the replay's header is not a JSON object")
+    wrong = [k for k in INTS if k in data and type(data[k]) is not int]
+    wrong += [k for k in TEXTS if k in data and not isinstance(data[k], str)]
+    wrong += [k for k in DICTS if k in data and not isinstance(data[k], dict)]
+    if "seed" not in data:
+        wrong.append("seed")
+    if "git_commit" in data and data["git_commit"] is not None \
+            and not isinstance(data["git_commit"], str):
+        wrong.append("git_commit")
+    configurations = data.get("configurations", [])
+    if not isinstance(configurations, list) or not all(
+            isinstance(c, dict) and isinstance(c.get("name"), str)
+            and set(c) <= {"name", "characters", "description"}
+            and isinstance(c.get("characters", []), list)
+            and all(type(i) is int for i in c.get("characters", []))
+            and isinstance(c.get("description", ""), str) for c in configurations):
+        wrong.append("configurations")
+    if wrong:
+        raise ReplayError("bad_header", "the replay's header has a wrong or missing "
+                          f"{', '.join(sorted(set(wrong)))}")
 
 
 @dataclass
@@ -61,6 +91,10 @@ class ReplayHeader:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ReplayHeader:
+        """The header a file's first chunk holds, its fields checked: a replay file is
+        untrusted input (shared, downloaded, damaged), and a wrong type here once made every
+        listing of the folder fail."""
+        _check(data)
         known = {f for f in cls.__dataclass_fields__}
         kwargs = {k: v for k, v in data.items() if k in known}
         kwargs.setdefault("git_commit", None)  # not the reader's commit: the file never said

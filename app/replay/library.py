@@ -56,6 +56,9 @@ def find_replays(folders: Iterable[str | Path]) -> dict[str, Path]:
     return found
 
 
+RETIRED_SECONDS = 60.0  # a replaced replay file is closed this long after
+
+
 class ReplayLibrary:
     """Open replays and what the viewer derives from them (timeline, chart series), cached."""
 
@@ -76,6 +79,7 @@ class ReplayLibrary:
         self._seek_lock = threading.Lock()
         self._seeks_waiting = 0  # the background warm-up steps aside while seeks are answered
         self._warming: set[str] = set()
+        self._retired: list[tuple[float, Replay]] = []  # replaced while a request may read it
 
     def paths(self) -> dict[str, Path]:
         return find_replays(self.folders)
@@ -87,6 +91,9 @@ class ReplayLibrary:
             for _, replay in self._open.values():
                 replay.close()
             self._open.clear()
+            for _, replay in self._retired:
+                replay.close()
+            self._retired.clear()
 
     def get(self, rid: str) -> Replay:
         """The open replay for `rid`; ReplayError `unknown_replay` when there is none."""
@@ -102,9 +109,16 @@ class ReplayLibrary:
                 return known[1]
             replay = Replay.open(path)  # a file still being written is read up to its last chunk
             if known is not None:
-                known[1].close()
+                # Another request may be reading the older one right now (a growing live
+                # recording changes at every segment): it is closed a while later, not now.
+                self._retired.append((time.monotonic(), known[1]))
+            self._close_retired()
             self._open[path] = (mtime, replay)
             return replay
+
+    def _close_retired(self) -> None:
+        while self._retired and time.monotonic() - self._retired[0][0] > RETIRED_SECONDS:
+            self._retired.pop(0)[1].close()
 
     def _cached(self, replay: Replay, name: str, build: Any) -> Any:
         key = (replay.path, replay.path.stat().st_mtime, name)
@@ -132,6 +146,9 @@ class ReplayLibrary:
                 )
             except ReplayError as exc:
                 rows.append({"id": rid, "file": path.name, "error": exc.code, "message": str(exc)})
+            except Exception as exc:  # untrusted bytes: one bad file never hides the others
+                rows.append({"id": rid, "file": path.name, "error": "damaged_replay",
+                             "message": f"{type(exc).__name__}: {str(exc)[:120]}"})
         return rows
 
     def meta(self, rid: str) -> dict[str, Any]:

@@ -59,7 +59,7 @@ class Replay:
         first = fmt.read_chunk_at(f, fmt.PREAMBLE.size, self.size_bytes)
         if first is None or first[0].kind != fmt.HEADER:
             raise ReplayError("no_header", "the file ends before its header chunk")
-        self.header = ReplayHeader.from_dict(fmt.decode_payload(first[1]))
+        self.header = ReplayHeader.from_dict(fmt.decode_payload(first[1], fmt.HEADER_LIMIT))
         self._header_end = first[0].offset + first[0].size
         if not self._load_index():
             self._scan()
@@ -84,9 +84,19 @@ class Replay:
             return False
         if found is None or found[0].kind != fmt.INDEX:
             return False
-        body = fmt.decode_payload(found[1])
-        self.index = [ChunkRef.from_list(row) for row in body["chunks"]]
-        self.summary = body.get("summary", {})
+        try:
+            body = fmt.decode_payload(found[1], fmt.HEADER_LIMIT)
+            if not isinstance(body, dict) or not isinstance(body.get("chunks"), list):
+                raise ReplayError("corrupt_index", "the index is not {chunks: [...]}")
+            index = [ChunkRef.from_list(row) for row in body["chunks"]]
+        except ReplayError:
+            return False  # a damaged index: the chunks are walked instead
+        if any(ref.offset < self._header_end or ref.offset + ref.size > offset
+               for ref in index):
+            return False  # rows pointing outside the chunks: not this file's index
+        summary = body.get("summary", {})
+        self.index = index
+        self.summary = summary if isinstance(summary, dict) else {}
         self.complete = True
         return True
 

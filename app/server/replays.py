@@ -66,6 +66,25 @@ def _may_read(path: Path) -> bool:
     return not _is_private(path) or gate(current_app).may_spectate_http(request)
 
 
+@replays.errorhandler(Exception)
+def _damaged(exc: Exception) -> ResponseReturnValue:
+    """What a replay's own bytes break beyond the reader's checks (a chunk whose JSON is well
+    formed but not what a replay holds): that replay's fault, said as such, never a 500."""
+    from asiworld.engine.errors import CodedError
+    from asiworld.server.errors import error_response
+    from werkzeug.exceptions import HTTPException
+
+    if isinstance(exc, CodedError):  # a refusal with its own code: answered as everywhere
+        return error_response(exc)
+    if isinstance(exc, HTTPException):  # Flask's own 404/405/413, in the app's shape
+        return current_app.handle_http_exception(exc)
+    current_app.logger.warning("a damaged replay: %s: %s", type(exc).__name__, exc)
+    body = {"error": {"code": "damaged_replay",
+                      "message": f"this replay holds data the viewer cannot use "
+                                 f"({type(exc).__name__}: {str(exc)[:160]})"}}
+    return _json(body, 422)
+
+
 @replays.before_request
 def _guard() -> ResponseReturnValue | None:
     rid = (request.view_args or {}).get("rid")

@@ -20,7 +20,7 @@ from asiworld.programs.pool import HostPool
 def heavy_source(depth: int = 60) -> str:
     """Legal and slow to compile: comprehensions nested `depth` deep, many times over."""
     inner = "x"
-    for i in range(depth):
+    for _ in range(depth):
         inner = f"[{inner} for x in range(1)]"
     body = "\n".join(f"    a{i} = {inner}" for i in range(8))
     return f"def main():\n{body}\n    return 1\n"
