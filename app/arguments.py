@@ -218,8 +218,9 @@ def seed_list(text: str) -> list[int]:
     """World seeds: `A..B` (A to B, both included), or `A,B,C`; whole numbers 0 or more."""
     def one(part: str) -> int:
         part = part.strip()
-        if not part.isdigit():
-            raise BadValue("bad_seeds", f"must be seeds like 1..4 or 3,5,8 (got {text!r})")
+        if not part.isdigit() or int(part) > 2**63 - 1:
+            raise BadValue("bad_seeds", f"must be seeds like 1..4 or 3,5,8, each below 2**63 "
+                           f"(got {text!r})")
         return int(part)
 
     if ".." in text:

@@ -105,6 +105,11 @@ class AgentService:
             self.by_token[digest] = cid
         return token
 
+    def knows(self, token: str) -> bool:
+        """Whether `token` is an agent token of this server (no call is counted)."""
+        with self._lock:
+            return token_hash(token) in self.by_token
+
     def char_for(self, token: str | None) -> int | None:
         """The character a token acts for; each answer counts as one call of that seat
         (`calls`: a study holds its clock until every external seat has called)."""

@@ -207,9 +207,11 @@ def guard_socketio(server: Any, limiter: RateLimiter, on_connect: Callable | Non
     server._trigger_event = guarded
 
 
-def check_request(request: Any, limiter: RateLimiter) -> tuple[int, Invalid] | None:
+def check_request(request: Any, limiter: RateLimiter,
+                  known: Callable[[str], bool] = lambda token: False) -> tuple[int, Invalid] | None:
     """The REST side: body schema and size by endpoint, then the rate limit. Returns
-    (status, error) to refuse, None to let the request through."""
+    (status, error) to refuse, None to let the request through. `known(token)`: whether a
+    token is one this server gave (only such a token has a bucket of its own)."""
     endpoint = request.endpoint or ""
     raw = request.get_data(cache=True)
     route = ROUTES.get(endpoint)
@@ -239,11 +241,16 @@ def check_request(request: Any, limiter: RateLimiter) -> tuple[int, Invalid] | N
     elif raw.strip():
         return 400, Invalid("no_schema", f"{request.method} {request.path} takes no body")
     kind = rate_kind(endpoint)
-    if kind == "join":  # a join needs no header, so a header must not buy a fresh bucket
-        connection = join_key(request.remote_addr)
-    else:
-        token = request.headers.get("Authorization", "") or request.headers.get("X-Admin-Token", "")
+    token = request.headers.get("Authorization", "") or request.headers.get("X-Admin-Token", "")
+    token = token.removeprefix("Bearer ").strip()
+    if kind != "join" and token and known(token):
+        # Agents behind one address (a study's seats on loopback) each have a bucket; a token
+        # nobody was given buys none: it shares its address's, so made-up headers cannot
+        # multiply a client's rate, nor guess tokens faster than it
         connection = f"{request.remote_addr}|{token[-16:]}"
+    else:
+        connection = join_key(request.remote_addr) if kind == "join" else \
+            f"{request.remote_addr}|"
     try:
         limiter.check(connection, kind)
     except Invalid as exc:

@@ -103,7 +103,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .spec import StudyError, load_study
 
     try:
-        study, _ = load_study(args.file)
+        study, _ = load_study(args.file, imports=False)  # checking a file runs none of its code
     except StudyError as exc:
         return fail(exc.code, exc.message)
     kinds = ", ".join(f"{c.name} ({c.kind})" for c in study.configurations)

@@ -10,6 +10,7 @@ every key.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import tomllib
 from pathlib import Path
@@ -37,9 +38,12 @@ class _Strict(BaseModel):
 # --- the world and the clock -------------------------------------------------------------------
 
 
+SEED = Annotated[int, Field(ge=0, le=2**63 - 1)]  # what a snapshot and the store can hold
+
+
 class WorldSection(_Strict):
-    seed: int | None = None
-    seeds: list[int] | None = Field(None, min_length=1)
+    seed: SEED | None = None
+    seeds: list[SEED] | None = Field(None, min_length=1, max_length=10_000)
     minutes: int = Field(gt=0)
     size: int | None = Field(None, ge=48, le=4096)
     entry: Literal["synchronised"] = "synchronised"
@@ -160,7 +164,7 @@ class BuiltinConfiguration(_Strict):
     label: str = Field("", max_length=32)
     agent: str
     think_ticks: int = Field(3, ge=1, le=600)
-    seed: int | None = None  # default: derived from the world seed and the seat
+    seed: SEED | None = None  # default: derived from the world seed and the seat
 
 
 class PythonConfiguration(_Strict):
@@ -205,7 +209,7 @@ class Study(_Strict):
 # --- reading a file ----------------------------------------------------------------------------
 
 
-def load_study(path: str | Path) -> tuple[Study, str]:
+def load_study(path: str | Path, imports: bool = True) -> tuple[Study, str]:
     """The study in `path` and its text; StudyError for anything that keeps it from running."""
     path = Path(path)
     try:
@@ -214,22 +218,28 @@ def load_study(path: str | Path) -> tuple[Study, str]:
         raise StudyError("study_missing", f"no study file at {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise StudyError("unreadable_study", f"cannot read {path}: {exc}") from None
-    return parse_study(text, str(path), path.parent), text
+    return parse_study(text, str(path), path.parent, imports), text
 
 
-def parse_study(text: str, where: str = "study.toml", base: Path | None = None) -> Study:
+def parse_study(text: str, where: str = "study.toml", base: Path | None = None,
+                imports: bool = True) -> Study:
     """The study in `text`; `base` is the folder its relative paths (prompt templates) are
-    read from (the study file's own; default: the current folder)."""
+    read from (the study file's own; default: the current folder). `imports`: python agents'
+    modules are imported to check their class (False, `study check`: only found, so checking
+    a file runs none of its code)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise StudyError("bad_toml", f"{where}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise StudyError("bad_toml", f"{where}: arrays or tables nested too deep to read") \
+            from None
     try:
         study = Study.model_validate(data)
     except ValidationError as exc:
         raise _explain(exc, text, where) from None
     _check_names(study, text, where)
-    _check_agents(study, text, where)
+    _check_agents(study, text, where, imports)
     _check_external(study, text, where)
     _read_prompts(study, text, where, Path(".") if base is None else base)
     return study
@@ -325,8 +335,9 @@ def _check_names(study: Study, text: str, where: str) -> None:
         seen[conf.name] = i
 
 
-def _check_agents(study: Study, text: str, where: str) -> None:
-    """Built-in names exist, python agents import and look like the interface."""
+def _check_agents(study: Study, text: str, where: str, imports: bool = True) -> None:
+    """Built-in names exist, python agents import and look like the interface (without
+    `imports`: their module is found, not run)."""
     from asiworld.agents.builtin import available
     from asiworld.agents.interface import InterfaceError, load_agent_class
 
@@ -338,7 +349,17 @@ def _check_agents(study: Study, text: str, where: str) -> None:
                 f"{at}: `configuration[{i + 1}].agent` {conf.agent!r} is not a built-in "
                 f"configuration; available: {', '.join(available())}",
             )
-        if isinstance(conf, PythonConfiguration):
+        if isinstance(conf, PythonConfiguration) and not imports:
+            module = conf.agent.partition(":")[0]
+            try:
+                found = importlib.util.find_spec(module.partition(".")[0])
+            except (ImportError, ValueError):
+                found = None
+            if found is None:
+                at = _at(text, where, ("configuration", i, "agent"))
+                raise StudyError("agent_not_found", f"{at}: no module {module!r} on the import "
+                                 "path (run from the folder that holds it, or set PYTHONPATH)")
+        elif isinstance(conf, PythonConfiguration):
             try:
                 load_agent_class(conf.agent)
             except InterfaceError as exc:

@@ -193,3 +193,31 @@ def test_study_new_demo_writes_the_nine_configuration_study(tmp_path):
     study = load_study(path)[0]
     kinds = [c.kind for c in study.configurations]
     assert kinds.count("openai") == 6 and kinds.count("builtin") == 3
+
+
+@pytest.mark.parametrize("seed", ["-1", "100000000000000000000", "9223372036854775808"])
+def test_a_seed_no_world_can_keep_is_refused_on_its_line(seed):
+    # 10**20 passed the check, then the run crashed writing its first snapshot
+    error = refused(GOOD.replace("seed = 3", f"seed = {seed}"))
+    assert error.code == "bad_value" and "line 4" in error.message and "world.seed" in error.message
+
+
+def test_arrays_nested_too_deep_are_bad_toml_not_a_traceback():
+    error = refused(GOOD + "deep = " + "[" * 5000 + "]" * 5000 + "\n")
+    assert error.code == "bad_toml" and "nested too deep" in error.message
+
+
+def test_checking_a_file_runs_none_of_its_agents_code(tmp_path, monkeypatch, capsys):
+    (tmp_path / "noisy.py").write_text(
+        "from pathlib import Path\nPath(__file__).with_name('imported').write_text('yes')\n"
+        "class Agent:\n    def observe(self, o): pass\n    def decide(self): return None\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    study = tmp_path / "s.toml"
+    study.write_text(GOOD.replace('kind = "builtin"\nagent = "forager"',
+                                  'kind = "python"\nagent = "noisy:Agent"'))
+    assert main(["study", "check", str(study)]) == 0
+    assert not (tmp_path / "imported").exists()  # found, not run
+    missing = tmp_path / "m.toml"
+    missing.write_text(study.read_text().replace("noisy:Agent", "absent_module:Agent"))
+    assert main(["study", "check", str(missing)]) == 2
+    assert "error: agent_not_found: " in capsys.readouterr().err
