@@ -32,6 +32,7 @@ GUARDED_BINOPS = {
     ast.Pow: "_pow_",
     ast.LShift: "_lshift_",
     ast.Add: "_add_",
+    ast.Sub: "_sub_",
     ast.Mod: "_mod_",
     ast.BitOr: "_or_",
     ast.BitXor: "_xor_",

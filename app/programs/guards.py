@@ -26,7 +26,9 @@ CONTAINERS = (str, bytes, list, tuple, dict, set, frozenset)
 # Attribute names a program may never read, whatever the object: frame/traceback/code walking,
 # str.format attribute tricks, the class hierarchy, and text methods whose size we do not check.
 BLOCKED_ATTRS = frozenset(
-    {"format", "format_map", "mro", "with_traceback", "translate", "maketrans", "fromkeys"}
+    {"format", "format_map", "mro", "with_traceback", "translate", "maketrans", "fromkeys",
+     # an exception's `obj` (AttributeError) is the object as it was, not the program's view
+     "obj"}
 )
 BLOCKED_PREFIXES = ("gi_", "f_", "tb_", "co_", "cr_", "ag_")
 SIZED_TEXT_METHODS = frozenset(
@@ -41,7 +43,7 @@ GROWING_TEXT_METHODS = {
     "swapcase": 3,
     "title": 3,
     "capitalize": 3,
-    "encode": 4,
+    "encode": 10,  # unicode_escape writes up to ten bytes a character (\U0001f600)
     "hex": 3,
 }
 NARROW_ENCODINGS = frozenset({"utf-8", "utf8", "utf_8", "ascii", "latin-1", "latin1", "latin_1"})
@@ -131,11 +133,19 @@ class Guards:
 
     def add(self, a: Any, b: Any) -> Any:
         ta = type(a)
+        if ta is int and type(b) is int:  # x = x + x doubles: a bit a step, to any size
+            self._check_bits(max(a.bit_length(), b.bit_length()) + 1, "a sum")
+            return a + b
         if ta is int or ta is float:
             return a + b
         if ta in SEQUENCES and type(b) is ta:
             self._check_items(len(a) + len(b), f"joining two {ta.__name__}s")
         return a + b
+
+    def sub(self, a: Any, b: Any) -> Any:
+        if type(a) is int and type(b) is int:  # x - (0 - x) doubles as well as x + x
+            self._check_bits(max(a.bit_length(), b.bit_length()) + 1, "a difference")
+        return a - b
 
     def or_(self, a: Any, b: Any) -> Any:
         if type(a) in MERGEABLE and type(b) in MERGEABLE:
@@ -243,6 +253,8 @@ class Guards:
                 x.extend(more)
                 return x
             return self.add(x, y)
+        if op == "-=":
+            return self.sub(x, y)
         if op == "*=":
             return self.mul(x, y)
         if op == "**=":
@@ -523,6 +535,7 @@ class Guards:
             "_pow_": self.pow,
             "_lshift_": self.lshift,
             "_add_": self.add,
+            "_sub_": self.sub,
             "_mod_": self.mod,
             "_format_": self.format,
             "_contains_": self.contains,

@@ -27,6 +27,15 @@ MAX_OUTCOME_CHARS = 2000
 MAX_OUTCOME_PARTS = 2000  # parts of an outcome value copied out of the sandbox (see plain)
 
 
+# The outcome codes only the host and the world give (a stop by force, a budget, a crash):
+# a program raising GameError with one of them is reported as its own error instead.
+SYSTEM_CODES = frozenset({
+    "cpu_time_exceeded", "out_of_memory", "host_crashed", "host_unavailable", "too_deep",
+    "too_large", "step_budget_exhausted", "interrupted", "cancelled", "replaced", "stopped",
+    "direct_action",
+})
+
+
 class ProgramStopped(BaseException):
     """Raised inside a program to end it; a BaseException so `except Exception` cannot catch it.
 
@@ -213,7 +222,9 @@ class ProgramRuntime:
         reply = self._switch_out(Slice("intent", action=action))
         if reply.get("ok"):
             return dict(reply.get("result") or {})
-        raise GameError(str(reply.get("code", "failed")), str(reply.get("message", "")))
+        refused = GameError(str(reply.get("code", "failed")), str(reply.get("message", "")))
+        refused.from_world = True  # the world's refusal, not one the program raised itself
+        raise refused
 
     def latest_observation(self) -> dict:
         self.uses_observation = True
@@ -314,7 +325,11 @@ class ProgramRuntime:
                 stop.status, stop.code, stop.message, traceback_line(stop.__traceback__)
             )
         except GameError as exc:
-            return self._ended(FAILED, exc.code, exc.message, traceback_line(exc.__traceback__))
+            code, message = exc.code, exc.message
+            if code in SYSTEM_CODES and not getattr(exc, "from_world", False):
+                # A program may raise GameError, but not pass for the host stopping it.
+                code, message = "program_error", f"GameError({exc.code!r}): {exc.message}"
+            return self._ended(FAILED, code, message, traceback_line(exc.__traceback__))
         except ProgramLimit as exc:
             return self._ended(FAILED, exc.code, exc.message, traceback_line(exc.__traceback__))
         except RecursionError as exc:

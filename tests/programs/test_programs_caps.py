@@ -52,6 +52,13 @@ BYPASSES = {
         "x = [j for i in range(400000) for j in (1, 2, 3)]\n",
         "a list comprehension",
     ),
+    # issue 32: a bit a step, each under the cap, past it in the end
+    "a sum that doubles": ("x = 1\nfor i in range(50000):\n    x = x + x\n", "a sum"),
+    "a sum that doubles in place": ("x = 1\nfor i in range(50000):\n    x += x\n", "a sum"),
+    "a difference that doubles": ("x = 1\nfor i in range(50000):\n    x = x - (0 - x)\n",
+                                  "a difference"),
+    "unicode_escape that grows": ("x = ('\\U0001f600' * 200000).encode('unicode_escape')\n",
+                                  "str.encode"),
 }
 
 
@@ -113,3 +120,19 @@ def test_ordinary_unpacking_formatting_and_builtins_still_work():
         "{1, 2} b'\\x00\\xff' AB",
         "256 a-3",
     ]
+
+
+def test_an_exceptions_obj_is_not_a_way_around_the_guards():
+    status = run("try:\n    'x'.nothing\nexcept Exception as e:\n    o = e.obj\n")
+    assert status["status"] == "failed"
+    assert "attribute 'obj' is not available" in status["outcome"]["error"]["message"]
+
+
+@pytest.mark.parametrize("code", ["cpu_time_exceeded", "out_of_memory", "host_crashed",
+                                  "step_budget_exhausted"])
+def test_a_program_cannot_pass_its_own_error_for_the_hosts_stop(code):
+    status = run(f"raise GameError('{code}', 'not really')\n")
+    error = status["outcome"]["error"]
+    assert error["code"] == "program_error" and f"GameError('{code}')" in error["message"]
+    own = run("raise GameError('no_wood', 'out of wood')\n")["outcome"]["error"]
+    assert own["code"] == "no_wood"  # a code of its own stays its own
