@@ -29,6 +29,34 @@ log = logging.getLogger(__name__)
 # bursting to catch up (a burst would freeze the clients and then fast-forward them).
 MAX_LAG_SECONDS = 1.0
 
+class NotSaved(CodedError, RuntimeError):
+    """What was asked was done in memory but could not be saved (a full disk): it is not
+    acknowledged. A request gets 503 `not_saved`; the world pauses with the alarm on /healthz
+    and tries again on its own every RETRY_SECONDS, applying what waited once it can save."""
+
+    http_status = 503
+
+    def __init__(self, message: str) -> None:
+        super().__init__("not_saved", message)
+
+
+RETRY_SECONDS = 5.0  # a world paused because it could not save tries again this often
+
+
+def _saving_failed(exc: BaseException) -> bool:
+    """Whether a failure is the store's (a full disk, an I/O error), which may pass."""
+    import sqlite3
+
+    from asiworld.pipeline import TickNotSaved
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, TickNotSaved | sqlite3.Error | OSError | NotSaved):
+            return True
+        seen = seen.__cause__
+    return False
+
+
 class RunnerStopped(CodedError, RuntimeError):
     """The world's clock has stopped (a study at its horizon, a server shutting down): what was
     asked of it was not done. A request that meets it gets 503 `world_stopped`, not a 500."""
@@ -52,6 +80,7 @@ class WorldRunner:
         # Why the last tick failed (its inputs could not be saved, a snapshot could not be
         # written): an alarm /healthz raises until an admin resumes the world.
         self.failure: str | None = None
+        self._retry_at: float | None = None
         self._clock = clock
         self._commands: queue.Queue[tuple[Callable[[], Any], Future]] = queue.Queue()
         self._thread: threading.Thread | None = None
@@ -92,7 +121,7 @@ class WorldRunner:
             return fn()  # a hook on the runner thread: the caller's own durability point follows
         if not self.running:
             result = fn()
-            self.pipeline.make_durable()
+            self._make_durable()
             return result
         future: Future = Future()
         self._commands.put((fn, future))
@@ -140,6 +169,7 @@ class WorldRunner:
         def go() -> None:
             self.paused = False
             self.failure = None  # an admin saw the alarm and resumes: the next tick tells
+            self._retry_at = None
             self._next_due = self._clock()
 
         self.call(go)
@@ -190,6 +220,9 @@ class WorldRunner:
         except Exception as exc:
             self.paused = True
             self.failure = f"tick {self.world.tick + 1} failed: {type(exc).__name__}: {exc}"[:500]
+            # a store that could not write (a full disk) may write again; anything else
+            # waits for an admin, who reads the alarm first
+            self._retry_at = self._clock() + RETRY_SECONDS if _saving_failed(exc) else None
             log.exception("the tick failed (its inputs could not be saved?): the world is paused")
             raise
         self._tick_times.append(self._clock())
@@ -218,6 +251,9 @@ class WorldRunner:
         while not self._stop.is_set():
             self._run_commands(block_until=None)
             now = self._clock()
+            if self.paused and self._retry_at is not None and now >= self._retry_at:
+                self._retry(now)  # paused by a failure, not by an admin: try to go on
+                continue
             if self.paused or self.at_horizon:
                 self._run_commands(block_until=now + 0.1)
                 continue
@@ -237,6 +273,22 @@ class WorldRunner:
                 continue
             self._run_commands(block_until=self._next_due)
 
+    def _retry(self, now: float) -> None:
+        """One tick of a world a failure paused: if it saves, the alarm ends and the world goes
+        on (what was acknowledged meanwhile was saved first); else it waits RETRY_SECONDS."""
+        self._retry_at = now + RETRY_SECONDS
+        try:
+            self.pipeline.make_durable()
+            self.advance()
+        except Exception:
+            log.warning("the world still cannot save; trying again in %g s", RETRY_SECONDS)
+            return
+        log.warning("the world saves again: going on")
+        self.paused = False
+        self.failure = None
+        self._retry_at = None
+        self._next_due = self._clock()
+
     def _run_commands(self, block_until: float | None) -> None:
         while True:
             if block_until is None:
@@ -255,10 +307,23 @@ class WorldRunner:
             if future.set_running_or_notify_cancel():
                 try:
                     result = fn()
-                    self.pipeline.make_durable()  # acknowledged only once saved
+                    self._make_durable()  # acknowledged only once saved
                     future.set_result(result)
                 except BaseException as exc:  # handed back to the caller's thread
                     future.set_exception(exc)
+
+    def _make_durable(self) -> None:
+        try:
+            self.pipeline.make_durable()
+        except CodedError:
+            raise
+        except Exception as exc:  # sqlite's "database or disk is full", an I/O error
+            self.paused = True
+            self.failure = f"inputs could not be saved: {type(exc).__name__}: {exc}"[:500]
+            self._retry_at = self._clock() + RETRY_SECONDS
+            raise NotSaved(f"this could not be saved ({type(exc).__name__}: {exc}), so it is "
+                           "not acknowledged; the world is paused and tries again every "
+                           f"{RETRY_SECONDS:g} s") from exc
 
     def _fail_pending(self) -> None:
         while True:

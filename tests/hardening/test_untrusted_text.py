@@ -138,3 +138,50 @@ def test_a_tick_that_fails_is_an_alarm_and_leaves_no_transaction_open(tmp_path, 
     assert client.get("/healthz").get_json()["ok"] is True
     assert store.newest_snapshot_tick() == runner.world.tick
     store.close()
+
+
+def test_a_full_disk_is_a_503_not_an_html_500_and_the_world_goes_on_once_it_can_save(
+        tmp_path, monkeypatch):
+    """Before: 278 acts answered with Flask's HTML 500 page, and the world stayed paused after
+    space was freed until an admin resumed it."""
+    import sqlite3
+    import time
+
+    from asiworld.server import runner as runner_module
+    from asiworld.server.commands import build_app
+
+    monkeypatch.setattr(runner_module, "RETRY_SECONDS", 0.2)
+    app, store = build_app({"data_dir": str(tmp_path / "data"), "speed": 50.0, "agents": []})
+    runner = services(app).runner
+    client = app.test_client()
+    cid, token = agent(client)
+    runner.start()
+    try:
+        full = {"on": True}
+        flush = store.flush
+
+        def maybe_full() -> None:
+            if full["on"]:
+                raise sqlite3.OperationalError("database or disk is full")
+            flush()
+
+        monkeypatch.setattr(store, "flush", maybe_full)
+        runner.pipeline.durable[:] = [maybe_full]
+        reply = client.post(f"/api/agents/{cid}/act", headers=bearer(token),
+                            json={"action": {"type": "wait", "ticks": 1}})
+        assert reply.status_code == 503 and reply.is_json
+        assert reply.get_json()["error"]["code"] == "not_saved"
+        health = client.get("/healthz")
+        assert health.status_code == 503 and "disk is full" in health.get_json()["reason"]
+        stuck = health.get_json()["tick"]
+        full["on"] = False  # space is freed
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            health = client.get("/healthz")
+            if health.status_code == 200 and health.get_json()["tick"] > stuck + 5:
+                break
+            time.sleep(0.05)
+        assert health.status_code == 200 and health.get_json()["running"] is True
+    finally:
+        runner.stop()
+        store.close()
