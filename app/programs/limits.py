@@ -12,6 +12,13 @@ from dataclasses import dataclass
 # a world runs (`asiworld serve --programs-kept`).
 ENDED_KEPT = 50
 
+# Memory, in bytes. Each program runs in a process of its own, whose address space is capped
+# (`serve --program-memory`); all programs' processes together hold at most the world's budget
+# (`serve --programs-memory`): past it the ones holding the most are ended `out_of_memory`.
+HOST_MEMORY_BYTES = 1 << 30
+MIN_PROGRAM_MEMORY = 256 << 20  # an interpreter and its imports need about 150 MiB of it
+PROGRAMS_MEMORY_BYTES = 4 << 30
+
 
 @dataclass(frozen=True)
 class Budget:

@@ -42,9 +42,15 @@ from typing import Any
 from asiworld.engine import ActionResult, Refusal, World
 from asiworld.engine.text import clean, first_invalid
 from asiworld.engine.text import valid as valid_text
-from asiworld.programs.host import HostCrashed, LocalHost, SliceRow
-from asiworld.programs.limits import DEFAULT_BUDGET, ENDED_KEPT, Budget
-from asiworld.programs.pool import HostPool
+from asiworld.programs.host import HostCrashed, LocalHost, SliceRow, green_threads
+from asiworld.programs.limits import (
+    DEFAULT_BUDGET,
+    ENDED_KEPT,
+    HOST_MEMORY_BYTES,
+    PROGRAMS_MEMORY_BYTES,
+    Budget,
+)
+from asiworld.programs.pool import MEMORY_CHECK_TICKS, HostPool
 
 log = logging.getLogger(__name__)
 
@@ -102,17 +108,6 @@ class ProgramRecord:
         return out
 
 
-def _green_threads() -> bool:
-    """Whether eventlet has made this process's threads green (serve --async-mode eventlet)."""
-    import sys
-
-    if "eventlet" not in sys.modules:
-        return False
-    from eventlet import patcher
-
-    return bool(patcher.is_monkey_patched("thread"))
-
-
 def _refused_text(name: Any, source: Any) -> dict | None:
     """A program's name and source as a submission needs them, or the refusal."""
     if type(name) is not str or not name.strip() or len(name) > MAX_NAME:
@@ -142,10 +137,15 @@ class ProgramManager:
         host_factory: Callable[[], Any] | None = None,
         slice_deadline: float | None = None,
         ended_kept: int = ENDED_KEPT,
+        memory_budget: int | None = PROGRAMS_MEMORY_BYTES,
+        program_memory: int = HOST_MEMORY_BYTES,
     ) -> None:
         """`slice_deadline`: seconds a live world waits each tick for its programs (see
         asiworld.programs.pool); None, for headless and lockstep runs, waits for every answer.
-        `ended_kept`: ended programs kept per character (at least 1)."""
+        `ended_kept`: ended programs kept per character (at least 1). `memory_budget`: bytes
+        all programs' processes may hold together (None: no budget); past it the largest are
+        ended `out_of_memory` (checked every MEMORY_CHECK_TICKS ticks). `program_memory`: the
+        address space of each program's process. Neither applies to the in-process host."""
         if type(ended_kept) is not int or ended_kept < 1:
             raise ValueError("ended_kept is a whole number of at least 1")
         self.world = world
@@ -165,7 +165,14 @@ class ProgramManager:
         # Where submissions and ends go to be saved (a server's store), or None.
         self.journal: Callable[[dict], Any] | None = None
         self._host_factory = host_factory or (
-            LocalHost if in_process else partial(HostPool, slice_deadline=slice_deadline)
+            LocalHost
+            if in_process
+            else partial(
+                HostPool,
+                slice_deadline=slice_deadline,
+                memory_budget=memory_budget,
+                program_memory=program_memory,
+            )
         )
         self._host: Any = None
         self._host_lock = threading.Lock()  # the host is made by the clock or by `prepare`
@@ -187,7 +194,7 @@ class ProgramManager:
         refused = _refused_text(name, source)
         if refused is not None:
             return refused
-        if not self._prepares or _green_threads():
+        if not self._prepares or green_threads():
             # in-process hosts compile at the submission, on the clock's thread; so does a
             # server under eventlet, whose green threads would all wait on the host's pipe
             return None
@@ -303,6 +310,8 @@ class ProgramManager:
     # -- the tick -------------------------------------------------------------------------
     def before_step(self) -> None:
         """Resume programs with work to do and submit their actions (before `world.step()`)."""
+        if self.active and self.world.tick % MEMORY_CHECK_TICKS == 0:
+            self._keep_to_memory_budget()
         if not self.runnable:
             return
         due = sorted(self.runnable, key=self._order)
@@ -332,6 +341,26 @@ class ProgramManager:
                     self._stop(
                         key, "direct_action", f"stopped by a direct {event.get('type')} action"
                     )
+
+    def _keep_to_memory_budget(self) -> None:
+        """End the programs that hold the most memory until the rest fit the world's budget
+        together: one process per program, each under its own cap, can still add up to more
+        than the machine has."""
+        over = getattr(self._host, "over_memory", None)
+        if over is None:  # no host yet, or the in-process host
+            return
+        budget = self._host.memory_budget
+        for key, held in over():
+            record = self.records.get(key)
+            if record is None or record.status not in ACTIVE:
+                continue
+            self._stop(
+                key,
+                "out_of_memory",
+                f"all programs together held more than the world's budget of "
+                f"{budget >> 20} MiB; this one held the most ({held >> 20} MiB)",
+                status="failed",
+            )
 
     def _order(self, key: int) -> tuple[int, int]:
         return (self.records[key].char, key)

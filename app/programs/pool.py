@@ -35,16 +35,34 @@ from functools import partial
 from typing import Any
 
 from asiworld.programs.host import HostCrashed, ProcessHost
+from asiworld.programs.limits import HOST_MEMORY_BYTES, PROGRAMS_MEMORY_BYTES
 from asiworld.programs.zygote import Zygote
 
 THINKING_SECONDS = 5.0  # a live program silent this long is killed (cpu_time_exceeded)
+MEMORY_CHECK_TICKS = 10  # how often the programs' memory together is measured
 LIVE_SLICE_DEADLINE = 0.05  # seconds a live world waits each tick for its programs' answers
 CPU_KILLED = ("cpu_time_exceeded", "used too much CPU time in one tick (stopped by force)")
 
 
-def quiet_host(zygote: Any = None) -> ProcessHost:
+def quiet_host(zygote: Any = None, memory_bytes: int = HOST_MEMORY_BYTES) -> ProcessHost:
     """A pooled host never polls for its next request: a dozen of them would spin on two cores."""
-    return ProcessHost(spin=0.0, zygote=zygote)
+    return ProcessHost(memory_bytes=memory_bytes, spin=0.0, zygote=zygote)
+
+
+def private_bytes(pid: int) -> int:
+    """The memory a process holds for itself alone: the pages it has written since it was
+    forked (shared pages, the zygote's interpreter among them, are counted by nobody), and what
+    of it went to swap. 0 for a process that is gone."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as rollup:
+            text = rollup.read()
+    except OSError:
+        return 0
+    total = 0
+    for line in text.splitlines():
+        if line.startswith((b"Private_Dirty:", b"Swap:")):
+            total += int(line.split()[1]) * 1024
+    return total
 
 
 def _failed_row(pid: int, code: str, message: str) -> list:
@@ -67,15 +85,24 @@ class Prepared:
 class HostPool:
     """Programs' host processes, one each, and the rule for how long the world waits on them."""
 
-    def __init__(self, slice_deadline: float | None = None, factory: Any = None) -> None:
+    def __init__(
+        self,
+        slice_deadline: float | None = None,
+        factory: Any = None,
+        memory_budget: int | None = PROGRAMS_MEMORY_BYTES,
+        program_memory: int = HOST_MEMORY_BYTES,
+    ) -> None:
+        """`memory_budget`: bytes all programs may hold together (None: no budget);
+        `program_memory`: the address space of each program's process."""
         self.slice_deadline = slice_deadline
+        self.memory_budget = memory_budget
         self.zygote: Zygote | None = None
         if factory is None:  # quiet hosts forked from a zygote (plain processes if it fails)
             try:
                 self.zygote = Zygote()
             except OSError:
                 self.zygote = None
-            factory = partial(quiet_host, self.zygote)
+            factory = partial(quiet_host, self.zygote, program_memory)
         self._factory = factory
         self.hosts: dict[int, Any] = {}  # program id -> its host
         self.spare: Any = None
@@ -185,6 +212,21 @@ class HostPool:
         if "out_of_memory" in why:
             code, message = "out_of_memory", "the program ran out of memory"
         return _failed_row(pid, code, message)
+
+    def over_memory(self) -> list[tuple[int, int]]:
+        """The programs to end so that the rest fit the memory budget together, largest first:
+        [(program id, bytes it holds)]. Empty when they fit, or when there is no budget."""
+        if self.memory_budget is None or not self.hosts:
+            return []
+        held = {pid: private_bytes(host.process.pid) for pid, host in self.hosts.items()}
+        total = sum(held.values())
+        ending = []
+        for pid, size in sorted(held.items(), key=lambda item: (-item[1], item[0])):
+            if total <= self.memory_budget:
+                break
+            ending.append((pid, size))
+            total -= size
+        return ending
 
     def prepare(self, source: str) -> Prepared | dict | None:
         """Compile `source` in a process of its own, on the caller's thread (a request's, a
