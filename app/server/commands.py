@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from asiworld import arguments as checked
-from asiworld.programs.limits import ENDED_KEPT
+from asiworld.programs.limits import (
+    ENDED_KEPT,
+    HOST_MEMORY_BYTES,
+    MIN_PROGRAM_MEMORY,
+    PROGRAMS_MEMORY_BYTES,
+)
 
 DEFAULT_DATA_DIR = "data"
 DEFAULT_MAX_CONNECTIONS = 256  # threads for connections (app/server/connections.py)
@@ -123,6 +128,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         f"default {ENDED_KEPT})",
     )
     p.add_argument(
+        "--programs-memory",
+        default=os.environ.get("ASIWORLD_PROGRAMS_MEMORY", str(PROGRAMS_MEMORY_BYTES >> 20)),
+        metavar="MiB",
+        help="memory all programs may hold together; past it the programs holding the most "
+        f"are ended out_of_memory (default {PROGRAMS_MEMORY_BYTES >> 20})",
+    )
+    p.add_argument(
+        "--program-memory",
+        default=os.environ.get("ASIWORLD_PROGRAM_MEMORY", str(HOST_MEMORY_BYTES >> 20)),
+        metavar="MiB",
+        help="address space of each program's process, at least "
+        f"{MIN_PROGRAM_MEMORY >> 20} (default {HOST_MEMORY_BYTES >> 20})",
+    )
+    p.add_argument(
         "--max-connections",
         default=os.environ.get("ASIWORLD_MAX_CONNECTIONS", str(DEFAULT_MAX_CONNECTIONS)),
         help="concurrent connections (each a thread; WebSockets included) before new ones get "
@@ -168,6 +187,20 @@ def count_option(raw: Any, flag: str) -> int:
     if value < 1:
         code = "bad_" + flag.lstrip("-").replace("-", "_")
         raise Invalid(code, f"{flag} is a whole number of at least 1, not {raw!r}")
+    return value
+
+
+def program_memory_option(raw: Any) -> int:
+    """--program-memory in MiB: a program's process needs room for its interpreter."""
+    from asiworld.server.validation import Invalid
+
+    value = count_option(raw, "--program-memory")
+    if value < MIN_PROGRAM_MEMORY >> 20:
+        raise Invalid(
+            "bad_program_memory",
+            f"--program-memory is at least {MIN_PROGRAM_MEMORY >> 20} MiB (a program's process "
+            f"needs room for its interpreter), not {raw!r}",
+        )
     return value
 
 
@@ -262,6 +295,12 @@ def _config(settings: dict[str, Any], seed: int, agents: list[str], resumed: boo
         "PROGRAMS_KEPT": count_option(
             settings.get("programs_kept") or ENDED_KEPT, "--programs-kept"
         ),
+        "PROGRAMS_MEMORY": count_option(
+            settings.get("programs_memory") or PROGRAMS_MEMORY_BYTES >> 20, "--programs-memory"
+        ) << 20,
+        "PROGRAM_MEMORY": program_memory_option(
+            settings.get("program_memory") or HOST_MEMORY_BYTES >> 20
+        ) << 20,
     }
     if settings.get("message_queue"):
         config["MESSAGE_QUEUE"] = settings["message_queue"]
@@ -294,6 +333,8 @@ def wsgi_app() -> Any:
         "join_token": env.get("ASIWORLD_JOIN_TOKEN") or None,
         "max_characters": env.get("ASIWORLD_MAX_CHARACTERS", "500"),
         "programs_kept": env.get("ASIWORLD_PROGRAMS_KEPT", str(ENDED_KEPT)),
+        "programs_memory": env.get("ASIWORLD_PROGRAMS_MEMORY") or None,
+        "program_memory": env.get("ASIWORLD_PROGRAM_MEMORY") or None,
         "async_mode": env.get("ASIWORLD_ASYNC_MODE", "threading"),
         "message_queue": env.get("ASIWORLD_MESSAGE_QUEUE") or None,
     }
@@ -383,6 +424,8 @@ def serve(args: argparse.Namespace) -> int:
         args.max_characters = count_option(args.max_characters, "--max-characters")
         args.max_connections = count_option(args.max_connections, "--max-connections")
         args.programs_kept = count_option(args.programs_kept, "--programs-kept")
+        args.programs_memory = count_option(args.programs_memory, "--programs-memory")
+        args.program_memory = program_memory_option(args.program_memory)
     except Invalid as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return 2
@@ -481,6 +524,8 @@ def _serve_world(args: argparse.Namespace, data_dir: Path | None, fail: Any, liv
                 "join_token": args.join_token,
                 "max_characters": args.max_characters,
                 "programs_kept": args.programs_kept,
+                "programs_memory": args.programs_memory,
+                "program_memory": args.program_memory,
                 "replays": args.replays,
                 "record_dir": record_dir(args, data_dir),
                 "study": live_study,
@@ -637,6 +682,8 @@ def serve_argv(args: argparse.Namespace) -> list[str]:
     argv += ["--max-characters", str(args.max_characters)]
     argv += ["--max-connections", str(args.max_connections)]
     argv += ["--programs-kept", str(args.programs_kept)]
+    argv += ["--programs-memory", str(args.programs_memory)]
+    argv += ["--program-memory", str(args.program_memory)]
     if args.seed is not None:
         argv += ["--seed", str(args.seed)]
     flags = (("--ephemeral", args.ephemeral), ("--fsync", args.fsync), ("--new", args.new),

@@ -6,7 +6,7 @@ from asiworld.agents.driver import BuiltinAgents
 from asiworld.engine import World, load_content
 from asiworld.engine.frames import FrameBuilder
 from asiworld.pipeline import Pipeline
-from asiworld.programs.limits import ENDED_KEPT
+from asiworld.programs.limits import ENDED_KEPT, HOST_MEMORY_BYTES, PROGRAMS_MEMORY_BYTES
 from asiworld.programs.manager import ProgramManager
 from asiworld.programs.pool import LIVE_SLICE_DEADLINE
 from asiworld.server.runner import WorldRunner
@@ -32,6 +32,8 @@ def build_pipeline(config: dict) -> tuple[Pipeline, BuiltinAgents]:
         in_process=bool(config.get("PROGRAMS_IN_PROCESS", False)),
         slice_deadline=LIVE_SLICE_DEADLINE,
         ended_kept=int(config.get("PROGRAMS_KEPT") or ENDED_KEPT),
+        memory_budget=int(config.get("PROGRAMS_MEMORY") or PROGRAMS_MEMORY_BYTES),
+        program_memory=int(config.get("PROGRAM_MEMORY") or HOST_MEMORY_BYTES),
     )
     pipeline = Pipeline(world, programs=programs, frames=frame_builder)
     builtin = pipeline.add_driver(BuiltinAgents())

@@ -1,0 +1,121 @@
+"""A budget across all programs (issue 32, item 6): each program's process is capped on its own
+(1 GiB of address space), but with one process per character and 500 characters allowed, parked
+programs could hold the machine's memory between them (two held 1.85 GB). The world's memory
+budget ends the programs that hold the most until the rest fit, and their processes yield the
+CPU to the world's clock."""
+
+from __future__ import annotations
+
+import os
+import resource
+
+import pytest
+from asiworld.engine import World
+from asiworld.programs.manager import ProgramManager
+from asiworld.programs.pool import MEMORY_CHECK_TICKS, private_bytes
+
+from tests.programs.helpers import run_ticks, run_until_done
+
+MiB = 1 << 20
+# Holds 36 MB more every few ticks (a million ints a list), and never lets go.
+HOARDER = "kept = []\nwhile True:\n    kept.append(list(range(1000000)))\n    wait(1)\n"
+STEADY = "n = 0\nwhile True:\n    wait(1)\n    n += 1\n"
+
+
+def world_with(memory_budget: int | None, *sources: str):
+    world = World.create(seed=3, size=48)
+    manager = ProgramManager(world, memory_budget=memory_budget)
+    programs = []
+    for i, source in enumerate(sources):
+        char = world.add_character(name=f"c{i}")
+        programs.append((char, manager.submit(char, f"p{i}", source)["id"]))
+    return world, manager, programs
+
+
+@pytest.mark.timeout(120)
+def test_the_program_holding_the_most_is_ended_when_all_together_pass_the_budget():
+    world, manager, [steady, hoarder] = world_with(64 * MiB, STEADY, HOARDER)
+    try:
+        ended = run_until_done(manager, world, *hoarder, limit=20 * MEMORY_CHECK_TICKS)
+        run_ticks(manager, world, MEMORY_CHECK_TICKS)
+        assert ended["status"] == "failed", ended
+        error = ended["outcome"]["error"]
+        assert error["code"] == "out_of_memory"
+        assert "budget of 64 MiB" in error["message"] and "held the most" in error["message"]
+        assert manager.status(*steady)["status"] in ("running", "waiting")
+        assert manager._host.hosts.keys() == {manager.active[steady[0]]}  # its process is gone
+    finally:
+        manager.close()
+
+
+@pytest.mark.timeout(120)
+def test_without_a_budget_the_same_program_keeps_its_memory():
+    world, manager, [hoarder] = world_with(None, HOARDER)
+    try:
+        run_ticks(manager, world, 5 * MEMORY_CHECK_TICKS)
+        assert manager.status(*hoarder)["status"] in ("running", "waiting")
+        (host,) = manager._host.hosts.values()
+        assert private_bytes(host.process.pid) > 64 * MiB
+    finally:
+        manager.close()
+
+
+@pytest.mark.timeout(120)
+def test_programs_that_fit_the_budget_together_run_on():
+    world, manager, programs = world_with(256 * MiB, STEADY, STEADY, STEADY)
+    try:
+        run_ticks(manager, world, 3 * MEMORY_CHECK_TICKS)
+        assert all(manager.status(*p)["status"] in ("running", "waiting") for p in programs)
+    finally:
+        manager.close()
+
+
+def test_a_program_process_runs_at_the_lowest_cpu_priority():
+    world, manager, [steady] = world_with(None, STEADY)
+    try:
+        run_ticks(manager, world, 2)
+        (host,) = manager._host.hosts.values()
+        assert os.getpriority(os.PRIO_PROCESS, host.process.pid) == 19
+    finally:
+        manager.close()
+
+
+# Bad input tried: not a number, zero, negative, a fraction, empty; and a program memory too
+# small for an interpreter. Each is refused before anything starts, and no data folder is made.
+@pytest.mark.parametrize(
+    "flag, bad, code",
+    [
+        ("--programs-memory", "lots", "bad_programs_memory"),
+        ("--programs-memory", "0", "bad_programs_memory"),
+        ("--programs-memory", "-5", "bad_programs_memory"),
+        ("--programs-memory", "1.5", "bad_programs_memory"),
+        ("--programs-memory", "", "bad_programs_memory"),
+        ("--program-memory", "64", "bad_program_memory"),
+        ("--program-memory", "big", "bad_program_memory"),
+    ],
+)
+def test_serve_refuses_a_bad_memory_budget_before_starting(flag, bad, code, capsys, tmp_path):
+    from asiworld.cli import main
+
+    status = main(["serve", flag, bad, "--data-dir", str(tmp_path / "data")])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith(f"error: {code}: {flag} ")
+    assert "Traceback" not in err
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_server_gives_its_programs_the_budgets_it_was_given():
+    from asiworld.server import create_app, services
+
+    app = create_app({"PROGRAMS_MEMORY": 512 * MiB, "PROGRAM_MEMORY": 300 * MiB})
+    pipeline = services(app).runner.pipeline
+    programs = pipeline.programs
+    try:
+        char = pipeline.world.add_character(name="ada")
+        assert programs.submit(char, "steady", STEADY)["ok"]
+        (host,) = programs._host.hosts.values()
+        assert programs._host.memory_budget == 512 * MiB
+        assert resource.prlimit(host.process.pid, resource.RLIMIT_AS)[0] == 300 * MiB
+    finally:
+        pipeline.close()
