@@ -39,7 +39,8 @@ from asiworld.programs.limits import HOST_MEMORY_BYTES, PROGRAMS_MEMORY_BYTES
 from asiworld.programs.zygote import Zygote
 
 THINKING_SECONDS = 5.0  # a live program silent this long is killed (cpu_time_exceeded)
-MEMORY_CHECK_TICKS = 10  # how often the programs' memory together is measured
+MEMORY_CHECK_TICKS = 10  # how often the programs' memory together is held to the budget
+MEMORY_MEASURE_SECONDS = 0.5  # how often a live pool measures it (off the clock)
 LIVE_SLICE_DEADLINE = 0.05  # seconds a live world waits each tick for its programs' answers
 CPU_KILLED = ("cpu_time_exceeded", "used too much CPU time in one tick (stopped by force)")
 
@@ -96,6 +97,12 @@ class HostPool:
         `program_memory`: the address space of each program's process."""
         self.slice_deadline = slice_deadline
         self.memory_budget = memory_budget
+        self._os_pids: dict[int, int] = {}  # program id -> its process's pid, for measuring
+        self._held: dict[int, int] = {}  # program id -> bytes, as last measured (live pools)
+        self._closed = threading.Event()
+        if slice_deadline is not None and memory_budget is not None:
+            threading.Thread(target=self._keep_measuring, name="programs-memory",
+                             daemon=True).start()
         self.zygote: Zygote | None = None
         if factory is None:  # quiet hosts forked from a zygote (plain processes if it fails)
             try:
@@ -177,6 +184,7 @@ class HostPool:
             _ = self.spare.process.pid
 
     def close(self) -> None:
+        self._closed.set()
         for pid in list(self.hosts):
             self._end(pid)
         if self.spare is not None:
@@ -200,6 +208,7 @@ class HostPool:
 
     def _died(self, pid: int, why: str) -> list:
         host = self.hosts.pop(pid)
+        self._os_pids.pop(pid, None)
         self.thinking.pop(pid, None)
         host.close()
         self.killed += 1
@@ -215,10 +224,18 @@ class HostPool:
 
     def over_memory(self) -> list[tuple[int, int]]:
         """The programs to end so that the rest fit the memory budget together, largest first:
-        [(program id, bytes it holds)]. Empty when they fit, or when there is no budget."""
+        [(program id, bytes it holds)]. Empty when they fit, or when there is no budget.
+
+        Reading a process's memory takes about 0.5 ms (the kernel walks its mappings), too long
+        for a live world's clock with hundreds of programs: a live pool measures on a thread of
+        its own and this reads its latest figures. A headless or lockstep run has no clock to
+        keep and measures here, at the same ticks every run."""
         if self.memory_budget is None or not self.hosts:
             return []
-        held = {pid: private_bytes(host.process.pid) for pid, host in self.hosts.items()}
+        if self.slice_deadline is None:
+            held = self._measure()
+        else:
+            held = {pid: size for pid, size in self._held.items() if pid in self.hosts}
         total = sum(held.values())
         ending = []
         for pid, size in sorted(held.items(), key=lambda item: (-item[1], item[0])):
@@ -227,6 +244,13 @@ class HostPool:
             ending.append((pid, size))
             total -= size
         return ending
+
+    def _measure(self) -> dict[int, int]:
+        return {pid: private_bytes(os_pid) for pid, os_pid in list(self._os_pids.items())}
+
+    def _keep_measuring(self) -> None:
+        while not self._closed.wait(MEMORY_MEASURE_SECONDS):
+            self._held = self._measure()
 
     def prepare(self, source: str) -> Prepared | dict | None:
         """Compile `source` in a process of its own, on the caller's thread (a request's, a
@@ -280,6 +304,7 @@ class HostPool:
                 }
         if reply.get("ok"):
             self.hosts[msg["pid"]] = host
+            self._os_pids[msg["pid"]] = host.process.pid
             with self._spare_lock:
                 if self.spare is None:
                     self._spawn_spare()
@@ -306,6 +331,7 @@ class HostPool:
 
     def _end(self, pid: int) -> None:
         self.thinking.pop(pid, None)
+        self._os_pids.pop(pid, None)
         host = self.hosts.pop(pid, None)
         if host is not None:
             host.close()
