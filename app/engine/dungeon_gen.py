@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .content import Content
+from .seeding import dungeon_rng
 
 Pos = tuple[int, int]
 Room = tuple[int, int, int, int]  # x, y, w, h (floor tiles x..x+w-1, y..y+h-1)
@@ -31,15 +32,10 @@ class Layout:
     rooms: list[Room] = field(default_factory=list)
 
 
-def instance_rng(seed: int, char_id: int, tier: int, count: int) -> random.Random:
-    # A string seed hashes the same way in every process (unlike hash() of a tuple).
-    return random.Random(f"dungeon:{seed}:{char_id}:{tier}:{count}")
-
-
 def generate_instance(content: Content, seed: int, char_id: int, tier: int, count: int) -> Layout:
     spec = content.raw["dungeons"]["tiers"][str(tier)]
     rules = content.raw["dungeons"]["rules"]
-    rng = instance_rng(seed, char_id, tier, count)
+    rng = dungeon_rng(seed, char_id, tier, count)
     T = content.tile_code
     width, height = int(spec["width"]), int(spec["height"])
     terrain = np.full((height, width), T["dungeon_wall"], dtype=np.uint8)
@@ -87,7 +83,7 @@ def generate_instance(content: Content, seed: int, char_id: int, tier: int, coun
 
 def generate_sanctum(content: Content, seed: int, char_id: int, count: int) -> Layout:
     spec = content.raw["dungeons"]["sanctum"]
-    rng = instance_rng(seed, char_id, int(spec["tier"]), count)
+    rng = dungeon_rng(seed, char_id, int(spec["tier"]), count)
     T = content.tile_code
     width, height = int(spec["width"]), int(spec["height"])
     terrain = np.full((height, width), T["dungeon_wall"], dtype=np.uint8)

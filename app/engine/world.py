@@ -4,7 +4,6 @@ one tick, and returns the tick's events. The order inside a tick is fixed (ids a
 
 from __future__ import annotations
 
-import random
 from collections import deque
 from typing import Any
 
@@ -14,6 +13,7 @@ from . import actions, clock, creatures, dungeons, hashing, homes, snapshot, sur
 from .content import Content, load_content
 from .errors import ActionResult, Refusal, WorldFull
 from .model import SURFACE, Area, Character, Creature, DungeonLedger, Entity, LootBag, Pos
+from .seeding import world_rng
 from .worldgen import Landmarks, generate_surface
 
 EVENT_MEMORY = 200  # events kept per character between observations
@@ -26,7 +26,7 @@ class World:
     def __init__(self, content: Content, seed: int):
         self.content = content
         self.seed = int(seed)
-        self.rng = random.Random(self.seed)
+        self.rng = world_rng(self.seed)
         self.tick = 0
         self.areas: dict[int, Area] = {}
         self.entities: dict[int, Entity] = {}

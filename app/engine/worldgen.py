@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .content import Content
+from .seeding import surface_rng
 
 
 @dataclass
@@ -38,7 +39,7 @@ def _fractal(rng: np.random.Generator, size: int) -> np.ndarray:
 
 def generate_surface(seed: int, size: int, content: Content) -> tuple[np.ndarray, np.ndarray, Landmarks]:
     """Return (terrain codes [y, x], resource amounts, landmarks)."""
-    rng = np.random.default_rng([seed, 0xA51])
+    rng = surface_rng(seed)
     T = content.tile_code
     height = _fractal(rng, size)
     moisture = _fractal(rng, size)

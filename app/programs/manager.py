@@ -40,6 +40,7 @@ from functools import partial
 from typing import Any
 
 from asiworld.engine import ActionResult, Refusal, World
+from asiworld.engine.seeding import program_seed
 from asiworld.engine.text import clean, first_invalid
 from asiworld.engine.text import valid as valid_text
 from asiworld.programs.host import HostCrashed, LocalHost, SliceRow, green_threads
@@ -222,7 +223,7 @@ class ProgramManager:
         if refused is not None:
             return refused
         key = self.next_key
-        seed = f"{self.world.seed}:{char_id}:{key}"
+        seed = program_seed(self.world.seed, char_id, key)
         msg = {
             "op": "submit",
             "pid": key,

@@ -2,9 +2,10 @@
 
 The fork is re-simulated from the replay (app/replay/worlds.py), so it is the true engine state,
 memories included. `reseed` decides its future's randomness: `seed="new"` (or a number)
-re-seeds the world's random generator, which decides everything random from now on (creature
-moves, combat rolls, drops, regrowth, dungeon layouts). The map, the characters and everything
-already in the world stay as they were.
+gives the world a new seed (asiworld.engine.seeding), which decides everything random from now
+on: creature moves, combat rolls, drops, regrowth, the layout of every dungeon entered from now
+on, programs' and new agents' randomness. The map, the characters and everything already in the
+world stay as they were.
 
 Making the fork the live server's world is the server's part (app/server/fork.py): the world is
 replaced in the server's pipeline.
@@ -12,9 +13,10 @@ replaced in the server's pipeline.
 
 from __future__ import annotations
 
-import random
 import secrets
 from typing import Any
+
+from asiworld.engine import seeding
 
 from .format import ReplayError
 
@@ -27,5 +29,5 @@ def reseed(world: Any, seed: Any) -> int:
         seed = secrets.randbelow(2**31)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ReplayError("bad_argument", "seed is 'same', 'new' or a whole number >= 0")
-    world.rng = random.Random(seed)
+    seeding.reseed(world, seed)
     return seed
