@@ -8,26 +8,7 @@ engine/content/) are listed as namespace packages, as setuptools asks, so their 
 the wheel when setuptools stops shipping data of unlisted folders.
 """
 
-from pathlib import Path
-
 from setuptools import find_namespace_packages, setup
-from setuptools.command.build_py import build_py
-
-# One line Python runs at start-up (site.py): it puts a finder on sys.meta_path that registers
-# the Gymnasium ids once Gymnasium is imported (app/agents/gym_hook.py). Gymnasium 1.x reads no
-# entry points, so this is how `gymnasium.make("ASIWorld-v0")` works with no import of ours.
-PTH_NAME = "asiworld-gymnasium.pth"
-PTH_LINE = "import asiworld.agents.gym_hook\n"
-
-
-class BuildWithGymnasiumHook(build_py):
-    def run(self) -> None:
-        super().run()
-        target = Path(self.build_lib) / PTH_NAME
-        target.write_text(PTH_LINE, encoding="utf-8")
-
-    def get_outputs(self, include_bytecode: bool = True) -> list[str]:
-        return [*super().get_outputs(include_bytecode), str(Path(self.build_lib) / PTH_NAME)]
 
 PACKAGES = [
     "asiworld",
@@ -35,7 +16,6 @@ PACKAGES = [
 ]
 
 setup(
-    cmdclass={"build_py": BuildWithGymnasiumHook},
     packages=[*PACKAGES, "asiworld.docs", "asiworld.replays"],
     package_dir={"asiworld": "app", "asiworld.docs": "docs", "asiworld.replays": "replays"},
 )

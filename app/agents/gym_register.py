@@ -1,8 +1,8 @@
 """The Gymnasium ids of ASIWorld, registered without importing the environment.
 
-`register_envs()` is what the `gymnasium.envs` entry point names (Gymnasium 0.26-0.29 called
-it on import) and what asiworld.agents.gym_hook calls once Gymnasium 1.x has been imported (1.x
-no longer reads entry points). It registers strings only, so `gymnasium.make` imports the
+`register_envs()` is what `import asiworld` calls when Gymnasium is installed (app/__init__.py),
+and what the `gymnasium.envs` entry point names (Gymnasium 0.26-0.29 called it on import; 1.x
+reads no entry points). It registers strings only, so `gymnasium.make` imports the
 environment, never the server, and only when an ASIWorld id is made.
 """
 

@@ -19,7 +19,7 @@ from asiworld.engine import actions as engine_actions
 from asiworld.evaluation.achievements import STAGE_NAMES
 from gymnasium.utils.env_checker import check_env
 
-register_envs()  # what the installed wheel's start-up hook does (tests/packaging checks that)
+register_envs()  # what `import asiworld` does (tests/agents/test_gym_registration.py)
 
 
 @pytest.mark.parametrize("render_mode", [None, "ansi", "rgb_array"])
