@@ -115,8 +115,6 @@ def reachable_bed(world: World, char: Character) -> Pos | None:
     beds = beds_of(world, char)
     if not beds:
         return None
-    from .rules.movement import cost_xy
-
     area = world.areas[SURFACE]
     start = (char.x, char.y) if char.area == SURFACE else char.surface_pos
     cost = cost_xy(world, area, char)
@@ -146,3 +144,35 @@ def periodic(world: World) -> None:
         if isinstance(ent, Character) and (world.tick + ent.id) % interval == 0 and not ent.down:
             if ent.usable_bed or beds_of(world, ent):
                 refresh_bed(world, ent)
+
+
+# -- path cost: terrain, and structures as they let a character through ----------------------
+def base_cost(world: World, area: Area) -> tuple[np.ndarray, dict[int, list[tuple[int, int]]]]:
+    """Terrain and structures' path cost for an area version, indexed [x, y] (tcod's node
+    order, contiguous; read-only), and each owner's locked doors (open to that owner only)."""
+    key = (area.id, area.version)
+    cached = world.path_cache.get(key)
+    if cached is None:
+        walk = world.content.walk_lut[area.terrain].astype(np.int8)
+        doors: dict[int, list[tuple[int, int]]] = {}
+        for (x, y), s in area.structures.items():
+            if not passable(s, None, world.content):
+                walk[y, x] = 0
+            if s.kind == "door" and s.locked:
+                doors.setdefault(s.owner, []).append((x, y))
+        base = np.ascontiguousarray(walk.T)
+        base.flags.writeable = False
+        for stale in [k for k in world.path_cache if k[0] == area.id]:
+            del world.path_cache[stale]
+        cached = world.path_cache[key] = (base, doors)
+    return cached
+
+
+def cost_xy(world: World, area: Area, char: Character) -> np.ndarray:
+    """Path cost for this character over the whole area, indexed [x, y]: terrain and
+    structures, with its own locked doors open."""
+    base, doors = base_cost(world, area)
+    cost = base.copy()
+    for x, y in doors.get(char.id, ()):
+        cost[x, y] = 1
+    return cost

@@ -48,7 +48,7 @@ class World:
         self.loot_changed = False
         self.dungeons: DungeonLedger | None = None  # made by the first expedition (dungeons.py)
         self.home_tiles: dict[int, set[Pos]] = {}  # character -> tiles of its locked home
-        self.path_cache: dict[tuple, Any] = {}  # path cost per area version (movement.cost_xy)
+        self.path_cache: dict[tuple, Any] = {}  # path cost per area version (homes.base_cost)
         self.path_memo: dict[tuple, Any] = {}  # recent paths (movement.find_path)
         self.sight_cache: dict[int, Any] = {}  # area id -> (version, see-through mask) (vision)
         # Bodies of crowded areas by cell (vision.BodyIndex), valid until a body is added,

@@ -70,6 +70,10 @@ class HostCrashed(Exception):
     """The host process died or stopped answering; its programs are lost."""
 
 
+class ZygoteGone(OSError):
+    """The zygote cannot start a host (it died or never started); start one the plain way."""
+
+
 class NoAnswerYet(HostCrashed):
     """The host has not answered by the deadline (a crash unless the caller chooses to wait)."""
 
@@ -308,8 +312,6 @@ class ProcessHost:
         self.timeout = timeout
         self.process: Any = None
         if zygote is not None:  # forked from a pre-imported process (zygote.py), if it lives
-            from asiworld.programs.zygote import ZygoteGone
-
             try:
                 self.process = zygote.spawn(memory_bytes, spin)
             except ZygoteGone:

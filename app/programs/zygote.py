@@ -30,13 +30,11 @@ import threading
 import time
 from typing import Any
 
+from asiworld.programs.host import ZygoteGone
+
 _STATUS = struct.Struct(">i")
 _SPAWN = struct.Struct(">qd")  # memory bytes, spin seconds
 _KILLED_WITH_ZYGOTE = -signal.SIGKILL
-
-
-class ZygoteGone(OSError):
-    """The zygote cannot start a host (it died or never started); start one the plain way."""
 
 
 class Zygote:

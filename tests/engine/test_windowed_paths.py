@@ -8,7 +8,7 @@ import random
 
 import numpy as np
 import tcod.path
-from asiworld.engine import World, astar, load_content
+from asiworld.engine import World, astar, homes, load_content
 from asiworld.engine.model import SURFACE
 from asiworld.engine.rules import movement
 from hypothesis import given, settings
@@ -86,7 +86,7 @@ def test_walks_in_a_crowded_world_follow_the_whole_map_paths():
     for i in range(80):
         world.add_character(f"c{i}")
     area = world.areas[SURFACE]
-    base, _ = movement._base_cost(world, area)
+    base, _ = homes.base_cost(world, area)
     rng = random.Random(5)
     chars = world.characters()
     for _ in range(300):

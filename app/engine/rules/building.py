@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import homes, inventory
-from ..actions import Arg, Handler, register
 from ..errors import Refusal
+from ..handlers import Arg, Handler, register
 from ..model import Character, Op, Structure
 from .common import require_adjacent
 

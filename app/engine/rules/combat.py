@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import actions, dungeons, homes
-from ..actions import Arg, Handler, register
+from .. import dungeons, handlers, homes
 from ..errors import Refusal
+from ..handlers import Arg, Handler, register
 from ..model import SURFACE, Character, Creature, Entity, Op
 from .common import entity_target, in_dungeon
 
@@ -107,7 +107,7 @@ def defeat(world: World, creature: Creature, killer: Entity | None) -> None:
 
 def knock_down(world: World, char: Character, cause: str) -> None:
     """Health 0: half of each stack drops in a loot bag; the character wakes later at its bed."""
-    actions.cancel(world, char, "knocked down")
+    handlers.cancel(world, char, "knocked down")
     char.health = 0
     char.down = True
     char.asleep = False

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import inventory
-from ..actions import SLOTS, Arg, Handler, register
 from ..errors import Refusal
+from ..handlers import SLOTS, Arg, Handler, register
 from ..model import Character, Op
 from .common import in_dungeon, require_item
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import inventory
-from ..actions import Arg, Handler, register
 from ..content import Recipe
 from ..errors import Refusal
+from ..handlers import Arg, Handler, register
 from ..model import Character, Op
 from .common import a
 

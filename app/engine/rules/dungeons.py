@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import actions, inventory
-from ..actions import Arg, Handler, register
+from .. import handlers, inventory
 from ..dungeons import (
     INSIDE,
     end_expedition,
@@ -21,6 +20,7 @@ from ..dungeons import (
     to_surface,
 )
 from ..errors import Refusal
+from ..handlers import Arg, Handler, register
 from ..model import SURFACE, Character, Entity, Op, Pos
 from .common import chebyshev
 
@@ -118,7 +118,7 @@ def _enter(world: World, char: Character, op: Op) -> bool:
     area.instance.members = list(ids)  # who is inside now; enemies wake only near them
     for m in members:
         if m is not char:
-            actions.cancel(world, m, "entered a dungeon with a party")
+            handlers.cancel(world, m, "entered a dungeon with a party")
         start_expedition(world, m, area, ids)
     op.result = {"tier": tier, "instance": area.id, "expedition": char.expedition.number}
     return True

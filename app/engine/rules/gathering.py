@@ -8,8 +8,8 @@ import heapq
 from typing import TYPE_CHECKING
 
 from .. import inventory
-from ..actions import Arg, Handler, register
 from ..errors import Refusal
+from ..handlers import Arg, Handler, register
 from ..model import Character, Creature, Op
 from . import chests
 from .common import a, entity_target, require_adjacent

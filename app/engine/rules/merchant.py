@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import inventory
-from ..actions import Arg, Handler, register
 from ..errors import Refusal
+from ..handlers import Arg, Handler, register
 from ..model import SURFACE, Character, Op
 from .common import chebyshev
 

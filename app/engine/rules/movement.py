@@ -9,8 +9,8 @@ import numpy as np
 import tcod.path
 
 from .. import astar, homes
-from ..actions import DIRECTIONS, Arg, Handler, register
 from ..errors import Refusal
+from ..handlers import DIRECTIONS, Arg, Handler, register
 from ..model import Area, Character, Op
 from .common import a, require_in_area
 
@@ -58,37 +58,6 @@ def _move(world: World, char: Character, op: Op) -> bool:
 
 register(Handler("move", "movement", {"dir": Arg("dir", help="n (north, up the map), s, e or w")}, _check_move, _move, begin=_begin_move,
                  help="one step north, south, east or west"))
-
-
-def _base_cost(world: World, area: Area) -> tuple[np.ndarray, dict[int, list[tuple[int, int]]]]:
-    """Terrain and structures' path cost for an area version, indexed [x, y] (tcod's node
-    order, contiguous; read-only), and each owner's locked doors (open to that owner only)."""
-    key = (area.id, area.version)
-    cached = world.path_cache.get(key)
-    if cached is None:
-        walk = world.content.walk_lut[area.terrain].astype(np.int8)
-        doors: dict[int, list[tuple[int, int]]] = {}
-        for (x, y), s in area.structures.items():
-            if not homes.passable(s, None, world.content):
-                walk[y, x] = 0
-            if s.kind == "door" and s.locked:
-                doors.setdefault(s.owner, []).append((x, y))
-        base = np.ascontiguousarray(walk.T)
-        base.flags.writeable = False
-        for stale in [k for k in world.path_cache if k[0] == area.id]:
-            del world.path_cache[stale]
-        cached = world.path_cache[key] = (base, doors)
-    return cached
-
-
-def cost_xy(world: World, area: Area, char: Character) -> np.ndarray:
-    """Path cost for this character over the whole area, indexed [x, y]: terrain and
-    structures, with its own locked doors open."""
-    base, doors = _base_cost(world, area)
-    cost = base.copy()
-    for x, y in doors.get(char.id, ()):
-        cost[x, y] = 1
-    return cost
 
 
 FIRST_MARGIN = 8  # tiles round the start and goal of the first window searched
@@ -251,7 +220,7 @@ def find_path(world: World, char: Character, x: int, y: int, avoid_bodies: bool)
     if not avoid_bodies and memo_key in world.path_memo:
         found = world.path_memo[memo_key]
         return None if found is None else list(found)
-    base, doors = _base_cost(world, area)
+    base, doors = homes.base_cost(world, area)
     blocked = world.body_grid(char.area) if avoid_bodies else _NO_BODIES.get(base.shape)
     if blocked is None:
         blocked = np.zeros(base.shape, dtype=bool)

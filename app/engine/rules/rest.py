@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..actions import Arg, Handler, register
 from ..errors import Refusal
+from ..handlers import Arg, Handler, register
 from ..model import Character, Op
 from .combat import wake
 from .common import chebyshev
