@@ -4,25 +4,22 @@
     services(app).runner.start()          # the world clock; `asiworld serve` does this
     socketio.run(app, host="127.0.0.1", port=8000)
 
-`socketio` is created once here and bound to each app in the factory, so tests can build a fresh
-app per test.
+`socketio` is created once (asiworld.server.extensions) and bound to each app in the factory, so
+tests can build a fresh app per test.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from asiworld.agents.driver import BuiltinAgents
+from asiworld.server.extensions import Services, services, socketio
 from asiworld.server.live import LiveRooms
 from asiworld.server.nesting import BoundedJSON
-from asiworld.server.runner import WorldRunner
 from flask import Flask
-from flask_socketio import SocketIO
 
 APP_DIR = Path(__file__).resolve().parent.parent
 
-socketio = SocketIO()
+__all__ = ["APP_DIR", "DEFAULTS", "Services", "create_app", "services", "socketio"]
 
 DEFAULTS = {
     "SEED": 7,
@@ -43,17 +40,6 @@ DEFAULTS = {
     # (app/server/fanout.py); None: one process serves every client, as by default.
     "MESSAGE_QUEUE": None,
 }
-
-
-@dataclass
-class Services:
-    runner: WorldRunner  # the clock and the thread; runner.pipeline is the tick
-    live: LiveRooms
-    builtin: BuiltinAgents  # the built-in agents' driver (forks and resumes re-seat it)
-
-
-def services(app: Flask) -> Services:
-    return app.extensions["asiworld"]
 
 
 def create_app(config: dict | None = None) -> Flask:

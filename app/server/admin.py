@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from asiworld.server import auth
 from asiworld.server.errors import ApiError, error_response
+from asiworld.server.live import kick as kick_character
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
@@ -76,7 +77,7 @@ def kick() -> ResponseReturnValue:
     char = body.get("char")
     if type(char) is not int:
         return _refusal("bad_argument", "kick needs `char`: a character id", 400)
-    return jsonify({"ok": True, **auth.kick(current_app, char)})
+    return jsonify({"ok": True, **kick_character(current_app, char)})
 
 
 @admin.post("/snapshot")

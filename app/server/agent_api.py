@@ -212,7 +212,7 @@ class AgentService:
         saves them (`unsaved` is a list), they are handed over first and published only once
         saved (`publish`), so a number an agent saw is never given again after a restart."""
         seats = self.seats
-        # program ends too may concern a seat revoked meanwhile (auth.kick): skip those
+        # program ends too may concern a seat revoked meanwhile (live.kick): skip those
         mine = [e for e in info.events + self._program_ends(info.tick) if e.get("char") in seats]
         if not mine:
             return
@@ -518,7 +518,7 @@ def register_socket_handlers(socketio: Any) -> None:
 
 def init_agent_api(app: Flask) -> None:
     """Attach the agent API to an app made by create_app (after socketio.init_app)."""
-    from asiworld.server import services, socketio
+    from asiworld.server.extensions import services, socketio
 
     # socketio.on() binds to the current Socket.IO server only, and init_app makes a new server
     # per app, so the namespace is registered once per server.

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from asiworld.pipeline import Tick
 from asiworld.replay.compact import EntityPacker
 from asiworld.server.auth import new_token
 from asiworld.server.runner import WorldRunner
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 log = logging.getLogger(__name__)
 
@@ -236,3 +239,59 @@ class LiveRooms:
         if sock is None:
             return 0
         return sock.queue.qsize()
+
+
+# -- seats kept and revoked -----------------------------------------------------------------
+def restore_player_seat(app: Flask, token: str) -> Any:
+    """After a restart, a browser player's token (known only by its hash on disk) gets its seat
+    back in the live rooms. Returns the Seat or None."""
+    store = app.extensions.get("asiworld_store")
+    if store is None:
+        return None
+    row = store.player_for(token)
+    if row is None:
+        return None
+    live = app.extensions["asiworld"].live
+    seat = Seat(token=token, char=row["char"], name=row["name"])
+    live.runner.call(lambda: live.seats.setdefault(token, seat))
+    return live.seats.get(token)
+
+
+def kick(app: Flask, char: int) -> dict:
+    """Revoke every token of a character and disconnect its connections. The character stays
+    in the world (the engine has no removal); nobody can act for it any more."""
+    from asiworld.server.extensions import socketio
+
+    live = app.extensions["asiworld"].live
+    service = app.extensions.get("asiworld_agents")
+    sids: list[tuple[str, str]] = []
+
+    def revoke() -> int:
+        count = 0
+        for token, seat in list(live.seats.items()):
+            if seat.char == char:
+                count += 1
+                sids.extend((sid, "/") for sid in seat.sids)
+                del live.seats[token]
+                for sid in seat.sids:
+                    live.seat_of_sid.pop(sid, None)
+        if service is not None:
+            seat = service.seats.pop(char, None)
+            if seat is not None:
+                count += 1
+                service.by_token.pop(seat.token_hash, None)
+                sids.extend((sid, "/agent") for sid, c in service.sid_char.items() if c == char)
+            for record in service.programs.programs_of(char):
+                service.programs.cancel(char, record.id)  # a no-op for ended ones
+        return count
+
+    count = live.runner.call(revoke)
+    store = app.extensions.get("asiworld_store")
+    if store is not None:
+        store.revoke(char)
+    for sid, namespace in sids:
+        try:
+            socketio.server.disconnect(sid, namespace=namespace)
+        except Exception:  # already gone
+            pass
+    return {"char": char, "tokens_revoked": count, "disconnected": len(sids)}

@@ -93,7 +93,7 @@ class LiveRecording:
 
 def attach(app: Any) -> LiveRecording | None:
     """Record the app's live world into config RECORD_DIR (nothing when it is not set)."""
-    from asiworld.server import services
+    from asiworld.server.extensions import services
 
     folder = app.config.get("RECORD_DIR")
     if not folder:

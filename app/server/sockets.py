@@ -14,7 +14,7 @@ from asiworld.engine.errors import CodedError
 from asiworld.server import auth
 from asiworld.server.errors import error_body
 from asiworld.server.joining import JoinRefused, character_count, join_gate
-from asiworld.server.live import LiveRooms, Seat
+from asiworld.server.live import LiveRooms, Seat, restore_player_seat
 from asiworld.server.names import check_player_name
 from flask import current_app, request
 from flask_socketio import SocketIO, emit
@@ -42,7 +42,7 @@ def _seat(data: dict) -> Seat:
     token = data.get("token")
     if not isinstance(token, str) or not token:
         raise BadEvent("bad_token", "a player token is required: join first")
-    seat = _live().seats.get(token) or auth.restore_player_seat(current_app, token)
+    seat = _live().seats.get(token) or restore_player_seat(current_app, token)
     if seat is None:
         raise BadEvent("unknown_token", "this player token is not known here: join again")
     return seat
