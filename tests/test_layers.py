@@ -101,6 +101,72 @@ def test_no_two_parts_of_the_package_import_each_other_in_a_circle():
     assert not found, "import circles:\n" + "\n".join(detail)
 
 
+def module_imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The asiworld modules `name` imports when it runs (imports for type checkers only, under
+    `if TYPE_CHECKING:`, never run). `from pkg import mod` imports mod, and the package only for
+    names that are not modules of their own."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for child in node.body
+        for inner in ast.walk(child)
+    }
+    wanted: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            wanted.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            subs = {f"{module}.{alias.name}" for alias in node.names}
+            wanted.update(subs & known.keys() or {module})
+    found = set()
+    for imported in wanted:
+        bits = imported.split(".")
+        while bits and ".".join(bits) not in known:
+            bits.pop()
+        target = ".".join(bits)
+        if target and target not in (name, "asiworld"):
+            found.add(target)
+    return found
+
+
+def module_graph() -> dict[str, dict[str, set[str]]]:
+    known = modules()
+    return {
+        name: {target: {name} for target in module_imports(name, path, known)}
+        for name, path in known.items()
+    }
+
+
+def test_no_two_modules_import_each_other_in_a_circle():
+    """Also within a part: a circle of modules (the rules registering with the module that
+    loads them, server modules importing back from the package's factory) is a hidden
+    dependency whichever way it is entered, and a partly imported module when entered wrong."""
+    found = circles(module_graph())
+    assert not found, "module circles:\n" + "\n".join(" -> ".join(c) for c in found)
+
+
+def test_a_module_circle_is_seen_and_typing_only_imports_are_not(tmp_path):
+    (tmp_path / "a.py").write_text("from pkg import b\n")
+    (tmp_path / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import a\n"
+    )
+    known = {"pkg.a": tmp_path / "a.py", "pkg.b": tmp_path / "b.py"}
+    assert module_imports("pkg.a", known["pkg.a"], known) == {"pkg.b"}
+    assert module_imports("pkg.b", known["pkg.b"], known) == set()
+    (tmp_path / "b.py").write_text("def f():\n    from pkg import a\n")  # inside a function
+    assert circles({n: {m: {n} for m in module_imports(n, p, known)} for n, p in known.items()})
+
+
 def test_the_circle_finder_sees_a_circle():
     assert circles({"a": {"b": {"x"}}, "b": {"c": {"y"}}, "c": {"a": {"z"}}}) == [
         ["a", "b", "c", "a"]
