@@ -8,7 +8,8 @@
             self.obs = {}
 
         def observe(self, observation: dict) -> None:
-            self.obs = observation            # what the character sees now (docs/agent-api.md)
+            # what the character sees now (docs/engine-interface.md, "Observation")
+            self.obs = observation
 
         def decide(self) -> Decision:
             if self.obs["self"]["hunger"] < self.hungry_at:
@@ -19,8 +20,9 @@
             ...
 
 A study calls `observe` then `decide` each time the agent's think time is up; the decision is an
-action (`act(type, **args)`, any action of docs/actions.md), a program (`program(name, source)`:
-restricted Python that keeps acting between decisions, docs/programs.md), or None. The world
+action (`act(type, **args)`, any action of docs/engine-interface.md, "Actions"), a program
+(`program(name, source)`: restricted Python that keeps acting between decisions,
+docs/programs.md), or None. The world
 does not wait while `decide` runs in realtime studies; in lockstep the think time is
 the configuration's `think_ticks`. The agent sees only its own character's observation, never the world.
 """

@@ -1,9 +1,10 @@
 // Applying frames: one piece of code for live and replay (docs/engine-interface.md, "Frames").
 // A keyframe replaces the whole state; a delta frame applies tiles, entities, removals, and
 // replaces structures / loot / time when present; `entity_patches` {id: {field: value, "-":
-// [removed fields]}} change the fields of entities the state holds (live frames, app/server/
-// live.py wire_frame; a replay's reader sends them whole). A delta whose tick does not follow the state's
-// tick is refused (applyFrame returns false) so the caller can ask for a fresh keyframe.
+// [removed fields]}} change the fields of entities the state holds (live frames, made by
+// WireFrames.pack in app/server/live.py; a replay's reader sends them whole). A delta whose tick
+// does not follow the state's tick is refused (applyFrame returns false) so the caller can ask
+// for a fresh keyframe.
 
 function decodeBase64(text) {
   const raw = atob(text || "");
