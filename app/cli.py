@@ -21,9 +21,9 @@ def command_modules() -> tuple[ModuleType, ...]:
     from asiworld.agents import commands as agent_commands  # agent, mcp
     from asiworld.evaluation import commands as evaluation_commands  # report, score
     from asiworld.headless import commands as headless_commands  # run, bench
+    from asiworld.headless import program_run as program_commands  # program run, api-doc
     from asiworld.headless import samples as samples_commands  # replay samples (after replay)
     from asiworld.local_model import commands as local_model_commands  # model serve
-    from asiworld.programs import commands as program_commands  # program run
     from asiworld.replay import commands as replay_commands  # replay info/verify/export
     from asiworld.server import commands as server_commands  # serve
     from asiworld.study import commands as study_commands  # study new/check/run

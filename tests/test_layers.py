@@ -236,3 +236,17 @@ def test_the_local_model_imports_only_the_engines_errors_and_the_argument_checke
     ))
     used = {m for m in imported if m.startswith("asiworld.engine")}
     assert used <= {"asiworld.engine.errors.CodedError"}, used
+
+
+def test_only_the_session_builds_a_pipeline():
+    """One composition root (asiworld.session): the server, headless runs, studies, the
+    environments and `program run` get their world, programs and pipeline from Session.build."""
+    builders = []
+    for path in modules().values():
+        rel = path.relative_to(APP).as_posix()
+        if rel in ("session.py", "pipeline.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "Pipeline":
+                builders.append(f"{rel}:{node.lineno}")
+    assert builders == [], f"a Pipeline built outside asiworld.session: {builders}"

@@ -387,14 +387,12 @@ class HeadlessWorld:
     environment: the policy's action is submitted between two steps, like any driver's."""
 
     def __init__(self, seed: int, size: int, names: list[str], label: str) -> None:
-        from asiworld.engine import World
-        from asiworld.pipeline import Pipeline
-        from asiworld.programs.manager import ProgramManager
+        from asiworld.session import Session
 
-        self.world = World.create(seed=seed, content=_content(), size=size)
+        session = Session.build(seed=seed, size=size, content=_content(), in_process=True)
+        self.world = session.world
         self.chars = [self.world.add_character(name=n, label=label) for n in names]
-        self.programs = ProgramManager(self.world, in_process=True)
-        self.pipeline = Pipeline(self.world, programs=self.programs)
+        self.programs, self.pipeline = session.programs, session.pipeline
 
     def act(self, char: int, action: dict | None) -> dict:
         """Send an action; the answer always has the keys of NOTHING_SENT (stable types, so a

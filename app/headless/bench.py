@@ -10,9 +10,9 @@ import statistics
 import time
 from typing import Any
 
-from asiworld.engine import World, load_content
+from asiworld.engine import World
 from asiworld.engine.model import SURFACE
-from asiworld.pipeline import Pipeline
+from asiworld.session import Session
 
 from .run import Run, RunConfig
 
@@ -52,9 +52,10 @@ def _spread(world: World, seed: int) -> None:
 
 
 def bench_observation(samples: int = 2000, seed: int = 7) -> dict[str, Any]:
-    world = World.create(seed=seed, content=load_content())
+    session = Session.build(seed=seed, programs=False)
+    world = session.world
     cid = world.add_character("probe")
-    Pipeline(world).run_until(5)
+    session.pipeline.run_until(5)
     times = []
     for _ in range(samples):
         t0 = time.perf_counter()

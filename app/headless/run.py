@@ -12,9 +12,8 @@ from typing import Any
 
 from asiworld import provenance
 from asiworld.agents.driver import BuiltinAgents
-from asiworld.engine import World, load_content
-from asiworld.pipeline import Pipeline, Tick
-from asiworld.programs.manager import ProgramManager
+from asiworld.pipeline import Tick
+from asiworld.session import Session
 
 
 @dataclass
@@ -36,11 +35,10 @@ class Run:
 
     def __init__(self, config: RunConfig):
         self.config = config
-        self.content = load_content()
-        self.world = World.create(seed=config.seed, content=self.content, size=config.size)
         # Configurations may hand over programs; the host process starts only when one does.
-        self.programs = ProgramManager(self.world)
-        self.pipeline = Pipeline(self.world, programs=self.programs)
+        session = Session.build(seed=config.seed, size=config.size)
+        self.content, self.world = session.content, session.world
+        self.programs, self.pipeline = session.programs, session.pipeline
         self.agents = self.pipeline.add_driver(BuiltinAgents(think_ticks=config.think_ticks))
         for index, name in enumerate(config.agents):
             same = config.agents[:index].count(name)

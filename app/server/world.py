@@ -7,9 +7,9 @@ from asiworld.engine import World, load_content
 from asiworld.engine.frames import FrameBuilder
 from asiworld.pipeline import Pipeline
 from asiworld.programs.limits import ENDED_KEPT, HOST_MEMORY_BYTES, PROGRAMS_MEMORY_BYTES
-from asiworld.programs.manager import ProgramManager
 from asiworld.programs.pool import LIVE_SLICE_DEADLINE
 from asiworld.server.runner import WorldRunner
+from asiworld.session import Session
 
 
 def engine_world(config: dict) -> tuple[World, FrameBuilder]:
@@ -27,15 +27,15 @@ def build_pipeline(config: dict) -> tuple[Pipeline, BuiltinAgents]:
     factory = config.get("WORLD_FACTORY") or engine_world
     world, frame_builder = factory(config)
     # A live world never waits on a program past a deadline (asiworld.programs.pool).
-    programs = ProgramManager(
-        world,
+    pipeline = Session.build(
+        world=world,
+        frames=frame_builder,
         in_process=bool(config.get("PROGRAMS_IN_PROCESS", False)),
         slice_deadline=LIVE_SLICE_DEADLINE,
         ended_kept=int(config.get("PROGRAMS_KEPT") or ENDED_KEPT),
         memory_budget=int(config.get("PROGRAMS_MEMORY") or PROGRAMS_MEMORY_BYTES),
         program_memory=int(config.get("PROGRAM_MEMORY") or HOST_MEMORY_BYTES),
-    )
-    pipeline = Pipeline(world, programs=programs, frames=frame_builder)
+    ).pipeline
     builtin = pipeline.add_driver(BuiltinAgents())
     for index, name in enumerate(config.get("AGENTS") or []):
         builtin.join(pipeline, name, index, name=f"{name}-{index + 1}")

@@ -29,9 +29,8 @@ from typing import Any
 from asiworld import provenance
 from asiworld.agents.driver import AgentDriver, BuiltinAgents, builtin_seed
 from asiworld.agents.interface import InterfaceError, make_interface_agent
-from asiworld.engine import World, load_content
-from asiworld.pipeline import Pipeline, Tick
-from asiworld.programs.manager import ProgramManager
+from asiworld.pipeline import Tick
+from asiworld.session import Session
 
 from .external import ExternalSeats
 from .resume import (
@@ -73,11 +72,11 @@ class StudyRun:
         if any(isinstance(c, ExternalConfiguration) for c in study.configurations):
             # its port, before anything starts; `serve --study` seats them on its own server
             self.external = ExternalSeats(study.serve, listen=serve_external)
-        self.content = load_content()
-        self.world = World.create(seed=seed, content=self.content, size=study.world.size)
+        session = Session.build(seed=seed, size=study.world.size,
+                                slice_deadline=program_deadline(study.clock))
+        self.content, self.world = session.content, session.world
         self.horizon = study.world.minutes * self.content.time.ticks_per_minute
-        self.programs = ProgramManager(self.world, slice_deadline=program_deadline(study.clock))
-        self.pipeline = Pipeline(self.world, programs=self.programs)
+        self.programs, self.pipeline = session.programs, session.pipeline
         self.events: list[dict[str, Any]] = []
         self.characters: list[dict[str, Any]] = []
         self.kinds: dict[str, str] = {}

@@ -71,17 +71,14 @@ def run_program(
     start_in_tier: int | None = None,
 ) -> dict[str, Any]:
     """Run `source` for a fresh character in a fresh world; return a JSON-ready report."""
-    from asiworld.engine import World
-    from asiworld.pipeline import Pipeline
     from asiworld.programs.kit import start_in_tier as enter_tier
-    from asiworld.programs.manager import ProgramManager
+    from asiworld.session import Session
 
-    world = World.create(seed=seed)
+    session = Session.build(seed=seed, in_process=in_process)
+    world, manager, pipeline = session.world, session.programs, session.pipeline
     char = world.add_character(name="author", label="program")
     if start_in_tier is not None:
-        enter_tier(Pipeline(world), char, start_in_tier)  # before the program host exists
-    manager = ProgramManager(world, in_process=in_process)
-    pipeline = Pipeline(world, programs=manager)
+        enter_tier(pipeline, char, start_in_tier)
     try:
         submitted = manager.submit(char, name, source)
         if not submitted["ok"]:
