@@ -51,7 +51,7 @@ from asiworld.programs.limits import (
     PROGRAMS_MEMORY_BYTES,
     Budget,
 )
-from asiworld.programs.pool import MEMORY_CHECK_TICKS, HostPool
+from asiworld.programs.pool import HostPool
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +145,7 @@ class ProgramManager:
         asiworld.programs.pool); None, for headless and lockstep runs, waits for every answer.
         `ended_kept`: ended programs kept per character (at least 1). `memory_budget`: bytes
         all programs' processes may hold together (None: no budget); past it the largest are
-        ended `out_of_memory` (checked every MEMORY_CHECK_TICKS ticks). `program_memory`: the
+        ended `out_of_memory` (checked every 10 ticks live, every 100 headless). `program_memory`: the
         address space of each program's process. Neither applies to the in-process host."""
         if type(ended_kept) is not int or ended_kept < 1:
             raise ValueError("ended_kept is a whole number of at least 1")
@@ -311,7 +311,8 @@ class ProgramManager:
     # -- the tick -------------------------------------------------------------------------
     def before_step(self) -> None:
         """Resume programs with work to do and submit their actions (before `world.step()`)."""
-        if self.active and self.world.tick % MEMORY_CHECK_TICKS == 0:
+        due = getattr(self._host, "memory_check_due", None)  # the process host's
+        if self.active and due is not None and due(self.world.tick):
             self._keep_to_memory_budget()
         if not self.runnable:
             return

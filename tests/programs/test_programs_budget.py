@@ -11,13 +11,19 @@ import time
 import pytest
 from asiworld.engine import World
 from asiworld.programs.manager import ProgramManager
-from asiworld.programs.pool import LIVE_SLICE_DEADLINE, MEMORY_CHECK_TICKS, private_bytes
+from asiworld.programs.pool import (
+    HEADLESS_MEMORY_CHECK_TICKS,
+    LIVE_SLICE_DEADLINE,
+    MEMORY_CHECK_TICKS,
+    private_bytes,
+)
 
 from tests.programs.helpers import run_ticks, run_until_done
 
 MiB = 1 << 20
-# Holds 36 MB more every few ticks (a million ints a list), and never lets go.
-HOARDER = "kept = []\nwhile True:\n    kept.append(list(range(1000000)))\n    wait(1)\n"
+# Holds 36 MB more every few ticks (a million ints a list), and never lets go: about 300 MB by
+# tick 100, well inside its own process's 1 GiB.
+HOARDER = "kept = []\nwhile True:\n    kept.append(list(range(1000000)))\n    wait(5)\n"
 STEADY = "n = 0\nwhile True:\n    wait(1)\n    n += 1\n"
 
 
@@ -36,7 +42,8 @@ def world_with(memory_budget: int | None, *sources: str, live: bool = False):
 def test_the_program_holding_the_most_is_ended_when_all_together_pass_the_budget():
     world, manager, [steady, hoarder] = world_with(64 * MiB, STEADY, HOARDER)
     try:
-        ended = run_until_done(manager, world, *hoarder, limit=20 * MEMORY_CHECK_TICKS)
+        ended = run_until_done(manager, world, *hoarder, limit=3 * HEADLESS_MEMORY_CHECK_TICKS)
+        assert ended["ended"] == HEADLESS_MEMORY_CHECK_TICKS  # a headless run checks there
         run_ticks(manager, world, MEMORY_CHECK_TICKS)
         assert ended["status"] == "failed", ended
         error = ended["outcome"]["error"]
@@ -74,7 +81,7 @@ def test_a_live_world_measures_off_its_clock_and_ends_the_largest_at_its_next_ch
 def test_without_a_budget_the_same_program_keeps_its_memory():
     world, manager, [hoarder] = world_with(None, HOARDER)
     try:
-        run_ticks(manager, world, 5 * MEMORY_CHECK_TICKS)
+        run_ticks(manager, world, HEADLESS_MEMORY_CHECK_TICKS + 1)
         assert manager.status(*hoarder)["status"] in ("running", "waiting")
         (host,) = manager._host.hosts.values()
         assert private_bytes(host.process.pid) > 64 * MiB
@@ -86,7 +93,7 @@ def test_without_a_budget_the_same_program_keeps_its_memory():
 def test_programs_that_fit_the_budget_together_run_on():
     world, manager, programs = world_with(256 * MiB, STEADY, STEADY, STEADY)
     try:
-        run_ticks(manager, world, 3 * MEMORY_CHECK_TICKS)
+        run_ticks(manager, world, HEADLESS_MEMORY_CHECK_TICKS + 1)
         assert all(manager.status(*p)["status"] in ("running", "waiting") for p in programs)
     finally:
         manager.close()
