@@ -43,3 +43,18 @@ def test_importing_asiworld_imports_neither_the_environment_nor_the_server():
                "print(sorted(m for m in sys.modules if m.startswith(('asiworld.server', "
                "'asiworld.agents.gym_env'))))")
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
+
+
+@pytest.mark.parametrize("argv0", ["/usr/local/bin/asiworld", "-m"])
+def test_asiworlds_own_commands_do_not_pay_for_gymnasium(argv0):
+    # `asiworld mcp` answers a coding agent's initialize in about half a second: Gymnasium's
+    # import (numpy with it) would add about half as much again, for ids it never makes.
+    done = run(f"import sys\nsys.argv[0] = {argv0!r}\nimport asiworld\n"
+               "print('gymnasium' in sys.modules, 'numpy' in sys.modules)")
+    assert done.returncode == 0 and done.stdout.split() == ["False", "False"], done.stderr
+
+
+def test_a_program_that_imported_gymnasium_first_gets_the_ids_whoever_it_is():
+    done = run("import sys\nsys.argv[0] = '-m'\nimport gymnasium, asiworld\n"
+               "print('ASIWorld-v0' in gymnasium.registry)")
+    assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr

@@ -150,6 +150,7 @@ def test_what_asiworld_mcp_imports_before_its_first_answer_leaves_the_engine_out
     import subprocess
 
     probe = ("import sys, types\n"
+             "sys.argv[0] = '/usr/local/bin/asiworld'  # as the console script starts it\n"
              "from asiworld.cli import quick_parser\n"
              "quick_parser(['mcp'])\n"
              "from asiworld.agents.mcp_server import build_server\n"
