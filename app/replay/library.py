@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import gzip
 import json
+import logging
 import pickle
 import re
 import threading
@@ -24,6 +25,8 @@ from .format import EXTENSION, ReplayError
 from .phases import timeline
 from .reader import Replay
 from .turns import marker
+
+log = logging.getLogger(__name__)
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_.\-]{1,80}$")
 SERIES_EVERY = 30  # ticks between two chart samples
@@ -230,8 +233,8 @@ class ReplayLibrary:
     def _warm_quietly(self, rid: str) -> None:
         try:
             self.warm(rid)
-        except ReplayError:
-            pass  # a damaged chunk: seeks near it will report it
+        except Exception:  # noqa: BLE001 - a damaged file: the seeks near it report it
+            log.debug("warming replay %s stopped", rid, exc_info=True)
 
     def _state_at_start(
         self, replay: Replay, base: int, starts: list[int], fresh: bool = True

@@ -161,7 +161,13 @@ class Replay:
                 self._cache.move_to_end(ref.offset)
                 return cached
             body = fmt.decode_payload(self.chunk_payload(ref))
+            if not isinstance(body, dict):  # valid JSON, but not a chunk's shape
+                raise ReplayError("corrupt_chunk", f"the chunk at byte {ref.offset} is not a map")
             if ref.kind == fmt.FRAMES:
+                if not isinstance(body.get("frames"), list):
+                    raise ReplayError(
+                        "corrupt_chunk", f"the chunk at byte {ref.offset} holds no frames"
+                    )
                 body["frames"] = unpack_frames(body["frames"])
             self._cache[ref.offset] = body
             if len(self._cache) > 64:

@@ -230,3 +230,20 @@ def test_a_growing_file_read_by_many_requests_at_once(tmp_path):
         thread.join(60)
     library.close()
     assert errors == [], errors[:1]
+
+
+@pytest.mark.parametrize("name", ["frames-not-object", "frames-shape"])
+def test_a_frames_chunk_of_the_wrong_shape_is_a_corrupt_chunk(corpus, name):
+    # A list where the chunk's map belongs reached unpack_frames as a TypeError (seen in CI from
+    # the library's background warm-up thread, which only expected ReplayError).
+    with Replay.open(corpus / f"{name}.asirep") as replay:
+        frames = [r for r in replay.index if r.kind == fmt.FRAMES]
+        with pytest.raises(fmt.ReplayError) as refused:
+            replay.read_chunk(frames[0])
+    assert refused.value.code == "corrupt_chunk"
+
+
+def test_warming_a_damaged_replay_in_the_background_never_raises(corpus):
+    library = ReplayLibrary([corpus])
+    for row in library.listing():
+        library._warm_quietly(row["id"])  # what its thread runs: it must end quietly
