@@ -20,6 +20,7 @@ from . import program_library
 from .base import Agent
 from .parameters import Params
 from .parameters import params as parameter_set
+from .rulebook import day_ticks, station_costs
 from .skills import (
     WALKABLE_GROUND,
     House,
@@ -74,7 +75,6 @@ OPEN = set(".,_=123")  # open ground a character walks on
 MINE_COST = 7  # a rock tile mined costs about this many steps of walking (6 units, fast)
 DIG_REACH = 5000  # the most route cost it searches
 DIG_PATIENCE = 30  # ticks standing in one place on its way to a tile before it tries another
-DAY_TICKS = 1800  # one day of 30 simulation minutes (world rules)
 STREAK_DAYS = 5  # days in a row without a knockdown, for the Royal Tomb stage
 STREAK_BY = 9600  # hold the risky tiers for a streak that ends by this tick (minute 160)
 MOST_POTIONS = 24  # the most it carries into one tier
@@ -84,14 +84,10 @@ JAM_WINDOW = 60  # ... all from one place within this many ticks, another charac
 PASSING_REACH = 15  # steps it looks back for a place to step aside
 PASSING_WAIT = (20, 180)  # ticks it waits there, a random while (two that both stepped aside
 # would otherwise meet again on the narrow way)
-COST = {
-    "workbench": {"wood": 4},
-    "furnace": {"stone": 6},
-    "anvil": {"iron_ingot": 3},
-    "loom": {"wood": 4, "fibre": 2},
-    "stove": {"stone": 4, "iron_ingot": 1},
-    "tailoring_table": {"wood": 4, "cloth": 2, "iron_ingot": 1},
-}
+# The stations its plan sets up, and what each costs to place: read from the content, so a
+# change to structures.toml reaches the bots (they copied these numbers before).
+COST = station_costs(("workbench", "furnace", "anvil", "loom", "stove", "tailoring_table"))
+DAY_TICKS = day_ticks()  # one day: 30 simulation minutes of 60 ticks (world.toml)
 WANTED = {
     "hide",
     "outer_sigil",
