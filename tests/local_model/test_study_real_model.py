@@ -10,7 +10,7 @@ server's constrained decoding (`text_actions = "json"`) really acts in the world
 request is rebuilt from the study folder byte for byte as the server received it.
 
 The seats use a short prompt template of their own (a line on the tasks, then the tools) and
-compact tool schemas, and call three times each: the first prompt, which nothing is cached for,
+compact tool schemas, and call twice each: the first prompt, which nothing is cached for,
 costs about forty seconds of one core, each later call about ten."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ Shadow King. Answer every turn with one action.
 def study_text(url: str) -> str:
     seat = ('[[configuration]]\nname = "{name}"\nkind = "openai"\nmodel_url = "' + url + '"\n'
             'model = "smollm2-135m-instruct"\nprompt = "short.md"\nprograms = false\n'
-            'tool_schemas = "compact"\nhistory = 3\npause_ticks = 200\ntemperature = 0.0\n'
+            'tool_schemas = "compact"\nhistory = 3\npause_ticks = 300\ntemperature = 0.0\n'
             'request_timeout = 300.0\nmax_retries = 1\nbackoff_seconds = 0.0\n'
             'price = {{ input = 0.1, output = 0.2 }}\n{extra}\n\n')
     return (f'title = "a real model"\n[world]\nseed = 3\nminutes = {MINUTES}\nsize = 64\n\n'
@@ -92,7 +92,7 @@ def test_usage_is_the_servers_own_count(played):
     for name in SEATS:
         calls = [c for c in read_transcript(out / "transcripts" / f"{name}.jsonl")
                  if not c["error"]]
-        assert len(calls) >= 3, name
+        assert len(calls) >= 2, name
         # a prompt of a guide and a tool list: a thousand tokens and more, by the server's count
         assert all(c["prompt_tokens"] > 1000 for c in calls), name
         assert costs[name]["prompt_tokens"] == sum(c["prompt_tokens"] for c in calls)
