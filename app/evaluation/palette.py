@@ -6,7 +6,8 @@ a colour of the cycle picked by a hash of its name, so it too is the same wherev
 A character is drawn in its configuration's colour (`character_colours`: planner-1 and planner-2
 are both the planner's blue), on the evaluation page, in the replay viewer and in the figures.
 Two unnamed configurations that hash to one colour are told apart in name order, the rule that
-app/static/evaluation.js repeats.
+the page never repeats: the server hands each row of the results it serves its colour
+(`with_colours`).
 """
 
 from __future__ import annotations
@@ -62,6 +63,14 @@ def character_colours(rows: Iterable[tuple[str, str | None]]) -> dict[str, str]:
     configuration = {name: label or name for name, label in rows}
     picked = colours(configuration.values())
     return {name: picked[conf] for name, conf in configuration.items()}
+
+
+def with_colours(results: dict[str, Any]) -> dict[str, Any]:
+    """`results` with each configuration row's colour (`colour`), as the figures draw it: what
+    the evaluation page draws its swatches and bars with, so the rule lives here alone."""
+    rows = results.get("configurations") or []
+    picked = character_colours((r["name"], r.get("label")) for r in rows)
+    return {**results, "configurations": [{**r, "colour": picked[r["name"]]} for r in rows]}
 
 
 def category_colours() -> dict[str, str]:

@@ -51,12 +51,14 @@ def healthz() -> ResponseReturnValue:
 def evaluation() -> ResponseReturnValue:
     """The evaluation as JSON (asiworld.evaluation's results): the live world's, or with ?run=NAME a
     finished run's results.json from the runs folder."""
+    from asiworld.evaluation.palette import with_colours
+
     run = request.args.get("run")
     if run:  # a RunResultsError is answered by the server's error handler
-        return jsonify(assessment.run_results(current_app, run))
+        return jsonify(with_colours(assessment.run_results(current_app, run)))
     if not auth.gate(current_app).may_spectate_http(request):
         raise ApiError(403, "not_spectator", "the live evaluation needs the spectator token")
-    return jsonify(assessment.live_results(current_app))
+    return jsonify(with_colours(assessment.live_results(current_app)))
 
 
 @api.get("/api/world")

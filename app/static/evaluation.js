@@ -17,41 +17,11 @@ const STAGES = DEFINITIONS.stages;
 const CATEGORIES = DEFINITIONS.categories;
 const LEVELS = DEFINITIONS.levels.map((l) => String(l.level));
 const LEVEL_NAMES = Object.fromEntries(DEFINITIONS.levels.map((l) => [l.level, l.name]));
-// The one palette (app/static/palette.json, handed over with the definitions): a configuration
-// has the same colour here as in every report figure (asiworld.evaluation.palette repeats this).
+// The one palette (app/static/palette.json): the server hands each configuration row its colour
+// (asiworld.evaluation.palette.with_colours), the same as in every report figure; the categories'
+// colours come with the definitions.
 const PALETTE = DEFINITIONS.palette;
 let colourOf = {};
-
-function nameHash(name) {
-  let h = 0;
-  for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) % 4294967296;
-  return h;
-}
-
-function colours(names) {
-  const out = {};
-  const used = new Set();
-  names.forEach((n) => { if (PALETTE.configurations[n]) { out[n] = PALETTE.configurations[n]; used.add(out[n]); } });
-  const cycle = PALETTE.cycle;
-  [...new Set(names)].filter((n) => !PALETTE.configurations[n]).sort().forEach((n) => {
-    const slot = nameHash(n) % cycle.length;
-    let pick = cycle[slot];
-    for (let step = 0; step < cycle.length; step++) {
-      pick = cycle[(slot + step) % cycle.length];
-      if (!used.has(pick)) break;
-    }
-    out[n] = pick;
-    used.add(pick);
-  });
-  return out;
-}
-
-// A row (a character) in its configuration's colour: planner-1 and planner-2 are both the
-// planner's (asiworld.evaluation.palette.character_colours, the replay viewer's rule too).
-function characterColours(rows) {
-  const picked = colours(rows.map((r) => r.label || r.name));
-  return Object.fromEntries(rows.map((r) => [r.name, picked[r.label || r.name]]));
-}
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -88,7 +58,7 @@ function nameCell(row) {
 
 function render(results) {
   const rows = results.configurations || [];
-  colourOf = characterColours(rows);
+  colourOf = Object.fromEntries(rows.map((r) => [r.name, r.colour]));
   const meta = results.meta || {};
   // One clock: "tick 12719 … 12720 ticks run" (the last event's tick beside the world's) read as
   // two. With the world's or the run's tick count, that is the clock; else the last event's tick.

@@ -1,13 +1,9 @@
 """One colour per configuration across every figure and the browser: one palette file, read by
-the figures (asiworld.evaluation.palette) and handed to the evaluation page, whose JavaScript
-picks the same colour for the same name (checked by running the page's own functions in node).
+the figures (asiworld.evaluation.palette), and the evaluation page is handed each row's colour by
+the server instead of repeating the rule in JavaScript (it did, with its own name hash).
 """
 
 from __future__ import annotations
-
-import json
-import shutil
-import subprocess
 
 from asiworld.evaluation import definitions
 from asiworld.evaluation.figures import figure_colours
@@ -34,24 +30,6 @@ def test_the_evaluation_page_is_handed_the_same_palette_file():
     assert PALETTE_FILE.parent == PACKAGE_DIR / "static"
 
 
-def run_page(last: str, call: str):
-    """The page's colour functions (evaluation.js, from nameHash to the function `last`) run in
-    node with the shipped palette; the JSON of `call` comes back."""
-    node = shutil.which("node")
-    assert node, "node is needed to run the page's colour functions"
-    js = (PACKAGE_DIR / "static" / "evaluation.js").read_text(encoding="utf-8")
-    start = js.index("function nameHash")
-    end = js.index("\n}\n", js.index(f"function {last}")) + 3
-    script = (f"const PALETTE = {json.dumps(palette())};\n{js[start:end]}\n"
-              f"console.log(JSON.stringify({call}));")  # fmt: skip
-    out = subprocess.run([node, "-e", script], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
-
-
-def test_the_page_picks_the_same_colours_as_the_figures():
-    assert run_page("colours", f"colours({json.dumps(NAMES)})") == colours(NAMES)
-
-
 ROWS = [
     {"name": "planner-1", "label": "planner"},
     {"name": "planner-2", "label": "planner"},
@@ -68,9 +46,22 @@ def test_a_character_is_drawn_in_its_configurations_colour():
     assert picked["glm-5.3"] == colours(["planner", "rusher", "human", "glm-5.3"])["glm-5.3"]
 
 
-def test_the_page_colours_its_rows_as_the_figures_do():
-    page = run_page("characterColours", f"characterColours({json.dumps(ROWS)})")
-    assert page == character_colours((r["name"], r["label"]) for r in ROWS)
+def test_the_evaluation_page_is_served_each_rows_colour_as_the_figures_draw_it():
+    from asiworld.server import create_app, services
+
+    app = create_app({"SEED": 3, "WORLD_SIZE": 48, "TESTING": True,
+                      "AGENTS": ["planner", "planner", "forager"]})
+    services(app).runner.step(3)
+    rows = app.test_client().get("/api/evaluation").get_json()["configurations"]
+    expected = character_colours((r["name"], r.get("label")) for r in rows)
+    assert len(rows) == 3 and {r["name"]: r["colour"] for r in rows} == expected
+    planners = {r["colour"] for r in rows if r.get("label") == "planner"}
+    assert planners == {palette()["configurations"]["planner"]}  # both planners, one colour
+
+
+def test_the_page_no_longer_repeats_the_rule():
+    js = (PACKAGE_DIR / "static" / "evaluation.js").read_text(encoding="utf-8")
+    assert "nameHash" not in js and "r.colour" in js
 
 
 def test_the_figures_colour_each_row_by_its_configuration():
