@@ -32,6 +32,14 @@ def modules() -> dict[str, Path]:
     return out
 
 
+def from_module(node: ast.ImportFrom, package: str) -> str:
+    """The module a `from ... import` names, relative imports resolved against `package`."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def imports_of(name: str, path: Path) -> set[str]:
     """Every module `name` imports (absolute names; relative imports resolved)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -40,11 +48,7 @@ def imports_of(name: str, path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module or ""
+            module = from_module(node, package)
             # `from asiworld import protocol` imports asiworld.protocol: the names count too
             found.update(f"{module}.{alias.name}" for alias in node.names)
     return found
@@ -121,11 +125,7 @@ def module_imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
         if isinstance(node, ast.Import):
             wanted.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module or ""
+            module = from_module(node, package)
             subs = {f"{module}.{alias.name}" for alias in node.names}
             wanted.update(subs & known.keys() or {module})
     found = set()

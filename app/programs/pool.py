@@ -57,7 +57,7 @@ def quiet_host(zygote: Any = None, memory_bytes: int = HOST_MEMORY_BYTES) -> Pro
 
 def resident_bytes(pid: int) -> int:
     """All the memory a process has in RAM, its share of the zygote's pages included: more
-    than it holds for itself, read in a twentieth of the time (`/proc/PID/statm`)."""
+    than it holds for itself, read in a tenth of the time (`/proc/PID/statm`, 46 µs)."""
     try:
         with open(f"/proc/{pid}/statm", "rb") as statm:
             return int(statm.read().split()[1]) * PAGE_BYTES

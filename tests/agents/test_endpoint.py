@@ -19,6 +19,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from asiworld.agents.endpoint import Endpoint, ModelError, parse_reply
 
+from tests.agents.hostile import Hostile, endless_events, trickle
+
 
 def completion(content="ok", usage=None, tool_calls=None) -> dict:
     message = {"role": "assistant", "content": content}
@@ -27,36 +29,6 @@ def completion(content="ok", usage=None, tool_calls=None) -> dict:
     return {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
             "usage": usage if usage is not None else {"prompt_tokens": 10,
                                                      "completion_tokens": 2}}
-
-
-class Hostile:
-    """A server whose every answer is `behaviour(handler)`."""
-
-    def __init__(self, behaviour) -> None:
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                try:
-                    behaviour(self)
-                except OSError:  # the client hung up: that is what is tested
-                    pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def send(handler, status: int, body: bytes, headers: dict | None = None) -> None:
@@ -99,37 +71,17 @@ def test_the_bytes_sent_are_the_bytes_given():
 
 
 def test_a_server_that_trickles_is_cut_off_at_the_deadline():
-    def trickle(handler):
-        handler.send_response(200)
-        handler.send_header("Content-Length", "1000")
-        handler.end_headers()
-        for _ in range(1000):
-            handler.wfile.write(b" ")
-            handler.wfile.flush()
-            time.sleep(0.2)
-
-    with Hostile(trickle) as server:
+    with Hostile(lambda handler: trickle(handler, gap=0.2)) as server:
         began = time.monotonic()
         with pytest.raises(ModelError) as err:
             Endpoint(server.url, timeout=1.0).complete(b"{}")
         took = time.monotonic() - began
     assert err.value.cause == "model_timeout" and err.value.transient
-    assert took < 3.0  # the deadline and one gap between bytes, not 200 s
+    assert took < 3.0  # the deadline and one gap between bytes, not 20,000 s
 
 
 def test_a_server_that_streams_events_for_ever_is_cut_off_at_the_deadline():
-    def events(handler):
-        handler.send_response(200)
-        handler.send_header("Content-Type", "text/event-stream")
-        handler.send_header("Transfer-Encoding", "chunked")
-        handler.end_headers()
-        while True:
-            chunk = b"data: {}\n\n"
-            handler.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-            handler.wfile.flush()
-            time.sleep(0.05)
-
-    with Hostile(events) as server:
+    with Hostile(endless_events) as server:
         began = time.monotonic()
         with pytest.raises(ModelError) as err:
             Endpoint(server.url, timeout=1.0).complete(b"{}")

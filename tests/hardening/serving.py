@@ -59,6 +59,18 @@ def stop_server(proc: subprocess.Popen, timeout: float = 30) -> tuple[str, str]:
         raise AssertionError(f"the server did not stop within {timeout} s of Ctrl-C") from None
 
 
+def served_again(port: int, *args: str) -> tuple[dict, str]:
+    """The same command line started again (after a crash) on `port`, and stopped once it
+    answers: its /healthz then, and what it wrote on stderr."""
+    again = start_server(port, *args)
+    try:
+        status, health = http("GET", port, "/healthz")
+        assert status == 200, health
+    finally:
+        _, err = stop_server(again)
+    return health, err
+
+
 def http(
     method: str, port: int, path: str, body: dict | None = None, headers: dict | None = None
 ) -> tuple[int, dict]:

@@ -197,7 +197,7 @@ def test_the_same_command_brings_a_killed_server_back(tmp_path):
     """A process supervisor (systemd Restart=, a container's restart policy) runs the very same
     command after a crash: with the same --agents the saved world resumes; other agents are
     refused, naming both lists, and nothing changes."""
-    from tests.hardening.serving import stop_server
+    from tests.hardening.serving import served_again
 
     port = free_port()
     args = ("--data-dir", str(tmp_path / "data"), "--agents", "forager,planner", "--speed", "50")
@@ -210,12 +210,8 @@ def test_the_same_command_brings_a_killed_server_back(tmp_path):
     finally:
         first.send_signal(signal.SIGKILL)
         first.wait()
-    again = start_server(port, *args)
-    try:
-        status, health = http("GET", port, "/healthz")
-        assert status == 200 and health["ok"] and health["tick"] >= before - 1
-    finally:
-        _, err = stop_server(again)
+    health, err = served_again(port, *args)
+    assert health["ok"] and health["tick"] >= before - 1
     assert "holds a saved world with these agents: resuming it" in err
     saved = (tmp_path / "data" / "world.sqlite3").read_bytes()
     import subprocess

@@ -17,7 +17,7 @@ import pytest
 from asiworld.server import services, socketio
 
 from tests.hardening.conftest import ADMIN, agent, bearer
-from tests.hardening.serving import free_port, http, start_server, stop_server
+from tests.hardening.serving import free_port, http, served_again, start_server
 
 BAD = "hi \ud800 there"
 
@@ -102,12 +102,8 @@ def test_a_poisoned_say_then_a_snapshot_a_kill_and_a_restart_on_the_same_folder(
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-    again = start_server(port, *args)
-    try:
-        status, health = http("GET", port, "/healthz")
-        assert status == 200 and health["ok"] and health["tick"] >= before
-    finally:
-        _, err = stop_server(again)
+    health, err = served_again(port, *args)
+    assert health["ok"] and health["tick"] >= before
     assert "observer recorder failed" not in err and "Traceback" not in err
 
 

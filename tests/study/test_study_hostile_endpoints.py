@@ -13,9 +13,6 @@ from __future__ import annotations
 
 import json
 import resource
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from asiworld.agents.transcript import read_transcript
@@ -23,6 +20,8 @@ from asiworld.replay.reader import Replay
 from asiworld.replay.verify import verify_replay
 from asiworld.study.run import run_study
 from asiworld.study.spec import parse_study
+
+from tests.agents.hostile import Hostile, endless_events, trickle
 
 
 def completion(tool: tuple[str, dict] | None, usage: str, content: str = "") -> bytes:
@@ -42,28 +41,6 @@ def send(handler, body: bytes, length: int | None = None) -> None:
     handler.wfile.write(body)
 
 
-def trickle(handler) -> None:
-    handler.send_response(200)
-    handler.send_header("Content-Length", "100000")
-    handler.end_headers()
-    while True:
-        handler.wfile.write(b" ")
-        handler.wfile.flush()
-        time.sleep(0.1)
-
-
-def events(handler) -> None:
-    handler.send_response(200)
-    handler.send_header("Content-Type", "text/event-stream")
-    handler.send_header("Transfer-Encoding", "chunked")
-    handler.end_headers()
-    while True:
-        chunk = b"data: {}\n\n"
-        handler.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-        handler.wfile.flush()
-        time.sleep(0.02)
-
-
 def gigabyte(handler) -> None:
     handler.send_response(200)
     handler.send_header("Content-Length", str(10**9))
@@ -76,7 +53,7 @@ def gigabyte(handler) -> None:
 WAIT = ("wait", {"ticks": 5})
 BEHAVIOURS = {
     "trickle": trickle,
-    "events": events,
+    "events": endless_events,
     "gigabyte": gigabyte,
     "nan": lambda h: send(h, completion(WAIT, '{"prompt_tokens": NaN, "completion_tokens": NaN}')),
     "infinity": lambda h: send(h, completion(
@@ -92,32 +69,9 @@ BEHAVIOURS = {
 }
 
 
-class HostileServer:
-    def __init__(self) -> None:
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                send(self, b'{"data": []}')
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                try:
-                    BEHAVIOURS[body["model"]](self)
-                except OSError:  # the client gave up on it: what the test wants
-                    pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+def by_model(handler) -> None:
+    """Each seat asks for its own model: the behaviour of that name answers it."""
+    BEHAVIOURS[json.loads(handler.body)["model"]](handler)
 
 
 def study_text(url: str) -> str:
@@ -133,7 +87,7 @@ def study_text(url: str) -> str:
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
     out = tmp_path_factory.mktemp("hostile")
-    server = HostileServer()
+    server = Hostile(by_model)
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     try:
         text = study_text(server.url)
