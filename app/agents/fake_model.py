@@ -300,6 +300,9 @@ class FakeModel:
         self.requests: list[dict] = []
         self.usage: list[dict] = []  # the `usage` of every answer given (faults left out)
         self.players: dict[str, Player] = {}  # "user|character name" -> its built-in player
+        # game -> (digest of its last request's messages, the answer): the same request again
+        # gets the same answer (see play)
+        self.last_answer: dict[str, tuple[str, tuple[str, dict]]] = {}
 
     def stats(self) -> dict:
         with self.lock:
@@ -356,16 +359,26 @@ class FakeModel:
         if obs is None:
             return choose(seen, persona, tools)
         game = f"{session}|{seen.name}" if session else seen.name
+        # A request asked again (a retry, or a study resumed after a kill lost the answer to
+        # its last call) gets the answer it got: deciding again would move the player's notes
+        # on a second time, and the resumed study would play differently from an uninterrupted one.
+        digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
         with self.lock:
+            last = self.last_answer.get(game)
+            if last is not None and last[0] == digest:
+                return last[1]
             player = self.players.get(game)
             if player is None or player.persona != persona or obs["tick"] < player.tick:
                 player = self.players[game] = Player(persona, seen.name)  # a new game
         call = player.decide(obs, seen.feedback, "submit_program" in tools, seen.program_running)
-        if call is not None and call[0] in tools:
-            return call
-        if obs["self"]["action"] is not None:  # let the current operation run
-            return "wait_for_event", {"kinds": ["op_done", "op_failed"], "timeout_seconds": 10}
-        return "wait_for_event", {"timeout_seconds": 5}
+        if call is None or call[0] not in tools:
+            if obs["self"]["action"] is not None:  # let the current operation run
+                call = "wait_for_event", {"kinds": ["op_done", "op_failed"], "timeout_seconds": 10}
+            else:
+                call = "wait_for_event", {"timeout_seconds": 5}
+        with self.lock:
+            self.last_answer[game] = (digest, call)
+        return call
 
     def _fault(self, kind: str, model: str, key: str, prompt: int) -> Reply:
         if kind == "5xx":

@@ -77,6 +77,26 @@ def test_a_player_keeps_its_notes_and_an_earlier_tick_starts_a_new_game():
     assert model.players["ada"] is not player
 
 
+def test_a_request_asked_again_gets_the_answer_it_got_and_moves_no_notes():
+    """A study resumed after a kill asks its last call again (its answer was lost with the
+    process): deciding again moved the player's notes a second time, and the resumed study
+    played differently from an uninterrupted one (seen once in CI)."""
+    world = World.create(seed=3, size=64)
+    cid = world.add_character("ada", label="t")
+    world.step()
+    model = FakeModel()
+    messages = prompt(world, cid)
+    first = answer(model, messages)
+    decide = model.players["ada"].decide
+    asked = []
+    model.players["ada"].decide = lambda *a, **k: asked.append(a) or decide(*a, **k)
+    assert answer(model, messages) == first
+    assert asked == []  # the player was not asked a second time
+    world.step()
+    answer(model, prompt(world, cid))  # a new request is decided as before
+    assert len(asked) == 1
+
+
 def test_runs_of_gathers_go_to_a_program_only_when_the_harness_offers_one():
     world = World.create(seed=3, size=64)
     cid = world.add_character("ada", label="t")
