@@ -27,7 +27,7 @@ def _register_gymnasium_ids() -> None:
 
     if "gymnasium" not in sys.modules and (_own_command() or find_spec("gymnasium") is None):
         return
-    from asiworld.agents.gym_register import register_envs
+    from asiworld.agents.envs.gym_register import register_envs
 
     register_envs()
 

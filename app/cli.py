@@ -18,7 +18,8 @@ from asiworld.engine.errors import CodedError
 
 
 def command_modules() -> tuple[ModuleType, ...]:
-    from asiworld.agents import commands as agent_commands  # agent, mcp
+    from asiworld.agents.clients import commands as agent_commands  # agent, mcp
+    from asiworld.agents.stand_in import commands as stand_in_commands  # fake-model
     from asiworld.evaluation import commands as evaluation_commands  # report, score
     from asiworld.headless import commands as headless_commands  # run, bench
     from asiworld.headless import program_run as program_commands  # program run, api-doc
@@ -38,6 +39,7 @@ def command_modules() -> tuple[ModuleType, ...]:
         replay_commands,
         samples_commands,
         agent_commands,
+        stand_in_commands,
         study_commands,
         local_model_commands,
     )
@@ -63,7 +65,7 @@ def quick_parser(argv: list[str]) -> argparse.ArgumentParser | None:
     its own module alone, so the server layer (flask, socketio) and the rest are not imported."""
     if argv[:1] != ["mcp"]:
         return None
-    from asiworld.agents import commands as agent_commands
+    from asiworld.agents.clients import commands as agent_commands
 
     return _parser((agent_commands,))
 

@@ -5,7 +5,7 @@
     parallel = asiworld_pz.parallel_env(n_agents=4)    # the native ParallelEnv
     raw = asiworld_pz.raw_env(n_agents=4)              # AEC, unwrapped
 
-The environment itself is asiworld.agents.pz_env.AsiWorldParallelEnv (keyword arguments are
+The environment itself is asiworld.agents.envs.pz_env.AsiWorldParallelEnv (keyword arguments are
 its own); this module only names it the PettingZoo way.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from asiworld.agents.pz_env import AsiWorldParallelEnv
+from asiworld.agents.envs.pz_env import AsiWorldParallelEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 

@@ -11,7 +11,7 @@ Gymnasium environment, `asiworld program run` and the program kit — so there i
 One tick, in this order:
 
 1. **drivers** decide, in the order they were added (`driver.before_step(pipeline)`): built-in
-   agents (asiworld.agents.driver), and whatever else submits for its characters — a study's
+   agents (asiworld.agents.bots.driver), and whatever else submits for its characters — a study's
    language-model seats, a scripted opponent. A driver reads `pipeline.world` and submits through
    `pipeline.submit` / `pipeline.submit_program`, so the direct-action rule always applies. A
    driver that raises is logged and skipped: a broken agent never stops the world.
@@ -49,7 +49,7 @@ model endpoint) starts the call in its own thread and applies the answer in a la
 `before_step`: under a realtime clock it applies whatever has arrived and never waits; under a
 lockstep clock it waits (blocks in `before_step`) until the answer due at this tick is there, so
 the same answers give the same state hash. Built-in configurations are
-`asiworld.agents.driver.BuiltinAgents` (one seeding rule), any `Agent` object goes in an
+`asiworld.agents.bots.driver.BuiltinAgents` (one seeding rule), any `Agent` object goes in an
 `AgentDriver`. A transcript writer is the "transcripts" observer; incidents are `add_event`.
 """
 

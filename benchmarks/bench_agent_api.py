@@ -10,7 +10,7 @@ import argparse
 import statistics
 import time
 
-from asiworld.agents.sdk import Client
+from asiworld.agents.clients.sdk import Client
 
 
 def measure(fn, calls: int) -> dict:

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from asiworld.agents.builtin import COHORT  # noqa: E402
+from asiworld.agents.bots.builtin import COHORT  # noqa: E402
 from asiworld.headless.run import Run, RunConfig  # noqa: E402
 
 

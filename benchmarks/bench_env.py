@@ -5,7 +5,7 @@
 - one env: `ASIWorld-v0` on the same world size, random table actions (seeded), as
   `gymnasium.make` gives it (its wrappers) and `unwrapped`;
 - a vector of 8: `gymnasium.make_vec(..., num_envs=8)` batched (the id's vector entry point:
-  one process, rows written in place; asiworld.agents.gym_vector), `sync` and `async`
+  one process, rows written in place; asiworld.agents.envs.gym_vector), `sync` and `async`
   (Gymnasium's own vectors); its rate is environment steps (8 per vector step) per second.
 
 Each is measured in `--rounds` blocks of `--steps` env steps, each block right after an engine
@@ -35,7 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import gymnasium  # noqa: E402
-from asiworld.agents.gym_register import register_envs  # noqa: E402
+from asiworld.agents.envs.gym_register import register_envs  # noqa: E402
 from asiworld.headless.bench import bench_engine  # noqa: E402
 
 

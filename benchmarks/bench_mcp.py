@@ -12,11 +12,11 @@ and median of the runs):
 - `python_alone`: launching `python -c pass` (the floor no server can go under);
 - `sdk_import`: `python -c "import mcp.server.lowlevel, mcp.server.stdio"` (the MCP SDK alone:
   its `import mcp` builds some 550 pydantic models for two protocol versions);
-- `server_parts`: `python -c "from asiworld.agents.mcp_sdk import import_stdio_server;
+- `server_parts`: `python -c "from asiworld.agents.clients.mcp_sdk import import_stdio_server;
   import_stdio_server()"`, the same SDK modules as `asiworld mcp` imports them (the packages'
   `__init__` and pydantic's eager schema builds left out);
-- `ours_imported`: `python -c "import asiworld.cli, asiworld.agents.commands,
-  asiworld.agents.mcp_server"`, what `asiworld mcp` imports of its own before it answers.
+- `ours_imported`: `python -c "import asiworld.cli, asiworld.agents.clients.commands,
+  asiworld.agents.clients.mcp_server"`, what `asiworld mcp` imports of its own before it answers.
 
 Each has its CPU seconds beside it (`*_cpu`: user + system of the launched process, read from
 /proc when `initialize` is answered, from the children's rusage for the plain imports): on a
@@ -43,15 +43,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import mcp  # noqa: E402
-from asiworld.agents.sdk import Client  # noqa: E402
+from asiworld.agents.clients.sdk import Client  # noqa: E402
 from asiworld.server import create_app, services  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from werkzeug.serving import make_server  # noqa: E402
 
 ASIWORLD = str(Path(sys.executable).with_name("asiworld"))
 # What `asiworld mcp` imports of its own before its first answer (everything but the SDK).
-OURS = "import asiworld.cli, asiworld.agents.commands, asiworld.agents.mcp_server"
-SERVER_PARTS = "from asiworld.agents.mcp_sdk import import_stdio_server; import_stdio_server()"
+OURS = "import asiworld.cli, asiworld.agents.clients.commands, asiworld.agents.clients.mcp_server"
+SERVER_PARTS = "from asiworld.agents.clients.mcp_sdk import import_stdio_server; import_stdio_server()"
 TICKS = os.sysconf("SC_CLK_TCK")
 
 

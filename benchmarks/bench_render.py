@@ -43,7 +43,7 @@ TIME_DRAWS = """async ([frames, mode]) => {
 
 def agent_names(count: int) -> list[str]:
     try:
-        from asiworld.agents.builtin import available
+        from asiworld.agents.bots.builtin import available
 
         names = available()
     except ImportError:

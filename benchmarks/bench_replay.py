@@ -63,8 +63,8 @@ def random_action(rng: random.Random, world, cid: int) -> dict:
 
 def builtin_driver(world, chars: list[int], seed: int):
     """The built-in configurations, round-robin over the characters."""
-    from asiworld.agents.builtin import available, make_agent
-    from asiworld.agents.driver import AgentDriver
+    from asiworld.agents.bots.builtin import available, make_agent
+    from asiworld.agents.bots.driver import AgentDriver
 
     names = [n for n in available() if n != "random"] or available()
     if not names:
@@ -120,7 +120,7 @@ def record(path: Path, minutes: int, characters: int, seed: int, policy: str) ->
 
 def record_study(out: Path, minutes: int) -> float:
     """Run the demo study into `out`; the simulation minutes recorded."""
-    from asiworld.agents.fake_model import FakeModel, FakeModelServer
+    from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer
     from asiworld.study.demo import demo_text
     from asiworld.study.run import run_study
     from asiworld.study.spec import parse_study

@@ -1,7 +1,7 @@
 """How often the steady_clear example program reaches the curriculum's Steadiness stage.
 
 For each seed, a character with iron gear starts inside a fresh instance of the tier
-(`asiworld.programs.kit`), runs app/agents/programs/steady_clear.py in the in-process host, and the
+(`asiworld.programs.kit`), runs app/agents/bots/programs/steady_clear.py in the in-process host, and the
 run's events are assessed by the evaluation's AchievementRecord. Prints one row per seed and the
 totals as JSON.
 
@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from asiworld.agents import program_library  # noqa: E402
+from asiworld.agents.bots import program_library  # noqa: E402
 from asiworld.engine import World, load_content  # noqa: E402
 from asiworld.evaluation.achievements import AchievementRecord  # noqa: E402
 from asiworld.programs.kit import start_in_tier  # noqa: E402

@@ -57,14 +57,14 @@ class InProcessModel:
     server would, answering) is kept, the harness's reading of the answer is not."""
 
     def __init__(self) -> None:
-        from asiworld.agents.fake_model import FakeModel
+        from asiworld.agents.stand_in.fake_model import FakeModel
 
         self.fake = FakeModel()
         self.seconds = 0.0
         self.cpu_seconds = 0.0
 
     def complete(self, body: bytes, timeout=None):
-        from asiworld.agents.endpoint import parse_reply
+        from asiworld.agents.clients.endpoint import parse_reply
 
         began, cpu = time.perf_counter(), time.thread_time()
         reply = self.fake.answer(json.loads(body))
@@ -74,8 +74,8 @@ class InProcessModel:
 
 
 def bench_harness(calls: int) -> dict:
-    from asiworld.agents.harness import Harness, HarnessConfig
-    from asiworld.agents.transcript import Transcript
+    from asiworld.agents.clients.harness import Harness, HarnessConfig
+    from asiworld.agents.clients.transcript import Transcript
     from asiworld.engine import World
     from asiworld.pipeline import Pipeline
     from asiworld.programs.manager import ProgramManager
@@ -192,9 +192,9 @@ def bench_prompt() -> dict:
     /tokenize on `asiworld model serve`): the system prompt of a 300-minute lockstep study, the
     tool list (full and compact schemas), a first turn's user message, and whole first calls as
     the server counts them. Goal: the default system prompt <= 3,500 tokens."""
-    from asiworld.agents.endpoint import Endpoint
-    from asiworld.agents.harness import Harness, HarnessConfig
-    from asiworld.agents.tools import openai_tools
+    from asiworld.agents.clients.endpoint import Endpoint
+    from asiworld.agents.clients.harness import Harness, HarnessConfig
+    from asiworld.agents.clients.tools import openai_tools
     from asiworld.engine import World
     from asiworld.local_model import LocalModelServer
     from asiworld.pipeline import Pipeline
@@ -276,7 +276,7 @@ def fake_model(where: str) -> Iterator[str]:
     README's demo runs it (its work then takes the other core, not the study's interpreter);
     `thread`, a FakeModelServer on a thread of this process."""
     if where == "thread":
-        from asiworld.agents.fake_model import FakeModel, FakeModelServer
+        from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer
 
         with FakeModelServer(FakeModel()) as server:
             yield server.url

@@ -11,7 +11,7 @@ import threading
 import urllib.request
 
 import pytest
-from asiworld.agents.fake_model import FakeModel, FakeModelServer
+from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer
 from asiworld.study.demo import BUILTINS, MODEL_SEATS, demo_text
 from asiworld.study.run import run_study
 from asiworld.study.spec import parse_study

@@ -5,7 +5,7 @@ a jump lands on the tick after the kill, and the event log says how each player 
 from __future__ import annotations
 
 import pytest
-from asiworld.agents.fake_model import FakeModel, FakeModelServer
+from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer
 from asiworld.cli import main
 from asiworld.server.persistence import WorldStore
 from playwright.sync_api import expect

@@ -3,7 +3,7 @@ the world stopped and where its results are."""
 
 from __future__ import annotations
 
-from asiworld.agents.fake_model import FakeModel, FakeModelServer
+from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer
 from asiworld.study.demo import demo_text
 from playwright.sync_api import expect
 

@@ -180,6 +180,49 @@ def test_the_replay_package_depends_on_neither_the_server_nor_the_agents():
     assert "agents" not in reaches, reaches.get("agents")
 
 
+# The agents by audience (app/agents/__init__.py) and what each may reach of the others: the
+# bots and the environments stand alone; the stand-in model plays a built-in; a client may run a
+# built-in (`asiworld agent --config`) and be one (the Agent base, the driver's program action).
+AUDIENCES_MAY_REACH = {"bots": set(), "envs": set(), "stand_in": {"bots"}, "clients": {"bots"}}
+# researchers' code imports these two paths (docs/agents.md, docs/studies.md): they stay put
+PUBLIC_AGENT_PATHS = {"asiworld.agents.sdk", "asiworld.agents.interface"}
+
+
+def audience(module: str) -> str | None:
+    bits = module.split(".")
+    return bits[2] if bits[:2] == ["asiworld", "agents"] and len(bits) > 3 else None
+
+
+def test_the_agents_are_four_audiences_that_reach_each_other_only_as_allowed():
+    loose = {
+        name for name in modules()
+        if name.startswith("asiworld.agents.") and audience(name) is None
+        and name.count(".") == 2 and name.rsplit(".", 1)[1] not in AUDIENCES_MAY_REACH
+    }
+    assert loose == PUBLIC_AGENT_PATHS, "a module outside the four audiences: " + str(loose)
+    reached = {}
+    for name, path in modules().items():
+        src = audience(name)
+        if src is None:
+            continue
+        for imported in imports_of(name, path):
+            dst = audience(imported) or (
+                imported.split(".")[2] if imported.startswith("asiworld.agents.") else None
+            )
+            if dst in AUDIENCES_MAY_REACH and dst != src and dst not in AUDIENCES_MAY_REACH[src]:
+                reached.setdefault(f"{src} -> {dst}", set()).add(name)
+    assert not reached, reached
+
+
+def test_the_public_agent_paths_are_the_clients_themselves():
+    from asiworld.agents import interface, sdk
+    from asiworld.agents.clients import interface as real_interface
+    from asiworld.agents.clients import sdk as real_sdk
+
+    assert sdk.Client is real_sdk.Client and sdk.ApiError is real_sdk.ApiError
+    assert interface.act is real_interface.act and interface.program is real_interface.program
+
+
 def test_the_engine_imports_only_itself_the_standard_library_numpy_tcod_and_msgpack():
     stdlib = set(sys.stdlib_module_names) | {"__future__"}
     outside = {}

@@ -8,8 +8,8 @@ that raises, an observer that raises, a durability callback that raises."""
 from __future__ import annotations
 
 import pytest
-from asiworld.agents.base import Agent
-from asiworld.agents.driver import AgentDriver, BuiltinAgents, builtin_seed
+from asiworld.agents.bots.base import Agent
+from asiworld.agents.bots.driver import AgentDriver, BuiltinAgents, builtin_seed
 from asiworld.engine import World
 from asiworld.engine.frames import FrameBuilder
 from asiworld.headless.run import Run, RunConfig

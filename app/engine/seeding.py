@@ -9,7 +9,7 @@ A world has one seed (`World.seed`). Everything random follows from it:
   an entry gives the same instance however much of the world's stream was used before it;
 - each program's `random`: from (seed, character, program key);
 - each built-in agent's choices: from (seed, its position), `builtin_seed` in
-  asiworld.agents.driver (an agent is not the engine's).
+  asiworld.agents.bots.driver (an agent is not the engine's).
 
 `reseed` gives a world a new seed for its future (a replay's fork "with a new seed"): its own
 stream, and every layout, program and agent from then on, follow the new seed; the map and

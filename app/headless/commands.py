@@ -64,7 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from asiworld.agents.builtin import UnknownConfiguration, available
+    from asiworld.agents.bots.builtin import UnknownConfiguration, available
 
     from .run import Run, RunConfig, write_outputs
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from asiworld import provenance
-from asiworld.agents.driver import BuiltinAgents
+from asiworld.agents.bots.driver import BuiltinAgents
 from asiworld.pipeline import Tick
 from asiworld.session import Session
 

@@ -1,7 +1,7 @@
 """Model turns in a replay (chunk kind T): what each language-model configuration was shown,
 what it answered and what the world made of it, from the study's transcripts.
 
-A transcript (asiworld.agents.transcript) has one line per model call; a turn is the calls of
+A transcript (asiworld.agents.clients.transcript) has one line per model call; a turn is the calls of
 one question (retries included) and ends with the answer the world applied. The replay keeps one
 T chunk per configuration, `{"config", "char", "turns": [turn, ...]}` over the ticks its turns
 span, a turn being::
@@ -11,7 +11,7 @@ span, a turn being::
      "prompt": "## Clock ...", "text": "...", "tool_calls": [{"name", "arguments"}],
      "results": ["move({...}) -> {...}"]}
 
-`prompt` is the transcript's summary of the question (asiworld.agents.transcript.prompt_summary),
+`prompt` is the transcript's summary of the question (asiworld.agents.clients.transcript.prompt_summary),
 `results` the world's answer to each tool call, in order. Readers that predate T skip it.
 """
 

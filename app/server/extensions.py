@@ -13,7 +13,7 @@ from flask import Flask
 from flask_socketio import SocketIO
 
 if TYPE_CHECKING:
-    from asiworld.agents.driver import BuiltinAgents
+    from asiworld.agents.bots.driver import BuiltinAgents
     from asiworld.server.live import LiveRooms
     from asiworld.server.runner import WorldRunner
 

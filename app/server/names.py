@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from asiworld.agents.builtin import available
+from asiworld.agents.bots.builtin import available
 from asiworld.server.joining import JoinRefused
 
 

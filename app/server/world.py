@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from asiworld.agents.driver import BuiltinAgents
+from asiworld.agents.bots.driver import BuiltinAgents
 from asiworld.engine import World, load_content
 from asiworld.engine.frames import FrameBuilder
 from asiworld.pipeline import Pipeline

@@ -212,7 +212,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_turn(args: argparse.Namespace) -> int:
     import json
 
-    from asiworld.agents.transcript import RequestMissing, read_transcript, rebuild
+    from asiworld.agents.clients.transcript import RequestMissing, read_transcript, rebuild
 
     folder = args.folder / "transcripts"
     path = folder / f"{args.name}.jsonl"

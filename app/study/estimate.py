@@ -40,8 +40,8 @@ class SeatEstimate:
 
 
 def estimate(study: Study) -> list[SeatEstimate]:
-    from asiworld.agents.harness import PROGRAM_TOOLS, clock_line
-    from asiworld.agents.tools import openai_tools
+    from asiworld.agents.clients.harness import PROGRAM_TOOLS, clock_line
+    from asiworld.agents.clients.tools import openai_tools
     from asiworld.engine import World, load_content
 
     content = load_content()

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from asiworld.agents.sdk import ApiError
+from asiworld.agents.clients.sdk import ApiError
 
 EVENTS_KEPT = 500
 PROGRAM_ENDS = {"program_finished", "program_failed", "program_stopped", "program_interrupted"}

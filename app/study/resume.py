@@ -7,7 +7,7 @@ What is kept, and by whom (nothing here is a second persistence):
   SQLite file `world.sqlite3` in the study's folder, on the pipeline's `durable` hook (saved
   before they are applied) and its "store" observer (the applied log of each tick). A study
   keeps the whole log (one snapshot, at tick 0) so that it can be checked from the seed.
-* **The models' answers**: the transcripts (asiworld.agents.transcript), one line per call,
+* **The models' answers**: the transcripts (asiworld.agents.clients.transcript), one line per call,
   appended as each turn is applied.
 
 A resume cannot start from a snapshot: the built-in agents and the harnesses remember what they
@@ -39,8 +39,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from asiworld.agents.endpoint import ModelError, Reply, Usage
-from asiworld.agents.harness import tool_call_of
+from asiworld.agents.clients.endpoint import ModelError, Reply, Usage
+from asiworld.agents.clients.harness import tool_call_of
 from asiworld.engine.resim import inputs_by_tick
 from asiworld.server.persistence import DB_NAME, WorldStore
 

@@ -2,7 +2,7 @@
 
 Every configuration gets its character at tick 0, before the first step (synchronised entry:
 the clock starts only when all have joined), named after the configuration. Built-in and python
-configurations are pipeline drivers (asiworld.agents.driver), model configurations are
+configurations are pipeline drivers (asiworld.agents.bots.driver), model configurations are
 LLM-harness seats (seats.py); the clock is the loop below (lockstep) or the server's WorldRunner
 (realtime). Nothing here steps the world itself: the pipeline does (asiworld.pipeline).
 
@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from asiworld import provenance
-from asiworld.agents.driver import AgentDriver, BuiltinAgents, builtin_seed
-from asiworld.agents.interface import InterfaceError, make_interface_agent
+from asiworld.agents.bots.driver import AgentDriver, BuiltinAgents, builtin_seed
+from asiworld.agents.clients.interface import InterfaceError, make_interface_agent
 from asiworld.pipeline import Tick
 from asiworld.session import Session
 
@@ -163,7 +163,7 @@ class StudyRun:
     def _replay_transcript(self, seat: ModelSeat) -> None:
         """A resumed seat: its calls so far are answered from its transcript, numbered from 1
         again (the transcript skips the lines it has), and their back-off is not slept again."""
-        from asiworld.agents.transcript import read_transcript
+        from asiworld.agents.clients.transcript import read_transcript
 
         harness = seat.harness
         replayed = ReplayedModel(harness.llm, read_transcript(seat.transcript.path))
@@ -292,7 +292,7 @@ class StudyRun:
         if self.programs is not None:
             # after the store is attached: the interruptions are journaled like any end
             self.programs.restore_state({}, catchup.programs)
-        from asiworld.agents.transcript import read_transcript
+        from asiworld.agents.clients.transcript import read_transcript
 
         for seat in self.model_seats:
             mine = [e for e in self.events

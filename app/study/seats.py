@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from asiworld.agents.budget import Budget, Prices
-from asiworld.agents.endpoint import Endpoint
-from asiworld.agents.harness import Harness, HarnessConfig, Pending
-from asiworld.agents.transcript import Transcript
+from asiworld.agents.clients.budget import Budget, Prices
+from asiworld.agents.clients.endpoint import Endpoint
+from asiworld.agents.clients.harness import Harness, HarnessConfig, Pending
+from asiworld.agents.clients.transcript import Transcript
 
 from .local import LocalClient
 from .spec import Lockstep, OpenAIConfiguration, Study, render_prompt

@@ -157,7 +157,7 @@ class OpenAIConfiguration(_Strict):
 
 
 class BuiltinConfiguration(_Strict):
-    """One of the built-in configurations (app/agents/builtin.py) with its parameters."""
+    """One of the built-in configurations (app/agents/bots/builtin.py) with its parameters."""
 
     kind: Literal["builtin"]
     name: str = Field(pattern=NAME)
@@ -168,7 +168,7 @@ class BuiltinConfiguration(_Strict):
 
 
 class PythonConfiguration(_Strict):
-    """The user's own agent: `module:Class` implementing asiworld.agents.interface.StudyAgent,
+    """The user's own agent: `module:Class` implementing asiworld.agents.clients.interface.StudyAgent,
     built with `params` as keyword arguments."""
 
     kind: Literal["python"]
@@ -338,8 +338,8 @@ def _check_names(study: Study, text: str, where: str) -> None:
 def _check_agents(study: Study, text: str, where: str, imports: bool = True) -> None:
     """Built-in names exist, python agents import and look like the interface (without
     `imports`: their module is found, not run)."""
-    from asiworld.agents.builtin import available
-    from asiworld.agents.interface import InterfaceError, load_agent_class
+    from asiworld.agents.bots.builtin import available
+    from asiworld.agents.clients.interface import InterfaceError, load_agent_class
 
     for i, conf in enumerate(study.configuration):
         if isinstance(conf, BuiltinConfiguration) and conf.agent not in available():
@@ -386,7 +386,7 @@ def _check_external(study: Study, text: str, where: str) -> None:
 def _read_prompts(study: Study, text: str, where: str, base: Path) -> None:
     """Read each model seat's prompt template and render it once, so a missing file or an
     unknown placeholder stops the study before anything starts."""
-    from asiworld.agents import guide
+    from asiworld.agents.clients import guide
 
     for i, conf in enumerate(study.configuration):
         if not isinstance(conf, OpenAIConfiguration):
@@ -413,7 +413,7 @@ def _read_prompts(study: Study, text: str, where: str, base: Path) -> None:
 def render_prompt(study: Study, conf: OpenAIConfiguration) -> str:
     """The system prompt a model seat sends: its template (the player's guide by default)
     filled in with this study's horizon and clock and the seat's settings."""
-    from asiworld.agents import guide
+    from asiworld.agents.clients import guide
 
     template = conf.template if conf.template is not None else guide.default_template()
     return guide.render(template, horizon_minutes=study.world.minutes,

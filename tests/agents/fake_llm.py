@@ -4,7 +4,7 @@ longer than the client's timeout, or plain text."""
 
 from __future__ import annotations
 
-from asiworld.agents.fake_model import FakeModel, FakeModelServer
+from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer
 
 
 def tool(name: str, /, **args) -> dict:

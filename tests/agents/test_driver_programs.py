@@ -6,8 +6,8 @@ no programs, and a pseudo-action with no source."""
 
 from __future__ import annotations
 
-from asiworld.agents.base import Agent
-from asiworld.agents.driver import AgentDriver
+from asiworld.agents.bots.base import Agent
+from asiworld.agents.bots.driver import AgentDriver
 from asiworld.engine import World, load_content
 from asiworld.pipeline import Pipeline
 from asiworld.programs.manager import ProgramManager

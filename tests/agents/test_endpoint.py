@@ -17,7 +17,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from asiworld.agents.endpoint import Endpoint, ModelError, parse_reply
+from asiworld.agents.clients.endpoint import Endpoint, ModelError, parse_reply
 
 from tests.agents.hostile import Hostile, endless_events, trickle
 

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 from asiworld import pettingzoo as asiworld_pz
-from asiworld.agents.gym_env import MACROS, NOOP, AsiWorldEnv
+from asiworld.agents.envs.gym_env import MACROS, NOOP, AsiWorldEnv
 from pettingzoo import AECEnv
 from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 from pettingzoo.utils import wrappers

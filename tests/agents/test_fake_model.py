@@ -8,7 +8,8 @@ import json
 import urllib.request
 
 import pytest
-from asiworld.agents.fake_model import (
+from asiworld.agents.clients.tools import openai_tools
+from asiworld.agents.stand_in.fake_model import (
     FAULTS,
     FakeModel,
     FakeModelServer,
@@ -16,7 +17,6 @@ from asiworld.agents.fake_model import (
     choose,
     read_prompt,
 )
-from asiworld.agents.tools import openai_tools
 from asiworld.cli import main
 from asiworld.engine import World
 
@@ -204,11 +204,11 @@ def test_its_connections_send_without_waiting_for_acks():
 
 
 def test_the_harness_endpoint_sends_what_the_official_sdk_sends():
-    # The harness encodes its requests itself (asiworld.agents.request) so a transcript can
+    # The harness encodes its requests itself (asiworld.agents.clients.request) so a transcript can
     # rebuild their bytes; a server reads the same JSON as from the official openai client.
     import openai
-    from asiworld.agents import request
-    from asiworld.agents.endpoint import Endpoint
+    from asiworld.agents.clients import request
+    from asiworld.agents.clients.endpoint import Endpoint
 
     messages = [{"role": "user", "content": "## Now\n"}]
     settings = {"model": "fake-forager", "max_tokens": 64, "temperature": 0.0, "user": "seed3/ada"}

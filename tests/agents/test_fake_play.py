@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 
-from asiworld.agents.fake_model import FakeModel, FakeModelServer
-from asiworld.agents.fake_play import Player, observation
-from asiworld.agents.tools import openai_tools
+from asiworld.agents.clients.tools import openai_tools
+from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer
+from asiworld.agents.stand_in.fake_play import Player, observation
 from asiworld.engine import World
 from asiworld.study.run import run_study
 from asiworld.study.spec import parse_study

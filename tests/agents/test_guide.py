@@ -1,4 +1,4 @@
-"""The player's guide (asiworld.agents.guide): a model player's system prompt, written from the
+"""The player's guide (asiworld.agents.clients.guide): a model player's system prompt, written from the
 content. These tests read the real content files, the tool table and the program API, so a
 recipe, a station, a stage or a tool the guide forgets to name fails here."""
 
@@ -10,8 +10,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from asiworld.agents import guide
-from asiworld.agents.tools import tool_specs
+from asiworld.agents.clients import guide
+from asiworld.agents.clients.tools import tool_specs
 from asiworld.engine import World, load_content
 from asiworld.engine.errors import CodedError
 from asiworld.evaluation.achievements import STAGE_NAMES
@@ -234,7 +234,7 @@ def test_without_programs_no_program_tool_or_section_appears():
 
 
 def test_the_guide_and_the_harness_agree_on_the_program_tools():
-    from asiworld.agents.harness import PROGRAM_TOOLS
+    from asiworld.agents.clients.harness import PROGRAM_TOOLS
 
     assert guide.PROGRAM_TOOLS == set(PROGRAM_TOOLS)
     assert guide.PROGRAM_TOOLS <= {spec["name"] for spec in tool_specs()}
@@ -321,15 +321,15 @@ def test_the_default_template_uses_every_placeholder_once():
 def test_the_wheel_carries_the_prompt_template():
     data = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     patterns = data["tool"]["setuptools"]["package-data"]["asiworld"]
-    folder = guide.TEMPLATE.parent.relative_to(Path(guide.__file__).parents[1]).as_posix()
+    folder = guide.TEMPLATE.parent.relative_to(Path(guide.__file__).parents[2]).as_posix()
     assert f"{folder}/*.md" in patterns
 
 
 def test_the_shipped_page_is_the_default_prompt_of_a_live_world():
     """docs/player-guide.md is what `asiworld agent` and `asiworld mcp` tell a model; it is
-    written from the content (`python -m asiworld.agents.guide docs/player-guide.md`), so a
+    written from the content (`python -m asiworld.agents.clients.guide docs/player-guide.md`), so a
     change of content that is not written into it fails here."""
-    from asiworld.agents.harness import system_prompt
+    from asiworld.agents.clients.harness import system_prompt
     from asiworld.resources import shipped
 
     page = (shipped("docs") / guide.PAGE_NAME).read_text(encoding="utf-8")

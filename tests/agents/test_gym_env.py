@@ -11,10 +11,10 @@ import gymnasium
 import numpy as np
 import pytest
 from asiworld import protocol
-from asiworld.agents.action_space import CENTRE, WINDOW
-from asiworld.agents.gym_env import MACROS, AsiWorldEnv, Seat
-from asiworld.agents.gym_register import register_envs
-from asiworld.agents.pixels import atlas, find
+from asiworld.agents.envs.action_space import CENTRE, WINDOW
+from asiworld.agents.envs.gym_env import MACROS, AsiWorldEnv, Seat
+from asiworld.agents.envs.gym_register import register_envs
+from asiworld.agents.envs.pixels import atlas, find
 from asiworld.engine import actions as engine_actions
 from asiworld.evaluation.achievements import STAGE_NAMES
 from gymnasium.utils.env_checker import check_env
@@ -189,7 +189,7 @@ def test_the_arrays_read_from_the_world_are_the_arrays_of_its_observation():
     a day's dusk (the view's radius shrinks) and with other characters in view, every array is
     the one `encode(world.observe(...))` gives, and the table actions decode against the same
     bodies."""
-    from asiworld.agents.pz_env import AsiWorldParallelEnv
+    from asiworld.agents.envs.pz_env import AsiWorldParallelEnv
 
     env = AsiWorldParallelEnv(n_agents=3, size=48, max_ticks=10**6, world_seed=3)
     env.reset(seed=3)
@@ -235,7 +235,7 @@ def test_the_batched_vector_gives_what_gymnasiums_sync_vector_gives():
     """`make_vec` without a mode builds the batched vector (one process, rows written in
     place); for the same seeds and actions it returns what SyncVectorEnv returns, through
     episode ends and their autoresets."""
-    from asiworld.agents.gym_vector import AsiWorldVectorEnv
+    from asiworld.agents.envs.gym_vector import AsiWorldVectorEnv
 
     kwargs = {"num_envs": 3, "size": 48, "max_ticks": 40}
     batched = gymnasium.make_vec("ASIWorld-v0", **kwargs)

@@ -41,7 +41,7 @@ def test_without_asiworld_the_ids_are_unknown_and_gymnasium_says_so():
 def test_importing_asiworld_imports_neither_the_environment_nor_the_server():
     done = run("import sys, asiworld\n"
                "print(sorted(m for m in sys.modules if m.startswith(('asiworld.server', "
-               "'asiworld.agents.gym_env'))))")
+               "'asiworld.agents.envs.gym_env'))))")
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
 
 

@@ -4,9 +4,9 @@ character, a 500 and a timeout become recorded incidents, and the harness keeps 
 from __future__ import annotations
 
 import pytest
-from asiworld.agents.endpoint import Endpoint
-from asiworld.agents.harness import Harness, HarnessConfig, memory_summary
-from asiworld.agents.sdk import Client
+from asiworld.agents.clients.endpoint import Endpoint
+from asiworld.agents.clients.harness import Harness, HarnessConfig, memory_summary
+from asiworld.agents.clients.sdk import Client
 
 from tests.agents.fake_llm import FakeLLM, tool
 

@@ -6,11 +6,11 @@ raises; every call is a transcript line."""
 from __future__ import annotations
 
 import pytest
-from asiworld.agents.endpoint import Endpoint
-from asiworld.agents.fake_model import FakeModel, FakeModelServer, Fault
-from asiworld.agents.harness import Harness, HarnessConfig
-from asiworld.agents.sdk import Client
-from asiworld.agents.transcript import Transcript, read_transcript
+from asiworld.agents.clients.endpoint import Endpoint
+from asiworld.agents.clients.harness import Harness, HarnessConfig
+from asiworld.agents.clients.sdk import Client
+from asiworld.agents.clients.transcript import Transcript, read_transcript
+from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer, Fault
 
 CAUSES = {
     "5xx": "model_error",
@@ -120,7 +120,7 @@ def test_on_a_lockstep_clock_each_call_is_charged_and_incidents_wait_for_the_ans
 
 def test_a_model_down_for_longer_than_give_up_after_stops_the_run(served, runner, tmp_path):
     """Issue 19: `agent --model-url http://127.0.0.1:1/v1` retried each turn and ran forever."""
-    from asiworld.agents.harness import ModelUnreachable
+    from asiworld.agents.clients.harness import ModelUnreachable
 
     now = [0.0]
     sleeps: list[float] = []

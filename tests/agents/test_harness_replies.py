@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from asiworld.agents.endpoint import Endpoint
-from asiworld.agents.harness import Harness, HarnessConfig
-from asiworld.agents.sdk import Client
-from asiworld.agents.transcript import Transcript, read_transcript
+from asiworld.agents.clients.endpoint import Endpoint
+from asiworld.agents.clients.harness import Harness, HarnessConfig
+from asiworld.agents.clients.sdk import Client
+from asiworld.agents.clients.transcript import Transcript, read_transcript
 
 from tests.agents.fake_llm import FakeLLM, tool
 
@@ -129,7 +129,7 @@ def test_compact_tool_schemas_keep_every_tool_and_argument_without_their_prose(
         served, runner, tmp_path):
     _, fake, _, _, lines = play(served, runner, tmp_path, [tool("wait")], turns=1,
                                 tool_schemas="compact")
-    from asiworld.agents.tools import openai_tools
+    from asiworld.agents.clients.tools import openai_tools
 
     full = {t["function"]["name"]: t["function"] for t in openai_tools()}
     sent = {t["function"]["name"]: t["function"] for t in fake.requests[0]["tools"]}
@@ -148,7 +148,7 @@ def test_compact_tool_schemas_keep_every_tool_and_argument_without_their_prose(
                                        {"role": "assistant", "content": "", "tool_calls": []},
                                        {"role": "tool", "tool_call_id": "x", "content": "{}"}]])
 def test_the_seats_encoder_gives_the_bytes_of_the_whole_body(messages):
-    from asiworld.agents import request
+    from asiworld.agents.clients import request
 
     settings = {"model": "m", "tool_choice": "auto", "max_tokens": 9, "user": "seed1/a"}
     tools = [{"type": "function", "function": {"name": "wait", "parameters": {}}}]

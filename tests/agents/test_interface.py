@@ -4,8 +4,8 @@ decisions act (actions and programs), and a class without the interface is refus
 from __future__ import annotations
 
 import pytest
-from asiworld.agents.driver import AgentDriver
-from asiworld.agents.interface import (
+from asiworld.agents.bots.driver import AgentDriver
+from asiworld.agents.clients.interface import (
     InterfaceError,
     act,
     load_agent_class,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import mcp
 from asiworld import protocol
-from asiworld.agents.mcp_server import build_server
-from asiworld.agents.sdk import Client
+from asiworld.agents.clients.mcp_server import build_server
+from asiworld.agents.clients.sdk import Client
 from asiworld.cli import main
 from mcp.client.stdio import StdioServerParameters
 
@@ -135,7 +135,7 @@ def test_the_seat_hint_gives_the_token_in_a_form_a_leading_dash_survives():
     """One token in 64 begins with "-": the printed arguments still parse as that token."""
     import types
 
-    from asiworld.agents.commands import seat_arguments
+    from asiworld.agents.clients.commands import seat_arguments
     from asiworld.cli import quick_parser
 
     hint = seat_arguments(types.SimpleNamespace(token="-Ab_c9", character=12))
@@ -153,7 +153,7 @@ def test_what_asiworld_mcp_imports_before_its_first_answer_leaves_the_engine_out
              "sys.argv[0] = '/usr/local/bin/asiworld'  # as the console script starts it\n"
              "from asiworld.cli import quick_parser\n"
              "quick_parser(['mcp'])\n"
-             "from asiworld.agents.mcp_server import build_server\n"
+             "from asiworld.agents.clients.mcp_server import build_server\n"
              "build_server(types.SimpleNamespace(character=3))\n"
              "print(' '.join(sorted(m for m in ('numpy', 'tcod', 'jsonschema', 'flask',"
              " 'asiworld.engine.world', 'asiworld.engine.errors', 'mcp') if m in sys.modules)))\n")
@@ -171,7 +171,7 @@ def test_asiworld_mcp_imports_the_stdio_server_without_the_sdk_client_and_builds
 
     probe = ("import sys\n"
              "import pydantic\n"
-             "from asiworld.agents.mcp_sdk import import_stdio_server\n"
+             "from asiworld.agents.clients.mcp_sdk import import_stdio_server\n"
              "import_stdio_server()\n"
              "import mcp_types\n"
              "print(*[m for m in ('mcp.client', 'mcp.server.mcpserver') if m in sys.modules])\n"

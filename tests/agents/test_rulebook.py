@@ -1,6 +1,6 @@
 """The built-in bots' numbers are the content's (issue 33): `strategy.py` copied the stations'
 costs and the day's length, so a change to the content could silently break the planner. Those
-now come from the content (asiworld.agents.rulebook); what the plans still write by hand, the
+now come from the content (asiworld.agents.bots.rulebook); what the plans still write by hand, the
 station and materials of each craft, is held to the recipes here."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from asiworld.agents import strategy
+from asiworld.agents.bots import strategy
 from asiworld.engine import load_content
 
 CONTENT = load_content()

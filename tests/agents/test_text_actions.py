@@ -4,8 +4,8 @@ naming an offered tool is an action; a sentence that only mentions a tool is not
 from __future__ import annotations
 
 import pytest
-from asiworld.agents.text_actions import read_action
-from asiworld.agents.tools import tool_specs
+from asiworld.agents.clients.text_actions import read_action
+from asiworld.agents.clients.tools import tool_specs
 
 TOOLS = {spec["name"]: spec["parameters"] for spec in tool_specs()}
 

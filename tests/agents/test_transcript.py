@@ -3,7 +3,7 @@ a line torn by a kill is dropped, and numbering goes on from the last whole call
 
 from __future__ import annotations
 
-from asiworld.agents.transcript import Transcript, read_transcript
+from asiworld.agents.clients.transcript import Transcript, read_transcript
 
 
 def line(call: int) -> dict:

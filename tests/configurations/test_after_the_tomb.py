@@ -7,10 +7,10 @@ elsewhere, taking down what it built; the strategy now does each."""
 
 from __future__ import annotations
 
-from asiworld.agents.driver import AgentDriver
-from asiworld.agents.parameters import params
-from asiworld.agents.skills import TILE, goto, inv, me, unless_doing
-from asiworld.agents.strategy import FLIPS, MOST_POTIONS, Strategy
+from asiworld.agents.bots.driver import AgentDriver
+from asiworld.agents.bots.parameters import params
+from asiworld.agents.bots.skills import TILE, goto, inv, me, unless_doing
+from asiworld.agents.bots.strategy import FLIPS, MOST_POTIONS, Strategy
 from asiworld.engine import World, inventory, load_content
 from asiworld.pipeline import Pipeline
 

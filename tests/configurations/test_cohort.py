@@ -13,8 +13,8 @@ import os
 from concurrent.futures import Future, ProcessPoolExecutor
 
 import pytest
-from asiworld.agents.builtin import COHORT
-from asiworld.agents.parameters import shipped_sets
+from asiworld.agents.bots.builtin import COHORT
+from asiworld.agents.bots.parameters import shipped_sets
 from asiworld.headless.run import Run, RunConfig
 
 pytestmark = [

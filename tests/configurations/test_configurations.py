@@ -5,8 +5,8 @@ one strategy) prepare differently."""
 from __future__ import annotations
 
 import pytest
-from asiworld.agents.base import Agent
-from asiworld.agents.builtin import available, make_agent
+from asiworld.agents.bots.base import Agent
+from asiworld.agents.bots.builtin import available, make_agent
 from asiworld.headless.run import Run, RunConfig
 
 EXPECTED = ("rusher", "builder", "forager", "random")

@@ -6,10 +6,10 @@ remembers, and gives the walk up; the strategy now does each."""
 
 from __future__ import annotations
 
-from asiworld.agents.driver import AgentDriver
-from asiworld.agents.parameters import params
-from asiworld.agents.skills import MapNotes
-from asiworld.agents.strategy import SAME_WALK, Strategy
+from asiworld.agents.bots.driver import AgentDriver
+from asiworld.agents.bots.parameters import params
+from asiworld.agents.bots.skills import MapNotes
+from asiworld.agents.bots.strategy import SAME_WALK, Strategy
 from asiworld.engine import World, inventory, load_content
 from asiworld.pipeline import Pipeline
 

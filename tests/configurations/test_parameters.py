@@ -10,9 +10,9 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from asiworld.agents.builtin import COHORT, available, make_agent
-from asiworld.agents.parameters import FILE, ParameterError, read_sets, shipped_sets
-from asiworld.agents.strategy import Strategy
+from asiworld.agents.bots.builtin import COHORT, available, make_agent
+from asiworld.agents.bots.parameters import FILE, ParameterError, read_sets, shipped_sets
+from asiworld.agents.bots.strategy import Strategy
 from asiworld.engine.content import CONTENT_DIR, load_content
 
 

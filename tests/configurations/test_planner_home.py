@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from asiworld.agents.planner import DAY_TICKS, STREAK_BY, Planner
+from asiworld.agents.bots.planner import DAY_TICKS, STREAK_BY, Planner
 from asiworld.headless.run import Run, RunConfig
 
 

@@ -1,10 +1,10 @@
-"""The shared house skills (app/agents/skills.py) the planner and the builder use: where a house
+"""The shared house skills (app/agents/bots/skills.py) the planner and the builder use: where a house
 goes, what of it stands, where to stand, and the order it is built in. Fakes only: a remembered
 map and observations made by hand."""
 
 from __future__ import annotations
 
-from asiworld.agents.skills import (
+from asiworld.agents.bots.skills import (
     House,
     MapNotes,
     build_house,
@@ -199,7 +199,7 @@ def test_without_any_site_it_explores_and_searches_again_only_after_a_minute():
 
 # --- deciding every tick (a live server's built-in agents have no think time) --------------
 def test_an_operation_under_way_is_not_sent_again():
-    from asiworld.agents.skills import gather, unless_doing
+    from asiworld.agents.bots.skills import gather, unless_doing
 
     opening = {"self": {"action": {"type": "gather", "args": {"x": 25, "y": 18}}}}
     assert unless_doing(opening, gather((25, 18))) is None  # it would start the chest over

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from asiworld.agents.builtin import available
+from asiworld.agents.bots.builtin import available
 from asiworld.headless.run import Run, RunConfig
 
 pytestmark = [

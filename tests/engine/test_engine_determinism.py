@@ -3,8 +3,8 @@ A replayed input log reaches the same state hash; a snapshot restored has the sa
 
 from __future__ import annotations
 
-from asiworld.agents.driver import AgentDriver
-from asiworld.agents.forager import Forager
+from asiworld.agents.bots.driver import AgentDriver
+from asiworld.agents.bots.forager import Forager
 from asiworld.engine import World, load_content
 from asiworld.engine.resim import replay_inputs
 from asiworld.pipeline import Pipeline

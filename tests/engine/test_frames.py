@@ -4,7 +4,7 @@ its fields are the same instead of building it again)."""
 
 from __future__ import annotations
 
-from asiworld.agents.builtin import make_agent
+from asiworld.agents.bots.builtin import make_agent
 from asiworld.engine import World
 from asiworld.engine.frames import FrameBuilder, public_entity
 from asiworld.engine.model import Creature

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 from asiworld import cli
-from asiworld.agents import interface, sdk
+from asiworld.agents.clients import interface, sdk
 from asiworld.engine.errors import CodedError, Refusal
 from asiworld.evaluation.report import ReportError
 from asiworld.headless.multi import RayUnavailable

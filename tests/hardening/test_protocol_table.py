@@ -10,8 +10,8 @@ import dataclasses
 
 import mcp
 import pytest
-from asiworld.agents.mcp_server import build_server
-from asiworld.agents.tools import openai_tools
+from asiworld.agents.clients.mcp_server import build_server
+from asiworld.agents.clients.tools import openai_tools
 from asiworld.engine import World, actions
 from asiworld.programs.manager import ProgramManager
 
@@ -134,7 +134,7 @@ def test_a_program_id_is_described_the_same_in_the_openapi_document_and_both_too
 
 
 def test_the_mcp_submit_program_answer_describes_its_id_as_the_table_does():
-    from asiworld.agents.mcp_server import output_schema
+    from asiworld.agents.clients.mcp_server import output_schema
     from asiworld.protocol import PROGRAM_ID
 
     assert output_schema("submit_program")["properties"]["id"] == PROGRAM_ID

@@ -24,8 +24,8 @@ from contextlib import redirect_stderr
 
 import pytest
 import xllamacpp  # noqa: F401 - a missing server fails this file at collection, never skips it
-from asiworld.agents.harness import REPLY_CLASSES
-from asiworld.agents.transcript import read_transcript, rebuild
+from asiworld.agents.clients.harness import REPLY_CLASSES
+from asiworld.agents.clients.transcript import read_transcript, rebuild
 from asiworld.cli import main
 
 from tests.agents.recording import RecordingProxy

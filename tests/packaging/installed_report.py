@@ -8,7 +8,7 @@ import sys
 
 import asiworld
 from asiworld import provenance
-from asiworld.agents.harness import system_prompt
+from asiworld.agents.clients.harness import system_prompt
 from asiworld.engine import World
 from asiworld.engine.content import CONTENT_DIR
 from asiworld.resources import shipped

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import asiworld
 import pytest
-from asiworld.agents.harness import system_prompt
+from asiworld.agents.clients.harness import system_prompt
 from asiworld.engine import World
 
 ROOT = Path(__file__).resolve().parents[2]

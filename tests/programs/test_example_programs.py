@@ -1,4 +1,4 @@
-"""The built-in programs in app/agents/programs: they compile, and steady_clear shows that the
+"""The built-in programs in app/agents/bots/programs: they compile, and steady_clear shows that the
 curriculum's Steadiness stage can be reached by keeping the enemies' beat on the world clock.
 
 Bad inputs tried: a tier that does not exist for the author's set-up (0, 4, "2"), the command
@@ -7,7 +7,7 @@ line's --start-in-tier out of its choices, and a program name the library does n
 from __future__ import annotations
 
 import pytest
-from asiworld.agents import program_library
+from asiworld.agents.bots import program_library
 from asiworld.cli import main as cli_main
 from asiworld.engine import World, load_content
 from asiworld.evaluation.achievements import AchievementRecord

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from asiworld.agents.fake_model import FakeModel, FakeModelServer, Fault
-from asiworld.agents.transcript import prompt_summary, read_transcript
+from asiworld.agents.clients.transcript import prompt_summary, read_transcript
+from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer, Fault
 from asiworld.engine import World
 from asiworld.engine.frames import FrameBuilder
 from asiworld.pipeline import Pipeline

@@ -10,7 +10,7 @@ import json
 import time
 
 import pytest
-from asiworld.agents.fake_model import FakeModel, FakeModelServer
+from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer
 from asiworld.cli import main
 from asiworld.replay import Replay
 from asiworld.replay.verify import verify_replay

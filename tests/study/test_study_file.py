@@ -149,7 +149,7 @@ def test_an_unknown_builtin_and_a_missing_python_agent_are_refused():
     err = refused(text)
     assert err.code == "agent_not_found" and f"line {line_of(text, 'no_such_module')}" in err.message
     err = refused(GOOD.replace('kind = "builtin"\nagent = "forager"',
-                               'kind = "python"\nagent = "asiworld.agents.base:Missing"'))
+                               'kind = "python"\nagent = "asiworld.agents.bots.base:Missing"'))
     assert err.code == "agent_not_found"
 
 

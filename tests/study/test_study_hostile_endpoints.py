@@ -15,7 +15,7 @@ import json
 import resource
 
 import pytest
-from asiworld.agents.transcript import read_transcript
+from asiworld.agents.clients.transcript import read_transcript
 from asiworld.replay.reader import Replay
 from asiworld.replay.verify import verify_replay
 from asiworld.study.run import run_study

@@ -25,8 +25,8 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-from asiworld.agents.fake_model import FakeModel, FakeModelServer
-from asiworld.agents.transcript import read_transcript
+from asiworld.agents.clients.transcript import read_transcript
+from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer
 from asiworld.cli import main
 
 from tests.agents.recording import RecordingProxy

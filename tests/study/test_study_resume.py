@@ -16,8 +16,8 @@ import json
 from pathlib import Path
 
 import pytest
-from asiworld.agents.fake_model import FakeModel, FakeModelServer
-from asiworld.agents.transcript import read_transcript
+from asiworld.agents.clients.transcript import read_transcript
+from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer
 from asiworld.cli import main
 from asiworld.replay.reader import Replay
 from asiworld.replay.verify import verify_replay

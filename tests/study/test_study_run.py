@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from asiworld.agents.fake_model import FakeModel, FakeModelServer, Fault
-from asiworld.agents.transcript import read_transcript
+from asiworld.agents.clients.transcript import read_transcript
+from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer, Fault
 from asiworld.cli import main
 from asiworld.evaluation.report import FIGURES
 from asiworld.study.demo import BUILTINS, LOCKSTEP, MODEL_SEATS, demo_text
@@ -189,7 +189,7 @@ def test_a_folder_holding_an_earlier_study_is_refused_unless_forced(fake, tmp_pa
 
 
 def test_model_seats_reach_the_later_stages_of_the_curriculum(two_runs):
-    # The fake model plays built-in configurations (app/agents/fake_play.py): in 60 minutes the
+    # The fake model plays built-in configurations (app/agents/stand_in/fake_play.py): in 60 minutes the
     # explorer seat clears the Outer Court, stage 4, whatever the injected faults cost it.
     results = two_runs[0][1]
     stages = {c["name"]: c["achievements"]["coverage"] for c in results["configurations"]}

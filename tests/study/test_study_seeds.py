@@ -11,7 +11,7 @@ import contextlib
 import json
 
 import pytest
-from asiworld.agents.fake_model import FakeModel, FakeModelServer
+from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer
 from asiworld.cli import main
 from asiworld.replay.reader import Replay
 from asiworld.replay.verify import verify_replay

@@ -1,4 +1,4 @@
-"""Programs the built-in configurations hand over to be hosted (sources in app/agents/programs/,
+"""Programs the built-in configurations hand over to be hosted (sources in app/agents/bots/programs/,
 plain files in the restricted program language of docs/programs.md)."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ Each line is one request to the model, failed ones included:
      "prompt": "..."}
 `error` is `{"cause", "detail"}` for a call that failed (the cause is the incident's); `content`
 is the answer's text (a resumed study gives it back to the harness, app/study/resume.py);
-`reply` is the answer's class (asiworld.agents.harness). `request` is the request as sent, but
+`reply` is the answer's class (asiworld.agents.clients.harness). `request` is the request as sent, but
 for the system prompt and the tool list, which are kept once each under their sha256 beside the
 transcripts (`prompts/HEX.txt`, `tools/HEX.json`; a JSON action's response_format in
 `formats/HEX.json`): `rebuild` gives the request's exact bytes.
@@ -30,7 +30,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from asiworld.agents import request
+from asiworld.agents.clients import request
 
 
 class Transcript:

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from asiworld import protocol
-from asiworld.agents.sdk import ApiError, Client
+from asiworld.agents.clients.sdk import ApiError, Client
 
 WAIT_LIMIT_SECONDS = 60.0
 WAIT_DEFAULT_SECONDS = 10.0

@@ -1,7 +1,7 @@
 """The player's guide: a language-model player's system prompt, written from the content.
 
 Each section is a function named after its placeholder in the prompt template
-(`app/agents/prompts/system.md`): `tasks`, `time`, `recipes`, `dungeons`, `tools`, `programs`,
+(`app/agents/clients/prompts/system.md`): `tasks`, `time`, `recipes`, `dungeons`, `tools`, `programs`,
 `observation`, and `instructions` (a researcher's own words). Every number a section shows is
 read from the content files (`app/engine/content/*.toml`), the action table, the tool table or
 the program budget, never typed into its prose, so the prompt cannot drift from the world the
@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from asiworld.agents.tools import tool_specs
+from asiworld.agents.clients.tools import tool_specs
 from asiworld.engine.content import Content, Recipe, ScoreComponent, Section, load_content
 from asiworld.engine.errors import CodedError
 from asiworld.engine.model import SURFACE
@@ -542,7 +542,7 @@ def instructions(text: str = "") -> str:
 # --- the template ------------------------------------------------------------------------------
 
 def default_template() -> str:
-    """The shipped template (app/agents/prompts/system.md)."""
+    """The shipped template (app/agents/clients/prompts/system.md)."""
     return TEMPLATE.read_text(encoding="utf-8")
 
 
@@ -624,12 +624,12 @@ def page() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m asiworld.agents.guide docs/player-guide.md`: write the page."""
+    """`python -m asiworld.agents.clients.guide docs/player-guide.md`: write the page."""
     import sys
 
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m asiworld.agents.guide docs/player-guide.md", file=sys.stderr)
+        print("usage: python -m asiworld.agents.clients.guide docs/player-guide.md", file=sys.stderr)
         return 2
     Path(args[0]).write_text(page(), encoding="utf-8")
     return 0

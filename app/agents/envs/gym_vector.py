@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-from asiworld.agents.gym_env import AsiWorldEnv
+from asiworld.agents.envs.gym_env import AsiWorldEnv
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
 

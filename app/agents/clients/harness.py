@@ -1,7 +1,7 @@
 """The LLM harness: a language model behind any OpenAI-compatible chat endpoint plays a character.
 
 Each turn is one chat request with a bounded context: the system prompt (the player's guide,
-asiworld.agents.guide, or a study's own template), then one user message holding the clock, the
+asiworld.agents.clients.guide, or a study's own template), then one user message holding the clock, the
 current observation (text or JSON), a summary of what the character remembers, and the results
 of recent tool calls; a configuration may also keep its last turns as chat messages. The model
 answers with tool calls (an action, a program, a wait); the harness runs them through the agent
@@ -18,8 +18,8 @@ enters the world's event stream. In approval mode a person approves each program
 wait is an incident too. A seat with a budget stops calling its model at the cap: an incident
 `budget_exhausted`, its programs cancelled, its character left standing.
 
-The request body is built and encoded in one place (asiworld.agents.request) and sent as those
-bytes (asiworld.agents.endpoint), so the transcript rebuilds every request exactly.
+The request body is built and encoded in one place (asiworld.agents.clients.request) and sent as those
+bytes (asiworld.agents.clients.endpoint), so the transcript rebuilds every request exactly.
 """
 
 from __future__ import annotations
@@ -32,13 +32,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from asiworld.agents import request
-from asiworld.agents.budget import Budget, Prices
-from asiworld.agents.endpoint import ModelError, Reply, ToolCall
-from asiworld.agents.sdk import ApiError, Client
-from asiworld.agents.text_actions import read_action
-from asiworld.agents.tools import ToolBox, openai_tools
-from asiworld.agents.transcript import Transcript, prompt_summary
+from asiworld.agents.clients import request
+from asiworld.agents.clients.budget import Budget, Prices
+from asiworld.agents.clients.endpoint import ModelError, Reply, ToolCall
+from asiworld.agents.clients.sdk import ApiError, Client
+from asiworld.agents.clients.text_actions import read_action
+from asiworld.agents.clients.tools import ToolBox, openai_tools
+from asiworld.agents.clients.transcript import Transcript, prompt_summary
 from asiworld.engine.errors import CodedError
 
 log = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ class HarnessConfig:
     tool_choice: str | None = None  # sent as is; None: not sent (the endpoint's default)
     text_actions: str = "off"  # off | parse | json (module docstring)
     observation: str = "text"  # text | json
-    tool_schemas: str = "full"  # full | compact (asiworld.agents.tools.openai_tools)
+    tool_schemas: str = "full"  # full | compact (asiworld.agents.clients.tools.openai_tools)
     programs: bool = True  # offer submit_program / program_status / cancel_program
     approve_programs: bool = False
     # The system prompt, rendered; None: the player's guide with the settings below.
@@ -140,7 +140,7 @@ def memory_summary(memory: dict, limit: int = 12) -> str:
 
 def system_prompt(config: HarnessConfig | None = None) -> str:
     """The system prompt a harness with `config` sends (the default player's guide without)."""
-    from asiworld.agents import guide
+    from asiworld.agents.clients import guide
 
     if config is not None and config.system is not None:
         return config.system
@@ -241,7 +241,7 @@ class Harness:
     `charge(completion_tokens)` returns (None for a failed call) on the turn's own clock, and the
     incidents wait for `finish` so they enter the world in the same order every run.
 
-    `llm` is an asiworld.agents.endpoint.Endpoint (or anything with its
+    `llm` is an asiworld.agents.clients.endpoint.Endpoint (or anything with its
     `complete(body: bytes, timeout) -> Reply`)."""
 
     def __init__(

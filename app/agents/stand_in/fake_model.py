@@ -2,7 +2,7 @@
 tests (`asiworld fake-model --port P`).
 
 It plays through tool calls the way the harness's real models do: it reads the observation in
-the prompt (the text rendering of docs/agents.md, sent by app/agents/harness.py) and lets a
+the prompt (the text rendering of docs/agents.md, sent by app/agents/clients/harness.py) and lets a
 built-in configuration decide on it (fake_play.py). The model name picks the play:
 - `fake-forager` (the default): the built-in forager (a bed, a sword, food; sleeps at night);
 - `fake-explorer`: the built-in rusher (a sword, then the dungeons, each handed to the

@@ -1,14 +1,14 @@
 """Gymnasium environment: one character in a headless world (no server), for RL policies.
 
 `gymnasium.make("ASIWorld-v0")` (arrays) and `gymnasium.make("ASIWorldText-v0")` (text in,
-JSON actions out, for language-model agents); both are this class (asiworld.agents.gym_register
+JSON actions out, for language-model agents); both are this class (asiworld.agents.envs.gym_register
 registers them). docs/agents.md has the whole contract; in short:
 
 - observation `"dict"`: `tiles` (WINDOW x WINDOW terrain codes around the character, 0 = not
   visible), `entities` (0 none, 1 character, 2 hostile creature, 3 other creature), `stats`
   (STATS), `inventory` (count per item, sorted item names); `"text"`: the text observation
   language models get.
-- actions `"table"` (every action of the game, asiworld.agents.action_space), `"macro"` (the 17
+- actions `"table"` (every action of the game, asiworld.agents.envs.action_space), `"macro"` (the 17
   discrete shortcuts of MACROS) or `"json"` (an action dict as JSON text).
 - reward `"shaped"` (gathering, crafting, kills, damage, knockdowns) or `"curriculum"` (+1 per
   development stage of the evaluation newly met).
@@ -34,7 +34,7 @@ try:
 except ImportError as err:  # pragma: no cover - optional dependency
     raise ImportError("the Gymnasium environment needs `pip install asiworld[agents]`") from err
 
-from asiworld.agents.action_space import WINDOW, TableActions
+from asiworld.agents.envs.action_space import WINDOW, TableActions
 from asiworld.engine import clock, vision
 from asiworld.evaluation.achievements import AchievementRecord
 
@@ -512,7 +512,7 @@ class AsiWorldEnv(gym.Env):
         self.headless: HeadlessWorld | None = None
         self.seat: Seat | None = None
         # Arrays the observation is written into instead of new ones (a batched vector's row
-        # of this world, asiworld.agents.gym_vector); None: new arrays every step.
+        # of this world, asiworld.agents.envs.gym_vector); None: new arrays every step.
         self.rows: dict[str, np.ndarray] | None = None
         self._painter: Any = None
 
@@ -569,7 +569,7 @@ class AsiWorldEnv(gym.Env):
         if self.render_mode == "ansi":
             return self.text()
         if self._painter is None:
-            from asiworld.agents.pixels import ViewPainter
+            from asiworld.agents.envs.pixels import ViewPainter
 
             self._painter = ViewPainter(self.headless.world.content.legend(), WINDOW)
         return self._painter.paint(self.seat.raw)

@@ -8,8 +8,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from asiworld.agents.base import Agent
-from asiworld.agents.sdk import ApiError, Client, ServerUnreachable
+from asiworld.agents.bots.base import Agent
+from asiworld.agents.clients.sdk import ApiError, Client, ServerUnreachable
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-from asiworld.agents.action_space import WINDOW
-from asiworld.agents.gym_env import (
+from asiworld.agents.envs.action_space import WINDOW
+from asiworld.agents.envs.gym_env import (
     MACROS,
     NOTHING_SENT,
     REWARDS,
@@ -151,7 +151,7 @@ class AsiWorldParallelEnv(ParallelEnv):
             print(text)
             return None
         if self._painter is None:
-            from asiworld.agents.pixels import ViewPainter
+            from asiworld.agents.envs.pixels import ViewPainter
 
             self._painter = ViewPainter(world.content.legend(), WINDOW)
         # every character's view side by side, in agent order

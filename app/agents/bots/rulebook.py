@@ -1,6 +1,6 @@
 """What the built-in bots read of the rules: the content, once per process, read-only.
 
-The bots' plans (asiworld.agents.strategy) name the stations and recipes they use; the numbers
+The bots' plans (asiworld.agents.bots.strategy) name the stations and recipes they use; the numbers
 (what a station costs, how long a day is) come from here, so a change to the content's tables
 reaches them instead of silently breaking the planner. `tests/agents/test_rulebook.py` holds
 the numbers the bots still write in their plans (what they gather before a craft) to the

@@ -8,9 +8,9 @@ environment, never the server, and only when an ASIWorld id is made.
 
 from __future__ import annotations
 
-ENTRY_POINT = "asiworld.agents.gym_env:AsiWorldEnv"
+ENTRY_POINT = "asiworld.agents.envs.gym_env:AsiWorldEnv"
 # The batched vector (`make_vec` without a mode, or mode "vector_entry_point").
-VECTOR_ENTRY_POINT = "asiworld.agents.gym_vector:AsiWorldVectorEnv"
+VECTOR_ENTRY_POINT = "asiworld.agents.envs.gym_vector:AsiWorldVectorEnv"
 ENVS: dict[str, dict] = {
     "ASIWorld-v0": {},  # arrays in, every action of the game out (docs/agents.md)
     "ASIWorldText-v0": {"observation": "text"},  # text in, JSON actions out

@@ -57,26 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _seat_arguments(m)
     m.set_defaults(func=mcp)
 
-    f = subparsers.add_parser(
-        "fake-model",
-        help="a deterministic stand-in model: an OpenAI-compatible chat endpoint for demos",
-        description="Serve an OpenAI-compatible chat-completions endpoint that plays through "
-        "tool calls by reading the observation in the prompt (fake-forager, fake-explorer, "
-        "fake-programmer), the same answer for the same prompt. Faults for a stretch of each "
-        "character's calls: --fail KIND:A-B with KIND one of 5xx, timeout, non_json, "
-        "empty_choices, truncated, unknown_tool. GET /v1/stats counts the calls.",
-    )
-    f.add_argument("--port", type=checked.port, default=8765)
-    f.add_argument("--host", default="127.0.0.1")
-    f.add_argument("--fail", action="append", default=[], metavar="KIND:A-B",
-                   help="inject a fault for calls A..B of each character (repeatable)")
-    f.add_argument("--stall", type=float, default=5.0,
-                   help="seconds a `timeout` fault waits before answering (default 5)")
-    f.set_defaults(func=fake_model)
-
 
 def _client(args: argparse.Namespace, default_name: str, default_label: str):
-    from asiworld.agents.sdk import ApiError, Client
+    from asiworld.agents.clients.sdk import ApiError, Client
 
     client = Client(args.server, token=args.token, character=args.character)
     if args.token is not None and args.character is not None:
@@ -122,8 +105,8 @@ def agent(args: argparse.Namespace) -> int:
 
 
 def _builtin(args: argparse.Namespace) -> int:
-    from asiworld.agents.builtin import UnknownConfiguration, make_agent
-    from asiworld.agents.remote import RemoteSeat
+    from asiworld.agents.bots.builtin import UnknownConfiguration, make_agent
+    from asiworld.agents.clients.remote import RemoteSeat
 
     try:
         bot = make_agent(args.builtin)
@@ -146,8 +129,8 @@ def _builtin(args: argparse.Namespace) -> int:
 
 
 def _llm(args: argparse.Namespace) -> int:
-    from asiworld.agents.endpoint import Endpoint
-    from asiworld.agents.harness import Harness, HarnessConfig, ModelUnreachable
+    from asiworld.agents.clients.endpoint import Endpoint
+    from asiworld.agents.clients.harness import Harness, HarnessConfig, ModelUnreachable
 
     # Local servers (vLLM, llama.cpp, Ollama) accept any key; hosted ones need the real one.
     api_key = os.environ.get(args.api_key_env) or "not-needed"
@@ -191,7 +174,7 @@ def mcp(args: argparse.Namespace) -> int:
         print("error: missing_dependency: asiworld mcp needs `pip install mcp` (or "
               "asiworld[agents])", file=sys.stderr)
         return 2
-    from asiworld.agents.mcp_server import serve_stdio
+    from asiworld.agents.clients.mcp_server import serve_stdio
 
     # stdout is the MCP channel: everything for people goes to stderr.
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
@@ -204,32 +187,4 @@ def mcp(args: argparse.Namespace) -> int:
         serve_stdio(client)
     except KeyboardInterrupt:
         pass
-    return 0
-
-
-def fake_model(args: argparse.Namespace) -> int:
-    from asiworld.agents.fake_model import FakeModel, FakeModelServer, Fault
-
-    try:
-        faults = [Fault.parse(spec) for spec in args.fail]
-    except ValueError as err:
-        print(f"error: bad_fault: {err}", file=sys.stderr)
-        return 2
-    if args.stall < 0:
-        print("error: bad_argument: --stall is seconds >= 0", file=sys.stderr)
-        return 2
-    try:
-        server = FakeModelServer(FakeModel(faults, stall=args.stall), args.host, args.port)
-    except OSError as err:
-        print(f"error: port_unavailable: cannot listen on {args.host}:{args.port}: "
-              f"{err.strerror or err}", file=sys.stderr)
-        return 2
-    print(f"fake model on {server.url} (models: fake-forager, fake-explorer, fake-programmer); "
-          "Ctrl-C stops", flush=True)
-    try:
-        server.thread.join()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()
     return 0

@@ -15,8 +15,8 @@ from .strategy import Strategy
 
 # name -> "module:Class" for the configurations that are not parameter sets; looked up lazily.
 CLASSES: dict[str, str] = {
-    "forager": "asiworld.agents.forager:Forager",
-    "random": "asiworld.agents.random_agent:RandomAgent",
+    "forager": "asiworld.agents.bots.forager:Forager",
+    "random": "asiworld.agents.bots.random_agent:RandomAgent",
 }
 # The nine-configuration cohort, in join order (docs/configurations.md).
 COHORT: tuple[str, ...] = ("steady", "scripted", "brawler", "hasty", "cautious", "thrifty",

@@ -1,6 +1,6 @@
 """How the fake model plays a built-in configuration: the observation text in the prompt is read
 back into the agent API's JSON shape, and a built-in configuration (the forager's or the
-rusher's parameter set of app/agents/strategy.py) decides on it; its decision is answered as a tool call.
+rusher's parameter set of app/agents/bots/strategy.py) decides on it; its decision is answered as a tool call.
 
 The text is all the fake model sees, so what it lacks the player lacks too: the terrain under
 characters, creatures and structures (left unseen), which structure a glyph shared by two kinds
@@ -23,11 +23,11 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from . import program_library
-from .builtin import make_agent
+from ..bots import program_library
+from ..bots.builtin import make_agent
 
 PLAYERS: dict[str, str] = {"fake-forager": "forager", "fake-explorer": "rusher"}  # built-ins
-DUNGEON_PROGRAM = {"fake-explorer": "steady_clear"}  # from app/agents/programs/
+DUNGEON_PROGRAM = {"fake-explorer": "steady_clear"}  # from app/agents/bots/programs/
 FETCHED = {"T": "wood", "b": "berries", "f": "fibre"}  # what the forager hands to a program
 FETCH_MORE = 6
 FETCHER = '''# gather {more} more {item} from the nearest {kind!r} tiles (eating berries when hungry)

@@ -1,6 +1,6 @@
 """`asiworld mcp --server URL`: the agent tools over MCP (stdio), for MCP-capable coding agents.
 
-The tools are the LLM harness's (app/agents/tools.py): one per action type, plus observe,
+The tools are the LLM harness's (app/agents/clients/tools.py): one per action type, plus observe,
 submit_program, program_status, cancel_program and wait_for_event. Their input schemas are
 published exactly as the one action table makes them (asiworld.protocol: bounds, defaults,
 enums, descriptions), with no pydantic model in between, and every tool has an output schema:
@@ -13,7 +13,7 @@ normal result with `ok: false`: the call worked, the world said no.
 
 Resources: the rules (docs/rules.md), the program API (docs/programs.md) and the action table
 as JSON; one prompt, `play`, the harness's system prompt for this character. The MCP SDK is
-imported when the server is built, not before (`asiworld mcp` through asiworld.agents.mcp_sdk:
+imported when the server is built, not before (`asiworld mcp` through asiworld.agents.clients.mcp_sdk:
 its stdio server without the SDK's client, pydantic's schemas built at first use); the tools
 (the engine's action table) at the first call that needs them, after the answer to `initialize`.
 """
@@ -24,8 +24,8 @@ import json
 import threading
 from typing import Any
 
-from asiworld.agents.sdk import Client
-from asiworld.agents.tools import ToolBox, tool_specs
+from asiworld.agents.clients.sdk import Client
+from asiworld.agents.clients.tools import ToolBox, tool_specs
 from asiworld.protocol import PROGRAM_ID
 
 # A refusal of the call itself (the arguments do not fit): published as a tool error.
@@ -207,7 +207,7 @@ def build_server(client: Client) -> Any:
 
 
 def serve_stdio(client: Client) -> None:
-    from asiworld.agents.mcp_sdk import import_stdio_server
+    from asiworld.agents.clients.mcp_sdk import import_stdio_server
 
     import_stdio_server()  # first: the SDK's client and pydantic's eager builds left out
     import anyio

@@ -1,0 +1,110 @@
+"""The agent interface: what your own Python agent implements to play in a study.
+
+    from asiworld.agents.interface import Decision, act, program
+
+    class Cautious:
+        def __init__(self, **params):         # the study's [configuration.params]
+            self.hungry_at = params.get("hungry_at", 50)
+            self.obs = {}
+
+        def observe(self, observation: dict) -> None:
+            # what the character sees now (docs/engine-interface.md, "Observation")
+            self.obs = observation
+
+        def decide(self) -> Decision:
+            if self.obs["self"]["hunger"] < self.hungry_at:
+                return act("eat", item="berries")
+            return None                       # let the ongoing operation (or program) run
+
+        def result(self, outcome: dict) -> None:   # optional: the answer to the last decision
+            ...
+
+A study calls `observe` then `decide` each time the agent's think time is up; the decision is an
+action (`act(type, **args)`, any action of docs/engine-interface.md, "Actions"), a program
+(`program(name, source)`: restricted Python that keeps acting between decisions,
+docs/programs.md), or None. The world
+does not wait while `decide` runs in realtime studies; in lockstep the think time is
+the configuration's `think_ticks`. The agent sees only its own character's observation, never the world.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Protocol, runtime_checkable
+
+from asiworld.engine.errors import CodedError
+
+from ..bots.base import Agent
+from ..bots.driver import PROGRAM
+
+Action = dict[str, Any]
+Decision = Action | None
+
+
+def act(type: str, **args: Any) -> Action:
+    """An action: `act("move", dir="n")`, `act("gather", x=3, y=4)`."""
+    return {"type": type, **args}
+
+
+def program(name: str, source: str) -> Action:
+    """Hand over a program that keeps acting for the character between decisions."""
+    return {"type": PROGRAM, "name": name, "source": source}
+
+
+@runtime_checkable
+class StudyAgent(Protocol):
+    def observe(self, observation: dict[str, Any]) -> None: ...
+
+    def decide(self) -> Decision: ...
+
+
+class InterfaceError(CodedError):
+    says_code = True
+
+
+def load_agent_class(target: str) -> type:
+    """The class named by `module:Class`; InterfaceError when it is not there or is not an
+    agent (it needs `observe` and `decide`)."""
+    module_name, _, cls_name = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise InterfaceError("agent_not_found", f"cannot import {module_name!r}: {exc}") from None
+    cls = getattr(module, cls_name, None)
+    if not isinstance(cls, type):
+        raise InterfaceError("agent_not_found", f"{module_name!r} has no class {cls_name!r}")
+    missing = [m for m in ("observe", "decide") if not callable(getattr(cls, m, None))]
+    if missing:
+        raise InterfaceError(
+            "not_an_agent",
+            f"{target} lacks {' and '.join(missing)}: an agent implements observe(observation) "
+            "and decide() (asiworld.agents.interface)",
+        )
+    return cls
+
+
+class InterfaceSeat(Agent):
+    """A StudyAgent seen as the driver's Agent: decide(obs) = observe(obs) then decide()."""
+
+    def __init__(self, user: Any, think_ticks: int) -> None:
+        super().__init__(seed=0, think_ticks=max(1, think_ticks))
+        self.user = user
+        self.name = type(user).__name__
+
+    def decide(self, obs: dict[str, Any]) -> Decision:
+        self.user.observe(obs)
+        return self.user.decide()
+
+    def feedback(self, result: dict[str, Any]) -> None:
+        answer = getattr(self.user, "result", None)
+        if callable(answer):
+            answer(result)
+
+
+def make_interface_agent(target: str, params: dict[str, Any], think_ticks: int = 3) -> Agent:
+    cls = load_agent_class(target)
+    try:
+        user = cls(**params)
+    except TypeError as exc:
+        raise InterfaceError("bad_params", f"{target}({', '.join(params)}) failed: {exc}") from None
+    return InterfaceSeat(user, think_ticks)

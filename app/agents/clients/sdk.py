@@ -1,0 +1,180 @@
+"""A small Python client for the agent API of a running ASIWorld server (standard library only).
+
+    from asiworld.agents.sdk import Client
+    client = Client("http://localhost:8000")
+    client.join("ada", label="my-bot")           # -> {"character", "token", ...}
+    obs = client.observe()                       # the character's observation (dict)
+    client.act({"type": "move", "dir": "n"})      # -> ActionResult dict (ok, code, message, op)
+    pid = client.run_program("chop", source)["id"]
+    client.program_status(pid); client.cancel(pid)
+    client.wait_for_event({"op_done", "program_outcome"}, timeout=30)
+
+HTTP errors with a body `{"error": {code, message}}` raise `ApiError`; a world's refusal of an
+action is not an error, it is the ActionResult with `ok: false`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from asiworld.engine.errors import CodedError
+
+RATE_LIMIT_RETRIES = 5
+
+
+class ApiError(CodedError):
+    """The server answered with an error: HTTP status, a stable code and a sentence."""
+
+    def __init__(self, status: int, code: str, message: str, body: dict | None = None) -> None:
+        super().__init__(code, message)
+        self.status, self.body = status, body or {}
+        self.retry_after = 0.0  # seconds, from a 429's Retry-After
+
+    def __str__(self) -> str:
+        return f"{self.status} {self.code}: {self.message}"
+
+
+class ServerUnreachable(ApiError):
+    """No answer from the server (connection refused, reset or timed out)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(0, "server_unreachable", message)
+
+
+class Client:
+    def __init__(
+        self,
+        base_url: str,
+        token: str | None = None,
+        character: int | None = None,
+        timeout: float = 15.0,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.character = character
+        self.timeout = timeout
+        self.last_seq = 0  # the newest event sequence number seen by events()/wait_for_event()
+
+    # --- transport -------------------------------------------------------------------------
+
+    def request(self, method: str, path: str, body: Any = None, query: dict | None = None) -> Any:
+        """One call; a 429 (rate limited) is retried after the server's Retry-After."""
+        for attempt in range(RATE_LIMIT_RETRIES):
+            try:
+                return self._request(method, path, body, query)
+            except ApiError as err:
+                if err.status != 429 or attempt == RATE_LIMIT_RETRIES - 1:
+                    raise
+                time.sleep(min(5.0, max(0.05, err.retry_after)))
+        raise AssertionError("unreachable")
+
+    def _request(self, method: str, path: str, body: Any, query: dict | None) -> Any:
+        url = self.base_url + path
+        if query:
+            url += "?" + urllib.parse.urlencode(query)
+        data = json.dumps(body).encode() if body is not None else None
+        headers = {"Accept": "application/json"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        req = urllib.request.Request(url, data=data, headers=headers, method=method)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as reply:
+                return json.loads(reply.read() or b"null")
+        except urllib.error.HTTPError as err:
+            raw = err.read()
+            try:
+                payload = json.loads(raw)
+            except ValueError:
+                payload = {}
+            error = payload.get("error") if isinstance(payload, dict) else None
+            error = error if isinstance(error, dict) else {}
+            failure = ApiError(
+                err.code,
+                error.get("code", "http_error"),
+                error.get("message", raw.decode(errors="replace")[:200] or str(err)),
+                payload if isinstance(payload, dict) else None,
+            )
+            try:
+                failure.retry_after = float(err.headers.get("Retry-After") or 0.5)
+            except ValueError:
+                failure.retry_after = 0.5
+            raise failure from None
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
+            raise ServerUnreachable(f"{self.base_url} did not answer: {err}") from None
+
+    def _me(self) -> str:
+        if self.character is None or self.token is None:
+            raise ApiError(0, "not_joined", "join first (or pass token and character)")
+        return f"/api/agents/{self.character}"
+
+    # --- the agent API ---------------------------------------------------------------------
+
+    def join(self, name: str, label: str = "external", join_token: str | None = None) -> dict:
+        """A new character; a closed world needs its join token."""
+        body = {"name": name, "label": label}
+        if join_token is not None:
+            body["join_token"] = join_token
+        reply = self.request("POST", "/api/agents/join", body)
+        self.token, self.character = reply["token"], reply["character"]
+        return reply
+
+    def observe(self, format: str = "json") -> dict:
+        return self.request("GET", self._me() + "/observe", query={"format": format})
+
+    def act(self, action: dict) -> dict:
+        return self.request("POST", self._me() + "/act", {"action": action})
+
+    def run_program(self, name: str, source: str) -> dict:
+        return self.request("POST", self._me() + "/programs", {"name": name, "source": source})
+
+    def program_status(self, pid: int | None = None) -> dict:
+        """One program's status, logs and outcome; without an id, all of the character's."""
+        if pid is None:
+            return self.request("GET", self._me() + "/programs")
+        return self.request("GET", self._me() + f"/programs/{int(pid)}")
+
+    def cancel(self, pid: int) -> dict:
+        return self.request("DELETE", self._me() + f"/programs/{int(pid)}")
+
+    def events(self, after: int | None = None) -> list[dict]:
+        """Events concerning the character since `after` (default: since the last call)."""
+        after = self.last_seq if after is None else after
+        reply = self.request("GET", self._me() + "/events", query={"after": after})
+        self.last_seq = max(self.last_seq, reply.get("last", 0))
+        return reply["events"]
+
+    def wait_for_event(
+        self,
+        kinds: Iterable[str] | None = None,
+        timeout: float = 30.0,
+        poll: float = 0.25,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> dict | None:
+        """Poll until an event of one of `kinds` (any kind when None) arrives; None on timeout.
+        Events of other kinds that arrive meanwhile are passed over."""
+        wanted = set(kinds) if kinds else None
+        deadline = time.monotonic() + timeout
+        while True:
+            for event in self.events():
+                if wanted is None or event["kind"] in wanted:
+                    return event
+            if time.monotonic() >= deadline:
+                return None
+            sleep(poll)
+
+    def incident(
+        self, cause: str, start: int | None = None, end: int | None = None, detail: str = ""
+    ) -> dict:
+        body = {"cause": cause, "start": start, "end": end, "detail": detail[:500]}
+        return self.request("POST", self._me() + "/incidents", body)
+
+    def tick(self) -> int:
+        return int(self.request("GET", "/healthz")["tick"])
