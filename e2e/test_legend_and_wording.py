@@ -1,7 +1,7 @@
 """E2E (issue 21): one map legend on /live, /play and the replay viewer, every entry a sprite
 of the map's atlas; the evaluation page's wording (one clock, stages named as stages, round
 axis steps, human players not counted as configurations); the fork dialog on the admin token;
-a dungeon's tier named in the replay inspector."""
+a dungeon named in the replay inspector as the content names it."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def test_the_fork_dialog_says_where_the_admin_token_comes_from(replay_server, pa
     assert "only when" not in field.get_attribute("placeholder")
 
 
-def test_the_inspector_names_a_dungeons_tier(replay_server, page):
+def test_the_inspector_names_a_dungeon_as_the_content_does(replay_server, page):
     page.goto(f"{replay_server['url']}/replay/{RID}?t=300&focus=56")
     page.wait_for_function("window.__replay && window.__replay.ready", timeout=20_000)
     page.wait_for_function("document.querySelector('#inspect .action')")
@@ -93,5 +93,5 @@ def test_the_inspector_names_a_dungeons_tier(replay_server, page):
         floor: btoa('\\x01\\x01') } }, entities: { 56: { ...s.entities[56], area: 14, x: 0, y: 0 } } });
     }""")
     action = page.locator("#inspect .action")
-    expect(action).to_contain_text("in Outer Court (tier 1)")
+    expect(action).to_contain_text("in the Outer Court")
     expect(action).not_to_contain_text("area 14")

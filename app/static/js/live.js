@@ -4,10 +4,11 @@
 // or the one picked in the area menu.
 import { io } from "/static/vendor/socket.io.esm.min.js";
 import { WorldState, fogFromObservation } from "./frames.js";
-import { loadAtlas, Renderer, Minimap, attachCameraControls, bossInView, landmarkLabels } from "./render.js";
+import { loadAtlas, Renderer, Minimap, attachCameraControls, bossInView } from "./render.js";
 import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty, oneLinePerHit } from "./panels.js";
 import { watchSocket } from "./connection.js";
 import { mountLegend } from "./legend.js";
+import { NO_DUNGEONS, tierOfArea, areaName, instanceTitle, badgeRow, showBossBar, landmarkCaptions } from "./dungeon-ui.js";
 
 const $ = (id) => document.getElementById(id);
 const canvas = $("map");
@@ -18,10 +19,8 @@ const minimap = new Minimap($("minimap"), atlas);
 const worldLog = new EventLog($("events"));
 const followLog = new EventLog($("followed-events"), 30);
 mountLegend($("legend"), atlas, { fog: true });
-const SIGILS = ["outer_sigil", "inner_sigil", "royal_sigil"];
-const TIER_COLOURS = { 1: "#d8d8e0", 2: "#f0cc50", 3: "#c89aff", 4: "#b070ff" };
 
-let content = { dungeons: { tiers: {}, sanctum: {} }, creatures: {} };
+let content = { dungeons: NO_DUNGEONS, creatures: {} };
 let followed = null; // character id
 let followObs = null; // the followed character's last observation
 let fog = null;
@@ -127,29 +126,19 @@ function currentArea() {
 }
 
 function tierOf(areaId) {
-  const info = areaInfo[areaId] || {};
-  const kind = info.kind || (state.areas[areaId] || {}).kind;
-  if (kind === "sanctum") return 4;
-  return info.tier || 0;
-}
-
-function tierName(tier) {
-  if (!tier) return "Surface";
-  if (tier === 4) return content.dungeons.sanctum.name || "Shadow Sanctum";
-  const spec = content.dungeons.tiers[String(tier)];
-  return spec ? spec.name : `Tier ${tier}`;
+  const id = String(areaId);
+  if (id === "0") return 0;
+  const info = areaInfo[id] || {};
+  return tierOfArea(content.dungeons, { kind: info.kind || (state.areas[id] || {}).kind, tier: info.tier });
 }
 
 function membersOf(areaId) {
   return state.characters().filter((c) => String(c.area ?? 0) === String(areaId));
 }
 
-// "Surface", or "Outer Court #3 — ada, bob"
 function areaTitle(areaId) {
-  const id = String(areaId);
-  if (id === "0") return "Surface";
-  const who = membersOf(id).map((c) => c.name || `#${c.id}`).join(", ");
-  return `${tierName(tierOf(id))} #${id}${who ? ` — ${who}` : ""}`;
+  const who = membersOf(areaId).map((c) => c.name || `#${c.id}`);
+  return instanceTitle(content.dungeons, areaId, tierOf(areaId), who);
 }
 
 function renderPicker(area) {
@@ -197,22 +186,10 @@ function centreOnArea(areaId, previous) {
 }
 
 function labelsFor(areaId) {
-  const names = {};
-  if (areaId === "0") {
-    for (const [tier, spec] of Object.entries(content.dungeons.tiers || {})) {
-      names[spec.gate] = { text: spec.name, color: TIER_COLOURS[tier] };
-    }
-    const open = [...sanctumOpen].map((id) => (state.entities[id] || {}).name).filter(Boolean);
-    names.altar = { text: open.length ? `Altar — open for ${open.join(", ")}` : "Altar", color: TIER_COLOURS[4] };
-    names.merchant = { text: "Merchant", color: "#ffd84a" };
-  } else {
-    names.entrance = { text: "Entrance", color: "#d8d8e0" };
-    names.portal_closed = { text: "Exit (sealed)", color: "#9a9db0" };
-    names.portal_open = { text: "Exit portal", color: "#c89aff" };
-  }
+  const openFor = [...sanctumOpen].map((id) => (state.entities[id] || {}).name).filter(Boolean);
   // A caption under a character would hide its name: leave those out.
-  const taken = new Set(membersOf(areaId).map((c) => `${c.x},${c.y}`));
-  return landmarkLabels(state, areaId, names).filter((l) => !taken.has(`${l.x},${l.y}`));
+  const hide = membersOf(areaId).map((c) => `${c.x},${c.y}`);
+  return landmarkCaptions(state, areaId, content.dungeons, { openFor, hide });
 }
 
 // --- input ---------------------------------------------------------------------------------
@@ -243,24 +220,10 @@ $("characters").addEventListener("pointerdown", (ev) => {
 
 // --- panels --------------------------------------------------------------------------------
 
-function count(c, item) {
-  return (c.inventory || []).filter((it) => it.item === item).reduce((n, it) => n + it.count, 0);
-}
-
-// Coins, sigils held, tasks done, the Sanctum, and where the character is.
-function badges(c) {
-  const tier = tierOf(String(c.area ?? 0));
-  const row = el("div", { class: "badges" },
-    el("span", { class: `badge area tier-${tier}`, title: areaTitle(c.area ?? 0) }, tierName(tier)),
-    el("span", { class: "badge coins", title: "T-coins" }, atlas.icon("coin"), ` ${c.coins ?? 0}`));
-  for (const sigil of SIGILS) {
-    if (count(c, sigil)) row.append(el("span", { class: "badge sigil", title: pretty(sigil) }, atlas.icon(sigil)));
-  }
-  if (sanctumOpen.has(c.id)) row.append(el("span", { class: "badge sanctum", title: "offered the sigils: the Shadow Sanctum is open" }, atlas.icon("altar"), " open"));
-  const tasks = c.tasks || {};
-  if (tasks.production != null) row.append(el("span", { class: "badge task", title: `travel outfit made (tick ${tasks.production})` }, atlas.icon("travel_outfit"), " outfit"));
-  if (tasks.exploration != null) row.append(el("span", { class: "badge task hero", title: `Shadow King defeated (tick ${tasks.exploration})` }, atlas.icon("crown"), " hero"));
-  return row;
+// What the badges say of a character that /live knows and the character's entity does not.
+function badgeOptions(c) {
+  const area = c.area ?? 0;
+  return { tier: tierOf(area), areaTitle: areaTitle(area), sanctumOpen: sanctumOpen.has(c.id) };
 }
 
 function renderPanels(area) {
@@ -273,7 +236,7 @@ function renderPanels(area) {
   },
   el("div", { class: "who" }, el("strong", {}, c.name || `#${c.id}`),
     c.down ? el("span", { class: "down" }, "down") : el("span", { class: "label" }, c.label || "")),
-  measures(c), badges(c))));
+  measures(c), badgeRow(atlas, content.dungeons, c, badgeOptions(c)))));
   const box = $("followed");
   const me = followed !== null ? state.entities[followed] : null;
   box.classList.toggle("hidden", !me);
@@ -281,28 +244,19 @@ function renderPanels(area) {
   if (!me) return;
   $("follow-badge").textContent = `following ${me.name} — its fog of war · Esc to stop`;
   $("followed-name").textContent = `${me.name} (${me.label || "character"})`;
-  $("followed-measures").replaceChildren(measures(me), badges(me));
+  $("followed-measures").replaceChildren(measures(me), badgeRow(atlas, content.dungeons, me, badgeOptions(me)));
   $("followed-action").textContent = `${actionText(me.action)}${me.asleep ? " · asleep" : ""} · ${me.coins ?? 0} T-coins · ${areaTitle(me.area ?? 0)} at ${me.x},${me.y}`;
   $("followed-equipment").replaceChildren(equipmentList(me.equipment));
   $("followed-inventory").replaceChildren(inventoryList(me.inventory));
 }
 
-// The bar at the top of the view: the boss the followed character can see; without anyone
-// followed, the boss of the shown instance once it has been hurt.
-function renderBossBar(area, me) {
+// The boss for the bar at the top of the view: the one the followed character can see; without
+// anyone followed, the boss of the shown instance once it has been hurt.
+function bossShown(area, me) {
   let boss = bossInView(state, area, me ? fog : null);
   if (boss && !me && boss.health >= boss.max_health) boss = null;
   if (boss && me && (!fog || fog.area !== area)) boss = null;
-  const bar = $("boss-bar");
-  bar.classList.toggle("hidden", !boss);
-  if (!boss) return;
-  const frac = Math.max(0, Math.min(1, boss.health / (boss.max_health || 1)));
-  const tier = tierOf(area);
-  $("boss-name").textContent = `${pretty(boss.kind)} · ${tierName(tier)}${boss.phase === 2 ? " · phase 2" : ""}`;
-  $("boss-fill").style.width = `${(100 * frac).toFixed(1)}%`;
-  $("boss-hp").textContent = `${boss.health} / ${boss.max_health}`;
-  bar.classList.toggle("phase-2", boss.phase === 2);
-  bar.dataset.boss = boss.kind;
+  return boss;
 }
 
 let lastPanels = 0;
@@ -325,7 +279,7 @@ function loop(now) {
   if (now - lastPanels > 250) {
     minimap.draw(state, renderer, { area, selected: followed });
     labels = labelsFor(area);
-    renderBossBar(area, me);
+    showBossBar(bossShown(area, me), areaName(content.dungeons, tierOf(area)));
     $("area-bar").classList.toggle("inside", area !== "0");
     if (panelsDue) renderPanels(area);
     panelsDue = false;

@@ -2,11 +2,12 @@
 // character's own observation (world.observe): the player never gets more than it can see.
 import { io } from "/static/vendor/socket.io.esm.min.js";
 import { ViewState, markVisible } from "./frames.js";
-import { loadAtlas, Renderer, attachCameraControls, bossInView, landmarkLabels } from "./render.js";
+import { loadAtlas, Renderer, attachCameraControls, bossInView } from "./render.js";
 import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty, oneLinePerHit } from "./panels.js";
 import { toPlayer } from "./sentences.js";
 import { mountLegend } from "./legend.js";
 import { watchSocket } from "./connection.js";
+import { NO_DUNGEONS, tierOfArea, areaName, sanctumName, badgeRow, showBossBar, landmarkCaptions } from "./dungeon-ui.js";
 
 const $ = (id) => document.getElementById(id);
 const canvas = $("map");
@@ -29,13 +30,12 @@ let facing = "s";
 let fog = null;
 let content = {
   recipes: [], structures: {}, items: {}, tiles: [],
-  merchant: { sells: {}, max_count: 1 }, dungeons: { tiers: {}, sanctum: {} }, creatures: {},
+  merchant: { sells: {}, max_count: 1 }, dungeons: NO_DUNGEONS, creatures: {},
 };
 // Tier of each dungeon instance this player entered (from its dungeon_entered events), so the
 // page can name the area it is in; kept for the session so a reload inside still knows.
 const TIERS_KEY = "asiworld.tiers";
-const tierOfArea = JSON.parse(sessionStorage.getItem(TIERS_KEY) || "{}");
-const SIGILS = ["outer_sigil", "inner_sigil", "royal_sigil"];
+const tierOfInstance = JSON.parse(sessionStorage.getItem(TIERS_KEY) || "{}");
 let messageTimer = null;
 
 fetch("/api/content").then((r) => r.json()).then((c) => {
@@ -78,13 +78,13 @@ socket.on("observation", (obs) => {
     }
     log.add(ev, { [view.self.id]: "you" });
     if (ev.kind === "dungeon_entered" && ev.char === view.self.id) {
-      tierOfArea[ev.instance] = ev.tier;
-      sessionStorage.setItem(TIERS_KEY, JSON.stringify(tierOfArea));
-      say(`You entered the ${tierName(ev.tier)}${ev.tier === 3 ? ": it is dark, light a torch" : ""}`, true);
+      tierOfInstance[ev.instance] = ev.tier;
+      sessionStorage.setItem(TIERS_KEY, JSON.stringify(tierOfInstance));
+      say(`You entered the ${areaName(content.dungeons, ev.tier)}${ev.tier === 3 ? ": it is dark, light a torch" : ""}`, true);
     }
     if (ev.kind === "boss_defeated" && ev.char === view.self.id) say(`The ${pretty(ev.boss)} is defeated: the exit portal is open`, true);
     if (ev.kind === "bought") say(`You bought ${ev.count} ${pretty(ev.item)} for ${ev.cost} T-coins`, true);
-    if (ev.kind === "offered") say("The altar accepts the sigils: the Shadow Sanctum is open (E at the altar)", true);
+    if (ev.kind === "offered") say(`The altar accepts the sigils: the ${sanctumName(content.dungeons)} is open (E at the altar)`, true);
   }
   fog = buildFog();
   renderPanels();
@@ -355,90 +355,46 @@ function nextTo(tile) {
   return false;
 }
 
-function tierName(tier) {
-  if (tier === 4) return content.dungeons.sanctum.name || "Shadow Sanctum";
-  const spec = content.dungeons.tiers[String(tier)];
-  return spec ? spec.name : `tier ${tier}`;
-}
-
-// Surface, or the dungeon tier: from this player's own entry events, else from the boss or
-// the enemies in view (a reload inside an instance in a new session).
+// 0 on the surface, or the dungeon's tier: from this player's own entry events, else from the
+// boss or the enemies in view (a reload inside an instance in a new session); null when none
+// says it yet.
 function myTier() {
   const me = view.self;
   if (!me || !me.area) return 0;
-  if (me.area_kind === "sanctum") return 4;
-  if (tierOfArea[me.area]) return tierOfArea[me.area];
+  if (me.area_kind === "sanctum") return tierOfArea(content.dungeons, { kind: "sanctum" });
+  if (tierOfInstance[me.area]) return tierOfInstance[me.area];
   for (const e of Object.values(view.entities)) {
     for (const [tier, spec] of Object.entries(content.dungeons.tiers)) {
       if (e.kind === spec.boss || e.kind === spec.enemy) return Number(tier);
     }
   }
-  return 0;
+  return null;
 }
 
-function areaText() {
-  const me = view.self;
-  if (!me || !me.area) return "Surface";
-  const tier = myTier();
-  return tier ? `${tierName(tier)}${tier < 4 ? ` · tier ${tier}` : ""}` : "Dungeon";
-}
-
-function badges(me) {
-  const tier = me.area ? myTier() : 0;
-  const row = el("div", { class: "badges" },
-    el("span", { class: `badge area tier-${tier}` }, me.area ? areaText() : "Surface"),
-    el("span", { class: "badge coins", title: "T-coins" }, atlas.icon("coin"), ` ${me.coins ?? 0}`));
-  for (const sigil of me.sigils || SIGILS.filter((s) => (me.inventory || []).some((it) => it.item === s))) {
-    row.append(el("span", { class: "badge sigil", title: pretty(sigil) }, atlas.icon(sigil)));
-  }
-  if (me.sanctum_open) row.append(el("span", { class: "badge sanctum", title: "the Shadow Sanctum is open: E at the altar" }, atlas.icon("altar"), " open"));
-  const tasks = me.tasks || {};
-  if (tasks.production != null) row.append(el("span", { class: "badge task" }, atlas.icon("travel_outfit"), " outfit"));
-  if (tasks.exploration != null) row.append(el("span", { class: "badge task hero" }, atlas.icon("crown"), " hero"));
-  return row;
-}
-
-function renderBossBar() {
+function bossShown() {
   const area = String(view.self.area ?? 0);
-  const boss = area !== "0" ? bossInView(view, area, fog) : null;
-  $("boss-bar").classList.toggle("hidden", !boss);
-  if (!boss) return;
-  const frac = Math.max(0, Math.min(1, boss.health / (boss.max_health || 1)));
-  $("boss-name").textContent = `${pretty(boss.kind)} · ${areaText()}`;
-  $("boss-fill").style.width = `${(100 * frac).toFixed(1)}%`;
-  $("boss-hp").textContent = `${boss.health} / ${boss.max_health}`;
-}
-
-function labelsFor(area) {
-  const names = {};
-  if (area === "0") {
-    for (const spec of Object.values(content.dungeons.tiers)) names[spec.gate] = { text: spec.name, color: "#f0e0ff" };
-    names.altar = { text: "Altar", color: "#c89aff" };
-    names.merchant = { text: "Merchant", color: "#ffd84a" };
-  } else {
-    names.entrance = { text: "Entrance (Q)", color: "#d8d8e0" };
-    names.portal_closed = { text: "Exit (sealed)", color: "#9a9db0" };
-    names.portal_open = { text: "Exit portal (Q)", color: "#c89aff" };
-  }
-  const me = view.self;
-  return landmarkLabels(view, area, names).filter((l) => l.x !== me.x || l.y !== me.y);
+  return area !== "0" ? bossInView(view, area, fog) : null;
 }
 
 function renderPanels() {
   const me = view.self;
+  const here = areaName(content.dungeons, myTier());
   $("clock").textContent = clockText(view.time, view.tick);
   $("me-measures").replaceChildren(measures(me));
-  $("me-action").textContent = `${actionText(me.action)}${me.asleep ? " · asleep" : ""} · ${me.coins ?? 0} T-coins · ${areaText()} at ${me.x},${me.y}`;
-  $("me-badges").replaceChildren(badges(me));
-  $("area-name").textContent = areaText();
+  $("me-action").textContent = `${actionText(me.action)}${me.asleep ? " · asleep" : ""} · ${me.coins ?? 0} T-coins · ${here} at ${me.x},${me.y}`;
+  $("me-badges").replaceChildren(badgeRow(atlas, content.dungeons, me, {
+    tier: myTier(), sanctumOpen: !!me.sanctum_open, sanctumHint: " (E at the altar)",
+  }));
+  $("area-name").textContent = here;
   $("area-bar").classList.toggle("inside", !!me.area);
   $("area-hint").textContent = hintHere();
   $("me-equipment").replaceChildren(equipmentList(me.equipment, (slot) => act({ type: "unequip", slot })));
   $("me-inventory").replaceChildren(inventoryList(me.inventory, useItem));
   renderMenus();
   renderBuyMenu();
-  renderBossBar();
-  labels = labelsFor(String(me.area ?? 0));
+  showBossBar(bossShown(), here);
+  // the player's own name tag stays readable: no caption on its tile
+  labels = landmarkCaptions(view, String(me.area ?? 0), content.dungeons, { keys: true, hide: [`${me.x},${me.y}`] });
 }
 
 // What E / Q do where the character stands, so the dungeon keys are discoverable.
@@ -446,13 +402,13 @@ function hintHere() {
   const me = view.self;
   const here = tileName(me.x, me.y) || "";
   if (here.startsWith("gate_")) {
-    const spec = Object.values(content.dungeons.tiers).find((t) => t.gate === here);
-    return `E: enter the ${spec ? spec.name : "dungeon"}${spec && spec.requires ? ` (needs the ${pretty(spec.requires)})` : ""}`;
+    const [tier, spec] = Object.entries(content.dungeons.tiers).find(([, t]) => t.gate === here) || [];
+    return `E: enter the ${spec ? areaName(content.dungeons, Number(tier)) : "dungeon"}${spec && spec.requires ? ` (needs the ${pretty(spec.requires)})` : ""}`;
   }
   if (here === "entrance") return "Q: leave the dungeon (retreat)";
   if (here === "portal_open") return "Q: leave through the exit portal";
   if (nextTo("merchant")) return "E facing the merchant (or M): buy";
-  if (nextTo("altar")) return me.sanctum_open ? "E facing the altar: enter the Shadow Sanctum" : "E facing the altar: offer the three sigils";
+  if (nextTo("altar")) return me.sanctum_open ? `E facing the altar: enter the ${sanctumName(content.dungeons)}` : "E facing the altar: offer the three sigils";
   if (nextTo("chest")) return "E facing the chest: open it";
   return "";
 }

@@ -40,7 +40,7 @@ function phaseAt(segments, tick) {
   return (segments || []).find((s) => s[0] <= tick && tick <= s[1]) || null;
 }
 
-export function renderInspector(node, { entity, tick, character, phases, totals, changes, program, colour, areaName }) {
+export function renderInspector(node, { entity, tick, character, phases, totals, changes, program, colour, areaNameOf }) {
   if (!entity) {
     node.replaceChildren(el("p", { class: "empty" }, character
       ? `${character.name} has not joined yet (joins at tick ${character.tick}).`
@@ -89,7 +89,7 @@ export function renderInspector(node, { entity, tick, character, phases, totals,
       seg ? el("small", {}, ` ticks ${seg[0]}–${seg[1]}`) : null),
     bars,
     measures(entity),
-    el("p", { class: "action" }, `${actionText(entity.action)}${entity.asleep ? " · asleep" : ""} · ${entity.coins ?? 0} T-coins · at ${entity.x},${entity.y}${entity.area ? ` in ${areaName ? areaName(entity.area) : `area ${entity.area}`}` : ""}`),
+    el("p", { class: "action" }, `${actionText(entity.action)}${entity.asleep ? " · asleep" : ""} · ${entity.coins ?? 0} T-coins · at ${entity.x},${entity.y}${entity.area ? ` in ${areaNameOf ? `the ${areaNameOf(entity.area)}` : `area ${entity.area}`}` : ""}`),
     el("h4", {}, "Equipment"), eq,
     el("h4", {}, "Inventory ", el("small", { class: "changes-since" }, changes
       ? `(changes since tick ${changes.since}, 10 min before, marked)` : "(loading the changes of the last 10 min…)")),

@@ -7,6 +7,7 @@ import { loadAtlas, Renderer, Minimap, attachCameraControls, bossInView } from "
 import { el, clockText } from "./panels.js";
 import { watchHttp, connectionFailed } from "./connection.js";
 import { mountLegend } from "./legend.js";
+import { NO_DUNGEONS, tierOfArea, areaName } from "./dungeon-ui.js";
 import { ReplayData } from "./replay-data.js";
 import { Timeline, MARKER_STYLE } from "./replay-timeline.js";
 import { Charts } from "./replay-charts.js";
@@ -34,21 +35,15 @@ const names = Object.fromEntries(characters.map((c) => [c.id, c.name]));
 // A character is drawn in its configuration's colour from the one palette (the server's meta
 // carries it): the same as on the evaluation page and in the report figures.
 const colours = Object.fromEntries(characters.map((c) => [c.id, c.colour || "#888"]));
-let dungeons = { tiers: {}, sanctum: {} };
+let dungeons = NO_DUNGEONS;
 fetch("/api/content").then((r) => (r.ok ? r.json() : null)).then((c) => {
   if (!c) return;
   view.setTileNames(c.tiles);
   dungeons = c.dungeons || dungeons;
 }).catch(() => {});
 
-// "Outer Court (tier 1)" for a dungeon instance, as /live names it; never a bare area number.
-function areaName(id) {
-  const area = state.areas[String(id)];
-  if (!area || String(id) === "0") return "the surface";
-  if (area.kind === "sanctum") return dungeons.sanctum?.name || "the Shadow Sanctum";
-  const spec = area.tier ? dungeons.tiers?.[String(area.tier)] : null;
-  return spec ? `${spec.name} (tier ${area.tier})` : area.tier ? `a tier ${area.tier} dungeon` : "a dungeon";
-}
+// "Outer Court" for a dungeon instance, as /live and /play name it; never a bare area number.
+const areaNameOf = (id) => areaName(dungeons, tierOfArea(dungeons, state.areas[String(id)]));
 
 const ui = {
   tick: data.first,
@@ -732,7 +727,7 @@ function renderPanels(povShown) {
     changes: changesFor(ui.focus),
     program: ui.overview && ui.focus !== null ? programAt(ui.overview.events, ui.focus, ui.tick) : null,
     colour: colours[ui.focus],
-    areaName,
+    areaNameOf,
   });
   if (!$("tab-turns").classList.contains("hidden")) turns.update(ui.tick, ui.focus, ui.compare);
   const cmp = $("inspect-b");
@@ -747,7 +742,7 @@ function renderPanels(povShown) {
       changes: changesFor(ui.compare),
       program: ui.overview ? programAt(ui.overview.events, ui.compare, ui.tick) : null,
       colour: colours[ui.compare],
-      areaName,
+      areaNameOf,
     });
   }
 }
