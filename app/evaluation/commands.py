@@ -1,6 +1,8 @@
 """`asiworld report` and `asiworld score`.
 
-    asiworld report DIR [DIR...] [--out OUT]   rebuild each run's reports; compare when several
+    asiworld report DIR [DIR...] [--out OUT] [--reference NAME] [--allow-mixed]
+                                               rebuild each run's reports; compare when several
+                                               (a folder of E1, E2, ... from --seeds is its runs)
     asiworld score FILE.csv [--json]           composite score and rank for a table of measures
 
 Failures print `error: <code>: <sentence>` on stderr and exit with status 2.
@@ -30,13 +32,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "report",
         help="rebuild results.json, report.md and figures from run directories; compare runs",
         description="Rebuild each DIR's results.json, report.md and figures from DIR/events.jsonl "
-        "(meta kept from DIR/results.json). With several DIRs also write a comparison whose cells "
-        "read 'E1 / E2 / ...' in the order given.",
+        "(meta kept from DIR/results.json). With several DIRs also write a comparison: statistics "
+        "across worlds (means with bootstrap intervals, success rates, paired differences against "
+        "a reference) and tables whose cells read 'E1 / E2 / ...' in the order given. A folder "
+        "that `--seeds` wrote (E1, E2, ... inside) stands for its runs, compared into it.",
     )
-    report.add_argument("dirs", nargs="+", metavar="DIR", help="run directories (E1, E2, ...)")
+    report.add_argument("dirs", nargs="+", metavar="DIR",
+                        help="run directories (E1, E2, ...), or a folder that --seeds wrote")
     report.add_argument(
-        "--out", help="where the comparison goes (default: DIR1's parent/comparison)"
+        "--out", help="where the comparison goes (default: the --seeds folder, else DIR1's "
+        "parent/comparison)"
     )
+    report.add_argument("--reference", metavar="NAME",
+                        help="the configuration the others are compared with, world by world "
+                        "(default: the best mean score)")
+    report.add_argument("--allow-mixed", action="store_true",
+                        help="compare runs whose horizon, content or clock differ (refused "
+                        "otherwise); the report names the differences")
     report.set_defaults(func=run_report)
 
     score = subparsers.add_parser(
@@ -51,7 +63,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def rebuild_run(run_dir: Path) -> dict[str, Any]:
-    """Re-assess DIR/events.jsonl, keeping the run's meta and characters from DIR/results.json."""
+    """Re-assess DIR/events.jsonl and write its reports again (reassess_run)."""
+    results = reassess_run(run_dir)
+    write_reports(run_dir, results)
+    return results
+
+
+def reassess_run(run_dir: Path) -> dict[str, Any]:
+    """Re-assess DIR/events.jsonl, keeping the run's meta and characters from DIR/results.json;
+    writes nothing."""
     if not run_dir.is_dir():
         raise ReportError("run_dir_missing", f"{run_dir} is not a directory")
     events = load_events(run_dir / "events.jsonl")
@@ -74,7 +94,7 @@ def rebuild_run(run_dir: Path) -> dict[str, Any]:
     # The schema is open: keys a run added beside ours (e.g. spread checks) survive a rebuild.
     for key, value in old.items():
         results.setdefault(key, value)
-    write_reports(run_dir, results)
+    results.pop("rows", None)  # written anew beside the report
     return results
 
 
@@ -85,16 +105,39 @@ def _plain_name(row: dict[str, Any]) -> str:
     return name[: -len(suffix)] if name.endswith(suffix) else name
 
 
+def seed_runs(folder: Path) -> list[Path]:
+    """The runs of a folder that `--seeds` wrote (E1, E2, ... each with events), in order; an
+    empty list for a run directory or anything else."""
+    if (folder / "events.jsonl").is_file():
+        return []
+    found = [(int(d.name[1:]), d) for d in folder.glob("E*")
+             if d.name[1:].isdigit() and (d / "events.jsonl").is_file()]
+    return [d for _, d in sorted(found)]
+
+
 def run_report(args: argparse.Namespace) -> int:
-    dirs = [Path(d) for d in args.dirs]
-    runs = []
+    dirs: list[Path] = []
+    default_out = None
+    for d in map(Path, args.dirs):
+        inside = seed_runs(d) if d.is_dir() else []
+        dirs += inside or [d]
+        if inside and len(args.dirs) == 1:
+            default_out = d  # the comparison --seeds wrote is rewritten in place
+    if len(dirs) == 1 and (args.reference or args.allow_mixed):
+        return checked.refuse("bad_argument", "--reference and --allow-mixed compare several "
+                              "runs; give several DIRs or a folder that --seeds wrote")
     try:
-        for d in dirs:
-            runs.append(rebuild_run(d))
-            print(f"{d}: report.md, results.json, figures/ rebuilt ({runs[-1]['events']} events)")
+        # every run is read and the comparison checked before anything is written
+        runs = [reassess_run(d) for d in dirs]
         if len(runs) > 1:
-            out = Path(args.out) if args.out else dirs[0].resolve().parent / "comparison"
-            paths = compare_runs(out, runs)
+            out = Path(args.out) if args.out else (
+                default_out or dirs[0].resolve().parent / "comparison")
+            paths = compare_runs(out, runs, reference=args.reference,
+                                 allow_mixed=args.allow_mixed)
+        for d, results in zip(dirs, runs, strict=True):
+            write_reports(d, results)
+            print(f"{d}: report.md, results.json, figures/ rebuilt ({results['events']} events)")
+        if len(runs) > 1:
             tags = ", ".join(f"E{i + 1}={d}" for i, d in enumerate(dirs))
             print(f"comparison ({tags}) written to {paths['markdown']}")
     except ReportError as err:

@@ -4,7 +4,8 @@ the figures, read events.jsonl back.
     results = evaluate(events, characters, meta)   # characters: [{id, name, label}, ...]
     write_reports(out_dir, results)                # results.json, report.md (Tables 2-9),
                                                    # tables/*.csv, figures/F4*, F5* (png, svg, pdf)
-    compare_runs(out_dir, [results_e1, results_e2]) # report.md with "E1 / E2" cells
+    compare_runs(out_dir, [results_e1, results_e2]) # report.md with "E1 / E2" cells, and the
+                                                    # statistics across worlds (aggregate.py)
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Any
 
 from asiworld import provenance
 from asiworld.engine.errors import CodedError
-from asiworld.evaluation import tables
+from asiworld.evaluation import longform, tables
+from asiworld.evaluation.aggregate import Aggregate, AggregateError, aggregate, differences
 from asiworld.evaluation.live import LiveAssessment
 
 Event = dict[str, Any]
@@ -84,18 +86,32 @@ def draw_figure(key: str, stem: Path, pooled: dict[str, Any], runs: int) -> Path
 
 
 def compare_runs(out_dir: str | Path, runs: list[dict[str, Any]],
-                 draw: Executor | None = None) -> dict[str, Path]:
-    """Write a comparison of several runs (E1, E2, ... in the given order) into `out_dir`."""
+                 draw: Executor | None = None, reference: str | None = None,
+                 allow_mixed: bool = False) -> dict[str, Path]:
+    """Write a comparison of several runs (E1, E2, ... in the given order) into `out_dir`: the
+    statistics across worlds against `reference` (None: the best mean score), then every table
+    with "E1 / E2" cells. Runs of different horizons, content or clocks are refused unless
+    `allow_mixed`, and then the report says how they differ."""
     if not runs:
         raise ReportError("no_runs", "nothing to compare: give at least one run")
+    differ = differences(runs)
+    if differ and not allow_mixed:
+        raise ReportError("mixed_runs", "these runs are not repeats of one setting ("
+                          + "; ".join(differ) + "); --allow-mixed compares them anyway")
+    try:
+        across = aggregate(runs, reference)
+    except AggregateError as err:
+        raise ReportError(err.code, err.message) from None
     summary = {
         "schema": "asiworld-comparison/1",
         "runs": [{"meta": r.get("meta", {}), "tick": r.get("tick", 0)} for r in runs],
         "configurations": tables.names_in_order(runs),
+        "mixed": differ,
+        **across.summary(),
         "results": runs,
     }
     return _write(Path(out_dir), runs, results_json=summary, json_name="comparison.json",
-                  draw=draw)
+                  draw=draw, across=across, mixed=differ)
 
 
 def _write(
@@ -104,6 +120,8 @@ def _write(
     results_json: dict[str, Any],
     json_name: str = "results.json",
     draw: Executor | None = None,
+    across: Aggregate | None = None,
+    mixed: list[str] | None = None,
 ) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(exist_ok=True)
@@ -123,12 +141,23 @@ def _write(
         target.write_text(tables.csv_text(spec.rows(runs)), encoding="utf-8")
         csvs[spec.number] = target
     paths["tables"] = csvs
+    if across is not None:
+        paths.update(across.write(out))
+    else:  # one run: its long-format rows, also in results.json
+        rows = longform.rows(runs)
+        results_json = {**results_json, "rows": rows}
+        paths["results_csv"] = out / "results.csv"
+        paths["results_csv"].write_text(longform.csv_text(rows), encoding="utf-8")
     json_path = out / json_name
     # The code that wrote the file, whatever wrote the run's events (`asiworld report` rebuilds).
     results_json = {**results_json, **provenance.stamp()}
     json_path.write_text(json.dumps(results_json, indent=1, sort_keys=False, default=str) + "\n")
     md_path = out / "report.md"
-    md_path.write_text(tables.markdown(runs, FIGURES), encoding="utf-8")
+    sections = [] if across is None else [across.markdown()]
+    if mixed:
+        sections.insert(0, "**Warning:** these runs are not repeats of one setting: "
+                        + "; ".join(mixed) + ".")
+    md_path.write_text(tables.markdown(runs, FIGURES, sections), encoding="utf-8")
     paths.update({"json": json_path, "markdown": md_path})
     for key, future in drawing.items():
         paths[key] = future.result()

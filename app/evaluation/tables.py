@@ -25,12 +25,18 @@ MISSING = "–"
 
 
 def names_in_order(runs: list[Results]) -> list[str]:
+    """Configurations by their mean score over the runs they are in, best first (one run: its
+    rank order; ties keep the order of first appearance)."""
     order: list[str] = []
+    scores: dict[str, list[float]] = {}
     for run in runs:
         for row in run["configurations"]:
             if row["name"] not in order:
                 order.append(row["name"])
-    return order
+            scores.setdefault(row["name"], []).append(float(row.get("score", 0.0)))
+    if len(runs) == 1:
+        return order
+    return sorted(order, key=lambda n: -sum(scores[n]) / len(scores[n]))
 
 
 def _row(run: Results, name: str) -> dict[str, Any] | None:
@@ -483,8 +489,9 @@ def _section(spec: TableSpec, runs: list[Results]) -> list[str]:
     return [heading, spec.caption, body, f"CSV: [{spec.csv_name}]({spec.csv_name})"]
 
 
-def markdown(runs: list[Results], figures: dict[str, str]) -> str:
-    """report.md: the header, Tables 2-9, Figures 4 and 5 with their data."""
+def markdown(runs: list[Results], figures: dict[str, str], sections: list[str] = ()) -> str:
+    """report.md: the header, `sections` (a comparison's statistics across worlds), Tables 2-9,
+    Figures 4 and 5 with their data."""
     title = "ASIWorld evaluation report" if len(runs) == 1 else "ASIWorld evaluation: runs compared"
     parts = [f"# {title}", header_block(runs)]
     if len(runs) > 1:
@@ -493,6 +500,7 @@ def markdown(runs: list[Results], figures: dict[str, str]) -> str:
             + " / ".join(f"E{i + 1}" for i in range(len(runs)))
             + "."
         )
+    parts += list(sections)
     for spec in TABLES:
         parts += _section(spec, runs)
     pooled = f" (pooled over E1–E{len(runs)})" if len(runs) > 1 else ""

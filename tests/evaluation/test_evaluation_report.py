@@ -32,11 +32,12 @@ def assert_valid_png(path, min_w=600, min_h=400):
         assert len(img.convert("RGB").getcolors(maxcolors=100000) or []) > 20
 
 
-def test_reports_write_json_markdown_tables_and_two_figures_in_three_formats(tmp_path):
+def test_reports_write_json_csv_markdown_tables_and_two_figures_in_three_formats(tmp_path):
     _, paths = build(tmp_path)
     tables = paths.pop("tables")
     assert {p.name for p in paths.values()} == {
         "results.json",
+        "results.csv",
         "report.md",
         "F4_dungeon_performance.png",
         "F5_actions.png",
