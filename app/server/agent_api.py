@@ -1,6 +1,8 @@
 """The agent API: how agents outside the server (SDK, LLM harness, MCP, bots) play a character.
 
-REST under /api/agents (documented at /api/openapi.json) and the Socket.IO namespace /agent.
+It is the agent port (asiworld.agent_port) over REST and Socket.IO: every request about a
+character is answered by that character's `PipelinePort`; what is here is the transport —
+tokens, HTTP statuses, the numbered event buffers. REST under /api/agents (documented at /api/openapi.json) and the Socket.IO namespace /agent.
 An agent joins with a name and a configuration label and receives its character id and a token;
 every later call carries `Authorization: Bearer TOKEN`, and a token acts for its own character
 only. Only a sha256 of each token is kept.
@@ -14,16 +16,16 @@ character's Socket.IO room.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import threading
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from asiworld.agent_port import EVENTS_KEPT, PROGRAM_ENDS, PipelinePort, program_outcome
 from asiworld.pipeline import Pipeline, Tick
 from asiworld.programs.manager import ProgramManager
-from asiworld.server.auth import new_token
+from asiworld.server.auth import new_token, token_hash
 from asiworld.server.errors import ApiError, error_body
 from asiworld.server.joining import character_count, join_gate
 from asiworld.server.runner import WorldRunner
@@ -34,19 +36,11 @@ from flask_socketio import ConnectionRefusedError, join_room
 NAMESPACE = "/agent"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_\- ]{1,24}$")
 LABEL_PATTERN = re.compile(r"^[A-Za-z0-9_.\-]{1,32}$")
-EVENTS_KEPT = 500  # per character; an agent polling less often than this misses the oldest
-PROGRAM_ENDS = ("finished", "failed", "stopped", "interrupted")
 INCIDENT_CAUSE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 # Engine refusals that mean "this request is malformed", not "the world says no".
 MALFORMED_CODES = ("unknown_action", "bad_argument")
 
 agent_api = Blueprint("agent_api", __name__)
-
-
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 @dataclass
@@ -121,88 +115,33 @@ class AgentService:
                 self.calls[cid] += 1
             return cid
 
-    # --- world access (always on the runner thread) ------------------------------------------
+    # --- world access (the port runs it on the runner thread) -------------------------------
+
+    def port(self, cid: int) -> PipelinePort:
+        """Character `cid`'s agent port; the programs it starts are watched for their end."""
+        return PipelinePort(
+            self.runner.pipeline,
+            cid,
+            call=self.runner.call,
+            lockstep=False,
+            started=lambda pid: self._open_programs.add((cid, pid)),
+        )
 
     def observe(self, cid: int, fmt: str = "json") -> dict:
-        def read() -> dict:
-            world = self.runner.world
-            if fmt == "text":
-                text = world.observe_text(cid)
-                obs = world.observe(cid)  # consumes the events the text listed
-                extra = self.programs.observation_extra(cid)
-                return {
-                    "tick": obs["tick"],
-                    "text": text + program_lines(extra),
-                    "self": obs["self"],
-                    "memory": obs.get("memory", {}),
-                    **extra,
-                }
-            return world.observe(cid) | self.programs.observation_extra(cid)
-
-        return self.runner.call(read)
+        return self.port(cid).observe(fmt)
 
     def act(self, cid: int, action: dict) -> dict:
-        def submit() -> dict:
-            result = self.programs.submit_direct(cid, action)
-            return {**result.to_dict(), "tick": self.runner.world.tick}
-
-        return self.runner.call(submit)
+        return self.port(cid).act(action)
 
     def submit_program(self, cid: int, name: str, source: str) -> dict:
-        # compiled here, on the request's thread: the clock's thread only hands it over
-        prepared = self.programs.prepare(name, source)
+        return self.port(cid).run_program(name, source)
 
-        def submit() -> dict:
-            reply = self.programs.submit(cid, name, source, prepared)
-            if reply.get("ok"):
-                self._open_programs.add((cid, reply["id"]))
-            return reply
-
-        try:
-            return self.runner.call(submit)
-        except BaseException:
-            if hasattr(prepared, "close"):  # never handed over: its process ends here
-                prepared.close()
-            raise
-
-    def program(self, cid: int, pid: int) -> dict | None:
-        """Character `cid`'s program `pid` with its logs and outcome, or None."""
-
-        def read() -> dict | None:
-            record = self.programs.record(cid, pid)
-            if record is None:
-                return None
-            return {**record.status_dict(), "logs": list(record.logs), "outcome": record.outcome}
-
-        return self.runner.call(read)
-
-    def programs_of(self, cid: int) -> list[dict]:
-        def read() -> list[dict]:
-            return [r.status_dict() for r in self.programs.programs_of(cid)]
-
-        return self.runner.call(read)
-
-    def cancel(self, cid: int, pid: int) -> dict:
-        return self.runner.call(lambda: self.programs.cancel(cid, pid))
-
-    def incident(self, cid: int, cause: str, start: int | None, end: int | None, detail: str):
-        """Queue an incident for the world's event stream (stamped with the next tick). On the
-        runner thread, so a server's store has saved it before it is acknowledged."""
-
-        def queue() -> dict:
-            event = {
-                "kind": "incident",
-                "char": cid,
-                "cause": cause,
-                "start": self.runner.world.tick if start is None else start,
-                "end": end,
-            }
-            if detail:
-                event["detail"] = detail
-            self.runner.pipeline.add_event(event, durable=True)
-            return event
-
-        return self.runner.call(queue)
+    def incident(
+        self, cid: int, cause: str, start: int | None, end: int | None, detail: str
+    ) -> dict:
+        """Queue an incident for the world's event stream (stamped with the next tick), saved
+        by a server's store before it is acknowledged."""
+        return self.port(cid).incident(cause, start, end, detail)
 
     # --- events ----------------------------------------------------------------------------
 
@@ -242,17 +181,7 @@ class AgentService:
             if record is None or record.status in PROGRAM_ENDS:
                 self._open_programs.discard((cid, pid))
             if record is not None and record.status in PROGRAM_ENDS:
-                ends.append(
-                    {
-                        "tick": tick,
-                        "kind": "program_outcome",
-                        "char": record.char,
-                        "program": pid,
-                        "name": record.name,
-                        "status": record.status,
-                        "outcome": record.outcome,
-                    }
-                )
+                ends.append(program_outcome(record, tick))
         return ends
 
     def events_after(self, cid: int, after: int, limit: int = 200) -> dict:
@@ -264,19 +193,6 @@ class AgentService:
 
 def room(cid: int) -> str:
     return f"agent-{cid}"
-
-
-def program_lines(extra: dict) -> str:
-    lines = []
-    for status in extra.get("programs", []):
-        where = f" line {status['line']}" if status.get("line") else ""
-        lines.append(f"program #{status['id']} {status['name']}: {status['status']}{where}")
-        if status.get("outcome") is not None:
-            lines.append(f"  outcome: {status['outcome']}")
-    for event in extra.get("program_events", [])[-10:]:
-        if event["kind"] == "program_log":
-            lines.append(f"  log: {event.get('text')}")
-    return ("\n" + "\n".join(lines)) if lines else ""
 
 
 # --- request helpers -----------------------------------------------------------------------
@@ -339,15 +255,6 @@ def _int_arg(name: str, default: int) -> int:
         return int(raw)
     except ValueError:
         raise ApiError(422, "bad_argument", f"`{name}` must be a whole number") from None
-
-
-def _own_program(service: AgentService, cid: int, pid: int) -> dict:
-    """The program, if it is this character's. Another character's program gets the very
-    answer an unused id gets, so ids tell nothing about other characters' programs."""
-    info = service.program(cid, pid)
-    if info is None:
-        raise ApiError(404, "unknown_program", f"this character has no program {pid}")
-    return info
 
 
 # --- routes --------------------------------------------------------------------------------
@@ -418,20 +325,18 @@ def submit_program(cid: int) -> ResponseReturnValue:
 
 @agent_api.get("/api/agents/<int:cid>/programs")
 def list_programs(cid: int) -> ResponseReturnValue:
-    return jsonify({"programs": _authorise(cid).programs_of(cid)})
+    return jsonify(_authorise(cid).port(cid).program_status())
 
 
 @agent_api.get("/api/agents/<int:cid>/programs/<int:pid>")
 def program_status(cid: int, pid: int) -> ResponseReturnValue:
-    service = _authorise(cid)
-    return jsonify(_own_program(service, cid, pid))
+    # another character's program: 404 unknown_program, as an unused id (the port's answer)
+    return jsonify(_authorise(cid).port(cid).program_status(pid))
 
 
 @agent_api.delete("/api/agents/<int:cid>/programs/<int:pid>")
 def cancel_program(cid: int, pid: int) -> ResponseReturnValue:
-    service = _authorise(cid)
-    _own_program(service, cid, pid)
-    reply = service.cancel(cid, pid)
+    reply = _authorise(cid).port(cid).cancel(pid)
     if not reply.get("ok"):
         raise ApiError(409, reply["code"], reply["message"])
     return jsonify(reply)

@@ -17,6 +17,7 @@ spectator cookie); it is called once per app from the `api` blueprint's registra
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import secrets
@@ -36,6 +37,11 @@ from flask.typing import ResponseReturnValue
 
 SPECTATOR_COOKIE = "asiworld_spectator"
 LOOPBACK = ("127.0.0.1", "::1", "localhost", None)
+
+
+def token_hash(token: str) -> str:
+    """What is kept of a token (in memory and on disk): its sha256."""
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def new_token(nbytes: int = 24) -> str:

@@ -31,7 +31,6 @@ process being killed at any moment; a power cut or kernel crash may lose the las
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import sqlite3
@@ -45,6 +44,7 @@ from asiworld.engine import Content, World, load_content
 from asiworld.engine.frames import FrameBuilder
 from asiworld.engine.resim import ResimMismatch, resimulate
 from asiworld.pipeline import Tick
+from asiworld.server.auth import token_hash
 from asiworld.server.runner import WorldRunner
 
 log = logging.getLogger(__name__)
@@ -100,10 +100,6 @@ CREATE TABLE IF NOT EXISTS tokens (
 
 class StoreError(RuntimeError):
     """The data directory cannot be used as asked (another seed, a damaged file)."""
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class WorldStore:

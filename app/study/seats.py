@@ -1,5 +1,6 @@
 """A study's language-model seats: one LLM harness per `openai` configuration, playing its
-character through an in-process LocalClient, on one of the two clocks.
+character through an in-process agent port (asiworld.agent_port.PipelinePort), on one of
+the two clocks.
 
 - `LockstepSeats` is a pipeline driver. Before a tick it finishes every turn whose answer is due
   (its tool calls act now) and begins the turns of seats that are ready (observation now, the
@@ -21,12 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from asiworld.agent_port import PipelinePort
 from asiworld.agents.clients.budget import Budget, Prices
 from asiworld.agents.clients.endpoint import Endpoint
 from asiworld.agents.clients.harness import Harness, HarnessConfig, Pending
 from asiworld.agents.clients.transcript import Transcript
 
-from .local import LocalClient
 from .spec import Lockstep, OpenAIConfiguration, Study, render_prompt
 
 log = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ def harness_config(study: Study, conf: OpenAIConfiguration, horizon: int,
 class ModelSeat:
     conf: OpenAIConfiguration
     char: int
-    client: LocalClient
+    client: PipelinePort
     harness: Harness
     transcript: Transcript
     next_turn: int = 0
@@ -123,7 +124,7 @@ def seat_model(pipeline: Any, study: Study, conf: OpenAIConfiguration, char: int
                horizon: int, call: Any = None) -> ModelSeat:
     clock = study.clock
     lockstep = isinstance(clock, Lockstep)
-    client = LocalClient(pipeline, char, call=call, lockstep=lockstep)
+    client = PipelinePort(pipeline, char, call=call, lockstep=lockstep)
     transcript = Transcript(out / "transcripts" / f"{conf.name}.jsonl")
     charge = (lambda tokens: clock.charge(tokens or 0)) if lockstep else None
     if lockstep:

@@ -157,13 +157,13 @@ def test_another_study_file_does_not_resume_it(study):
 
 
 def test_a_resumed_seat_is_not_handed_what_happened_before_the_kill_as_news():
+    from asiworld.agent_port import PipelinePort
     from asiworld.engine import World
     from asiworld.pipeline import Pipeline
-    from asiworld.study.local import LocalClient
 
     world = World.create(seed=3, size=48)
     ada = world.add_character("ada")
-    client = LocalClient(Pipeline(world), ada, lockstep=False)
+    client = PipelinePort(Pipeline(world), ada, lockstep=False)
     client.deliver([{"kind": "op_done", "char": ada, "tick": 5}])  # replayed before the resume
     client.seen_all()
     assert client.wait_for_event(["op_done"], timeout=0.05) is None

@@ -10,7 +10,8 @@
     client.wait_for_event({"op_done", "program_outcome"}, timeout=30)
 
 HTTP errors with a body `{"error": {code, message}}` raise `ApiError`; a world's refusal of an
-action is not an error, it is the ActionResult with `ok: false`.
+action is not an error, it is the ActionResult with `ok: false`. `Client` speaks the agent port
+(asiworld.agent_port.AgentPort) over HTTP: a study's in-process seats have the same methods.
 """
 
 from __future__ import annotations
@@ -23,21 +24,10 @@ import urllib.request
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from asiworld.engine.errors import CodedError
+from asiworld.agent_port import ApiError
 
 RATE_LIMIT_RETRIES = 5
-
-
-class ApiError(CodedError):
-    """The server answered with an error: HTTP status, a stable code and a sentence."""
-
-    def __init__(self, status: int, code: str, message: str, body: dict | None = None) -> None:
-        super().__init__(code, message)
-        self.status, self.body = status, body or {}
-        self.retry_after = 0.0  # seconds, from a 429's Retry-After
-
-    def __str__(self) -> str:
-        return f"{self.status} {self.code}: {self.message}"
+__all__ = ["ApiError", "Client", "ServerUnreachable"]
 
 
 class ServerUnreachable(ApiError):
