@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from asiworld import frames_doc
-from asiworld.agents.builtin import make_agent
+from asiworld.agents.bots.builtin import make_agent
 from asiworld.engine import World
 from asiworld.engine.frames import FrameBuilder
 from asiworld.frames_schema import schema
