@@ -116,13 +116,15 @@ class ServerSettings:
     ) -> ServerSettings:
         """`asiworld serve`'s parsed flags, the environment for those not given (flags left
         out parse as None, switches as False)."""
-        values = _environment(os.environ if env is None else env)
-        for spec in fields(cls):
-            given = getattr(args, spec.name, None)
-            if given is None or given is False:
-                continue
-            parse = _FROM_FLAG.get(spec.name)
-            values[spec.name] = parse(given, _flag(spec.name)) if parse else given
+        given = {
+            spec.name: getattr(args, spec.name)
+            for spec in fields(cls)
+            if getattr(args, spec.name, None) not in (None, False)
+        }
+        values = _environment(os.environ if env is None else env, skip=set(given))
+        for name, value in given.items():
+            parse = _FROM_FLAG.get(name)
+            values[name] = parse(value, _flag(name)) if parse else value
         if isinstance(values.get("agents"), str):
             values["agents"] = _names(values["agents"])
         if "replays" in values:
@@ -230,11 +232,12 @@ ENVIRONMENT: dict[str, tuple[str, Callable[[str, str], Any]]] = {
 }
 
 
-def _environment(env: Mapping[str, str]) -> dict[str, Any]:
+def _environment(env: Mapping[str, str], skip: set[str] | None = None) -> dict[str, Any]:
+    """The settings the variables give; those in `skip` (a flag gave them) are not read."""
     values: dict[str, Any] = {}
     for name, (variable, parse) in ENVIRONMENT.items():
         raw = env.get(variable)
-        if raw is None:
+        if raw is None or name in (skip or ()):
             continue
         if raw == "":
             if name == "data_dir":  # ASIWORLD_DATA_DIR= : no data dir
