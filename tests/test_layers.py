@@ -275,3 +275,27 @@ def test_the_server_reads_its_environment_variables_in_its_settings_alone():
             if isinstance(node, ast.Attribute) and ast.unparse(node) in ("os.environ", "os.getenv"):
                 readers.append(f"{rel}:{node.lineno}")
     assert readers == [], f"the environment read outside the server's settings: {readers}"
+
+
+def test_every_key_of_app_extensions_is_named_in_one_place():
+    """asiworld.server.extensions names every key the apps keep in `app.extensions` and says
+    what it holds; a key spelled out elsewhere is one the next reader cannot look up."""
+    spelled = []
+    for path in modules().values():
+        rel = path.relative_to(APP).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Subscript):
+                holder, key = node.value, node.slice
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                node.func.attr in ("get", "setdefault", "pop") and node.args
+            ):
+                holder, key = node.func.value, node.args[0]
+            else:
+                continue
+            if (
+                ast.unparse(holder).endswith("extensions")
+                and isinstance(key, ast.Constant)
+                and key.value != "socketio"  # Flask-SocketIO's own
+            ):
+                spelled.append(f"{rel}:{node.lineno} {key.value!r}")
+    assert spelled == [], f"app.extensions keys spelled out: {spelled}"

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from asiworld.arguments import refuse as fail
+from asiworld.server.extensions import FRONTEND, RECORDING
 from asiworld.server.settings import ServerSettings
 
 # asiworld.study.live.open_study: a LiveStudy for these settings, or a CodedError (exit 2)
@@ -137,7 +138,7 @@ def _serve_world(settings: ServerSettings, live_study: Any) -> int:
         print(f"  spectate {url}live   play {url}play   Ctrl-C stops", flush=True)
         if store is not None:
             print(f"  world saved in {store.dir} (tick {start_tick})", flush=True)
-        recording = app.extensions.get("asiworld_recording")
+        recording = app.extensions.get(RECORDING)
         if recording is not None:
             print(f"  recording the replay to {recording.path}", flush=True)
         if not given_admin_token:
@@ -153,7 +154,7 @@ def _serve_world(settings: ServerSettings, live_study: Any) -> int:
             live_study.stop()  # stopped before its horizon: its replay is closed, no results
         elif runner is not None:
             runner.stop()
-            live = app.extensions.get("asiworld_recording")
+            live = app.extensions.get(RECORDING)
             if live is not None:
                 live.close()  # the index: a clean stop leaves a complete replay
         if store is not None and runner is not None:
@@ -227,7 +228,7 @@ def serve_frontend(settings: ServerSettings) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        app.extensions["asiworld_frontend"].close()
+        app.extensions[FRONTEND].close()
     print("\nstopped", flush=True)
     return 0
 

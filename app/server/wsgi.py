@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from asiworld.server.extensions import DATA_LOCK, STORE
 from asiworld.server.settings import ServerSettings, SettingsError
 from flask import Flask
 
@@ -60,7 +61,7 @@ def build_app(settings: ServerSettings, live_study: Any = None) -> tuple[Flask, 
             config["WORLD_SIZE"] = store.meta("size")
     app = create_app(config)
     if store is not None:
-        app.extensions["asiworld_store"] = store
+        app.extensions[STORE] = store
         store.attach(app)
     return app, store
 
@@ -121,7 +122,7 @@ def wsgi_app() -> Flask:
 
         lock = datalock.acquire(settings.world_dir)  # DataInUse: another server has it
     app, _store = build_app(settings)
-    app.extensions["asiworld_data_lock"] = lock  # held for the process's life
+    app.extensions[DATA_LOCK] = lock  # held for the process's life
     from asiworld.server import services
 
     gc.freeze()  # as in `serve`: start-up's objects out of the collector's sight

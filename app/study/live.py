@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from asiworld.pipeline import Tick
+from asiworld.server.extensions import AGENTS, RECORDING, STUDY
 from asiworld.server.runner import WorldRunner
 from asiworld.server.settings import ServerSettings
 
@@ -95,10 +96,10 @@ class LiveStudy:
         }
 
     def attach(self, app: Any) -> None:
-        app.extensions["asiworld_study"] = self
-        app.extensions["asiworld_recording"] = self  # /replays badges DIR/replay.asirep
+        app.extensions[STUDY] = self
+        app.extensions[RECORDING] = self  # /replays badges DIR/replay.asirep
         if self.run.external is not None:
-            self.run.external.seat_on(app.extensions["asiworld_agents"], self.url, _say)
+            self.run.external.seat_on(app.extensions[AGENTS], self.url, _say)
             _say(f"  spectate: {self.url}/live?spectator_token={self.spectator_token}")
 
     def start(self) -> None:
