@@ -110,7 +110,9 @@ def register(subparsers: argparse._SubParsersAction, open_study: StudyOpener | N
         "a killed process (or $ASIWORLD_FSYNC=1)",
     )
     p.add_argument(
-        "--admin-token", default=None, help="token for /admin (default $ASIWORLD_ADMIN_TOKEN, else generated and printed)"
+        "--admin-token",
+        default=None,
+        help="token for /admin (default $ASIWORLD_ADMIN_TOKEN, else generated and printed)",
     )
     p.add_argument(
         "--spectator-token",
@@ -139,14 +141,16 @@ def register(subparsers: argparse._SubParsersAction, open_study: StudyOpener | N
         default=None,
         metavar="MiB",
         help="memory all programs may hold together; past it the programs holding the most "
-        f"are ended out_of_memory (default $ASIWORLD_PROGRAMS_MEMORY, else {PROGRAMS_MEMORY_BYTES >> 20})",
+        "are ended out_of_memory (default $ASIWORLD_PROGRAMS_MEMORY, else "
+        f"{PROGRAMS_MEMORY_BYTES >> 20})",
     )
     p.add_argument(
         "--program-memory",
         default=None,
         metavar="MiB",
         help="address space of each program's process, at least "
-        f"{MIN_PROGRAM_MEMORY >> 20} (default $ASIWORLD_PROGRAM_MEMORY, else {HOST_MEMORY_BYTES >> 20})",
+        f"{MIN_PROGRAM_MEMORY >> 20} (default $ASIWORLD_PROGRAM_MEMORY, else "
+        f"{HOST_MEMORY_BYTES >> 20})",
     )
     p.add_argument(
         "--max-connections",
