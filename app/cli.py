@@ -1,9 +1,11 @@
 """The `asiworld` command.
 
 Each layer owns its sub-commands in its own `commands.py` with a `register(subparsers)` function;
-command_modules() imports every one directly, so a module that goes missing is an ImportError at
+command_table() imports every one directly, so a module that goes missing is an ImportError at
 start-up (of every command but `mcp`, which starts with its own module alone) and in the tests,
-never a command that quietly disappears.
+never a command that quietly disappears. What one layer's command needs from a layer above it is
+handed to its `register` here (`serve --study` gets the study package's opener), so no layer
+imports upwards.
 """
 
 from __future__ import annotations
@@ -11,13 +13,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from types import ModuleType
+from collections.abc import Callable
+from functools import partial
 
 from asiworld.arguments import Parser
 from asiworld.engine.errors import CodedError
 
+Register = Callable[[argparse._SubParsersAction], None]
 
-def command_modules() -> tuple[ModuleType, ...]:
+
+def command_table() -> tuple[Register, ...]:
+    """Every layer's `register`, in the order `asiworld --help` lists their commands."""
     from asiworld.agents.clients import commands as agent_commands  # agent, mcp
     from asiworld.agents.stand_in import commands as stand_in_commands  # fake-model
     from asiworld.evaluation import commands as evaluation_commands  # report, score
@@ -30,34 +36,33 @@ def command_modules() -> tuple[ModuleType, ...]:
     from asiworld.study import commands as study_commands  # study new/check/run
     from asiworld.study.live import open_study
 
-    server_commands.OPEN_STUDY = open_study  # serve --study (the server imports no study)
     return (
-        headless_commands,
-        server_commands,
-        program_commands,
-        evaluation_commands,
-        replay_commands,
-        samples_commands,
-        agent_commands,
-        stand_in_commands,
-        study_commands,
-        local_model_commands,
+        headless_commands.register,
+        partial(server_commands.register, open_study=open_study),  # serve --study
+        program_commands.register,
+        evaluation_commands.register,
+        replay_commands.register,
+        samples_commands.register,
+        agent_commands.register,
+        stand_in_commands.register,
+        study_commands.register,
+        local_model_commands.register,
     )
 
 
-def _parser(modules: tuple[ModuleType, ...]) -> argparse.ArgumentParser:
+def _parser(table: tuple[Register, ...]) -> argparse.ArgumentParser:
     parser = Parser(
         prog="asiworld",
         description="ASIWorld: a persistent survival sandbox for evaluating long-running agents.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in modules:
-        module.register(sub)
+    for register in table:
+        register(sub)
     return parser
 
 
 def build_parser() -> argparse.ArgumentParser:
-    return _parser(command_modules())
+    return _parser(command_table())
 
 
 def quick_parser(argv: list[str]) -> argparse.ArgumentParser | None:
@@ -67,7 +72,7 @@ def quick_parser(argv: list[str]) -> argparse.ArgumentParser | None:
         return None
     from asiworld.agents.clients import commands as agent_commands
 
-    return _parser((agent_commands,))
+    return _parser((agent_commands.register,))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -293,3 +293,52 @@ def test_only_the_session_builds_a_pipeline():
             if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "Pipeline":
                 builders.append(f"{rel}:{node.lineno}")
     assert builders == [], f"a Pipeline built outside asiworld.session: {builders}"
+
+
+def test_the_server_imports_nothing_from_the_study_package():
+    """`serve --study` runs a study on the live server, yet the study package sits above it: the
+    command table hands the study's opener to the server (asiworld.cli), never an import."""
+    reaches = part_graph().get("server", {})
+    assert "study" not in reaches, reaches.get("study")
+
+
+# replays.py: ASIWORLD_REPLAYS, more folders for /replays, read at each listing
+READS_THE_ENVIRONMENT = {"server/settings.py", "server/replays.py"}
+
+
+def test_the_server_reads_its_environment_variables_in_its_settings_alone():
+    """One place says which ASIWORLD_* variable sets what, and in which order a flag wins over
+    it (app/server/settings.py); no other server module reads os.environ."""
+    readers = []
+    for name, path in modules().items():
+        rel = path.relative_to(APP).as_posix()
+        if part(name) != "server" or rel in READS_THE_ENVIRONMENT:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and ast.unparse(node) in ("os.environ", "os.getenv"):
+                readers.append(f"{rel}:{node.lineno}")
+    assert readers == [], f"the environment read outside the server's settings: {readers}"
+
+
+def test_every_key_of_app_extensions_is_named_in_one_place():
+    """asiworld.server.extensions names every key the apps keep in `app.extensions` and says
+    what it holds; a key spelled out elsewhere is one the next reader cannot look up."""
+    spelled = []
+    for path in modules().values():
+        rel = path.relative_to(APP).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Subscript):
+                holder, key = node.value, node.slice
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                node.func.attr in ("get", "setdefault", "pop") and node.args
+            ):
+                holder, key = node.func.value, node.args[0]
+            else:
+                continue
+            if (
+                ast.unparse(holder).endswith("extensions")
+                and isinstance(key, ast.Constant)
+                and key.value != "socketio"  # Flask-SocketIO's own
+            ):
+                spelled.append(f"{rel}:{node.lineno} {key.value!r}")
+    assert spelled == [], f"app.extensions keys spelled out: {spelled}"

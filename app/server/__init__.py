@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from asiworld.server.extensions import Services, services, socketio
+from asiworld.server.extensions import SERVICES, Services, services, socketio
 from asiworld.server.live import LiveRooms
 from asiworld.server.nesting import BoundedJSON
 from flask import Flask
@@ -67,13 +67,13 @@ def create_app(config: dict | None = None) -> Flask:
         json=BoundedJSON,  # payloads nested too deeply are refused unparsed (nesting.py)
     )
     runner, builtin = build_runner(app.config)
-    app.extensions["asiworld"] = Services(
+    app.extensions[SERVICES] = Services(
         runner=runner, live=LiveRooms(socketio, runner), builtin=builtin
     )
     if app.config["MESSAGE_QUEUE"]:
         from asiworld.server.fanout import Fanout
 
-        app.extensions["asiworld"].live.fanout = Fanout(
+        app.extensions[SERVICES].live.fanout = Fanout(
             app.config["MESSAGE_QUEUE"], runner.keyframe, runner.call, app.config["ASYNC_MODE"]
         )
 

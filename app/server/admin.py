@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from asiworld.server import auth
 from asiworld.server.errors import ApiError, error_response
+from asiworld.server.extensions import SERVICES, STORE
 from asiworld.server.live import kick as kick_character
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
@@ -30,7 +31,7 @@ def check_admin() -> ResponseReturnValue | None:
 
 
 def _runner():
-    return current_app.extensions["asiworld"].runner
+    return current_app.extensions[SERVICES].runner
 
 
 @admin.post("/pause")
@@ -82,7 +83,7 @@ def kick() -> ResponseReturnValue:
 
 @admin.post("/snapshot")
 def snapshot() -> ResponseReturnValue:
-    store = current_app.extensions.get("asiworld_store")
+    store = current_app.extensions.get(STORE)
     if store is None:
         return _refusal("no_data_dir", "this server keeps nothing on disk (no --data-dir)", 409)
     return jsonify({"ok": True, "tick": store.snapshot_now()})

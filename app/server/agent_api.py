@@ -27,6 +27,7 @@ from asiworld.pipeline import Pipeline, Tick
 from asiworld.programs.manager import ProgramManager
 from asiworld.server.auth import new_token, token_hash
 from asiworld.server.errors import ApiError, error_body
+from asiworld.server.extensions import AGENTS
 from asiworld.server.joining import character_count, join_gate
 from asiworld.server.runner import WorldRunner
 from flask import Blueprint, Flask, current_app, jsonify, request
@@ -199,7 +200,7 @@ def room(cid: int) -> str:
 
 
 def _service() -> AgentService:
-    return current_app.extensions["asiworld_agents"]
+    return current_app.extensions[AGENTS]
 
 
 def _bearer() -> str | None:
@@ -430,5 +431,5 @@ def init_agent_api(app: Flask) -> None:
     if NAMESPACE not in getattr(socketio.server, "handlers", {}):
         register_socket_handlers(socketio)
     service = AgentService(services(app).runner, socketio)
-    app.extensions["asiworld_agents"] = service
+    app.extensions[AGENTS] = service
     app.register_blueprint(agent_api)

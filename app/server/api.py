@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from asiworld.server import assessment, auth
 from asiworld.server.errors import ApiError
+from asiworld.server.extensions import SERVICES
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
@@ -39,7 +40,7 @@ def world_summary(keyframe: dict, stats: dict) -> dict:
 
 @api.get("/healthz")
 def healthz() -> ResponseReturnValue:
-    runner = current_app.extensions["asiworld"].runner
+    runner = current_app.extensions[SERVICES].runner
     stats = runner.stats()
     if stats["failure"] is not None:  # a process supervisor sees the alarm in the status
         return jsonify({"ok": False, "tick": stats["tick"], "running": False,
@@ -65,7 +66,7 @@ def evaluation() -> ResponseReturnValue:
 def world() -> ResponseReturnValue:
     if not auth.gate(current_app).may_spectate_http(request):
         raise ApiError(403, "not_spectator", "the world summary needs the spectator token")
-    runner = current_app.extensions["asiworld"].runner
+    runner = current_app.extensions[SERVICES].runner
     return jsonify(world_summary(runner.keyframe(), runner.stats()))
 
 
@@ -153,5 +154,5 @@ def creatures_summary(content: object) -> dict:
 @api.get("/api/content")
 def content() -> ResponseReturnValue:
     # Content is immutable after loading, so reading it off the runner thread is safe.
-    world = current_app.extensions["asiworld"].runner.world
+    world = current_app.extensions[SERVICES].runner.world
     return jsonify(content_summary(world.content))

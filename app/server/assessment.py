@@ -17,11 +17,11 @@ from typing import Any
 
 from asiworld.engine.errors import CodedError
 from asiworld.evaluation import LiveAssessment
+from asiworld.server.extensions import ASSESSMENT, SERVICES, STUDY
 from flask import Flask
 
 # One or two plain path segments ("exp" or "exp/E1"): nothing that climbs out of the folder.
 RUN_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}(/[A-Za-z0-9_][A-Za-z0-9_.-]{0,63})?$")
-KEY = "asiworld_assessment"
 
 
 class RunResultsError(CodedError):
@@ -34,13 +34,13 @@ class RunResultsError(CodedError):
 
 def attach(app: Flask) -> LiveAssessment:
     """Follow the app's live world: every tick's events go to one LiveAssessment."""
-    if KEY in app.extensions:
-        return app.extensions[KEY]
-    runner = app.extensions["asiworld"].runner
+    if ASSESSMENT in app.extensions:
+        return app.extensions[ASSESSMENT]
+    runner = app.extensions[SERVICES].runner
     # characters that joined before the first tick (built-in agents)
     live = LiveAssessment(_characters(runner.world))
     runner.pipeline.add_observer("assessment", lambda info: live.feed(info.events))
-    app.extensions[KEY] = live
+    app.extensions[ASSESSMENT] = live
     return live
 
 
@@ -56,9 +56,9 @@ def _characters(world: Any) -> list[dict[str, Any]]:
 
 def live_results(app: Flask) -> dict[str, Any]:
     # The world's own tick: the assessment only knows the tick of the last event it saw.
-    ticks = app.extensions["asiworld"].runner.world.tick
+    ticks = app.extensions[SERVICES].runner.world.tick
     meta: dict[str, Any] = {"seed": app.config.get("SEED"), "live": True, "ticks": ticks}
-    study = app.extensions.get("asiworld_study")
+    study = app.extensions.get(STUDY)
     if study is not None:  # asiworld serve --study: the countdown to its horizon
         meta["study"] = study.status()
     return attach(app).results(meta)

@@ -26,6 +26,7 @@ from http.cookies import SimpleCookie
 from typing import Any
 
 from asiworld.server import errors
+from asiworld.server.extensions import AGENTS, GATE
 from asiworld.server.validation import (
     MAX_CONTENT_LENGTH,
     RateLimiter,
@@ -137,23 +138,23 @@ class Gate:
 
 
 def gate(app: Flask) -> Gate:
-    return app.extensions["asiworld_gate"]
+    return app.extensions[GATE]
 
 
 def install(app: Flask) -> None:
     """Edge checks for one app: REST bodies and rate limits before every request, every
     Socket.IO event checked before its handler, the spectator cookie."""
-    if "asiworld_gate" in app.extensions:
+    if GATE in app.extensions:
         return
     the_gate = Gate(app.config)
-    app.extensions["asiworld_gate"] = the_gate
+    app.extensions[GATE] = the_gate
     app.config["MAX_CONTENT_LENGTH"] = MAX_CONTENT_LENGTH
     guard_socketio(app.extensions["socketio"].server, the_gate.limiter, the_gate.on_connect)
 
     def known(token: str) -> bool:
         if same(token, app.config.get("ADMIN_TOKEN")):
             return True
-        agents = app.extensions.get("asiworld_agents")
+        agents = app.extensions.get(AGENTS)
         return agents is not None and agents.knows(token)
 
     @app.before_request

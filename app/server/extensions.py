@@ -1,4 +1,5 @@
-"""What one app holds for the whole server: the Socket.IO instance and the app's services.
+"""What one app holds for the whole server: the Socket.IO instance, the app's services, and the
+key of everything else kept in `app.extensions` (one place says what each key holds).
 
 A module of its own so that the server's modules reach them without importing the package's
 `__init__` (the factory that imports them all): `from asiworld.server import services` still
@@ -20,6 +21,19 @@ if TYPE_CHECKING:
 # Created once and bound to each app in the factory, so tests can build a fresh app per test.
 socketio = SocketIO()
 
+# The keys of app.extensions, and what each holds (set by the module named, read by any).
+SERVICES = "asiworld"  # Services, below: every app's (the factory)
+AGENTS = "asiworld_agents"  # AgentService: agents from outside (agent_api.py)
+GATE = "asiworld_gate"  # Gate: rate limits and the spectator check (auth.py)
+JOINS = "asiworld_join"  # JoinGate: the join token and the character cap (joining.py)
+ASSESSMENT = "asiworld_assessment"  # LiveAssessment behind /api/evaluation (assessment.py)
+REPLAYS = "asiworld_replays"  # the replay library and its forkable worlds (replays.py)
+RECORDING = "asiworld_recording"  # the live world's replay: LiveRecording, or a LiveStudy's
+STORE = "asiworld_store"  # WorldStore: a saving server's (wsgi.build_app); absent: ephemeral
+DATA_LOCK = "asiworld_data_lock"  # the data dir's lock, held for wsgi_app()'s process
+STUDY = "asiworld_study"  # LiveStudy: `serve --study` (app/study/live.py)
+FRONTEND = "asiworld_frontend"  # FrontEnd: a `serve --frontend` app's (frontend.py)
+
 
 @dataclass
 class Services:
@@ -29,4 +43,4 @@ class Services:
 
 
 def services(app: Flask) -> Services:
-    return app.extensions["asiworld"]
+    return app.extensions[SERVICES]

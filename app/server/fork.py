@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from asiworld.replay.format import ReplayError
+from asiworld.server.extensions import STORE
 
 
 def install(app: Any, forked: Any, take_over: int | None, name: str = "",
@@ -39,7 +40,7 @@ def install(app: Any, forked: Any, take_over: int | None, name: str = "",
         runner.replace_world(forked)
         assessment.restart(app, forked, history)
         builtin = svc.builtin.seat_world(runner.pipeline, skip=take_over)
-        store = app.extensions.get("asiworld_store")
+        store = app.extensions.get(STORE)
         if store is not None:  # the saved history starts again from the fork
             store.rebase(forked, builtin)
         seat = None

@@ -20,6 +20,7 @@ from typing import Any
 from asiworld.engine.errors import CodedError
 from asiworld.server import APP_DIR
 from asiworld.server.errors import error_body
+from asiworld.server.extensions import FRONTEND
 from asiworld.server.fanout import CHANNEL, NAMESPACE, SPECTATORS, request_spectate
 from asiworld.server.live import HIGH_WATER, LOW_WATER
 from asiworld.server.nesting import BoundedJSON
@@ -196,10 +197,10 @@ def create_frontend_app(url: str) -> Flask:
 
     @app.get("/healthz")
     def healthz() -> Any:
-        front: FrontEnd = app.extensions["asiworld_frontend"]
+        front: FrontEnd = app.extensions[FRONTEND]
         with front._lock:
             spectators = len(front.spectators)
         return jsonify({"ok": True, "frontend": True, "spectators": spectators})
 
-    app.extensions["asiworld_frontend"] = FrontEnd(url, app)
+    app.extensions[FRONTEND] = FrontEnd(url, app)
     return app

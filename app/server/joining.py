@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from asiworld.engine.errors import CodedError
 from asiworld.server.auth import same
+from asiworld.server.extensions import JOINS
 
 DEFAULT_MAX_CHARACTERS = 500
 T = TypeVar("T")
@@ -66,9 +67,9 @@ class JoinGate:
 
 
 def join_gate(app: Any) -> JoinGate:
-    gate = app.extensions.get("asiworld_join")
+    gate = app.extensions.get(JOINS)
     if gate is None:
-        gate = app.extensions["asiworld_join"] = JoinGate(app.config)
+        gate = app.extensions[JOINS] = JoinGate(app.config)
     return gate
 
 

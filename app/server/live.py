@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from asiworld.pipeline import Tick
 from asiworld.replay.compact import EntityPacker
 from asiworld.server.auth import new_token
+from asiworld.server.extensions import AGENTS, SERVICES, STORE
 from asiworld.server.runner import WorldRunner
 
 if TYPE_CHECKING:
@@ -245,13 +246,13 @@ class LiveRooms:
 def restore_player_seat(app: Flask, token: str) -> Any:
     """After a restart, a browser player's token (known only by its hash on disk) gets its seat
     back in the live rooms. Returns the Seat or None."""
-    store = app.extensions.get("asiworld_store")
+    store = app.extensions.get(STORE)
     if store is None:
         return None
     row = store.player_for(token)
     if row is None:
         return None
-    live = app.extensions["asiworld"].live
+    live = app.extensions[SERVICES].live
     seat = Seat(token=token, char=row["char"], name=row["name"])
     live.runner.call(lambda: live.seats.setdefault(token, seat))
     return live.seats.get(token)
@@ -262,8 +263,8 @@ def kick(app: Flask, char: int) -> dict:
     in the world (the engine has no removal); nobody can act for it any more."""
     from asiworld.server.extensions import socketio
 
-    live = app.extensions["asiworld"].live
-    service = app.extensions.get("asiworld_agents")
+    live = app.extensions[SERVICES].live
+    service = app.extensions.get(AGENTS)
     sids: list[tuple[str, str]] = []
 
     def revoke() -> int:
@@ -286,7 +287,7 @@ def kick(app: Flask, char: int) -> dict:
         return count
 
     count = live.runner.call(revoke)
-    store = app.extensions.get("asiworld_store")
+    store = app.extensions.get(STORE)
     if store is not None:
         store.revoke(char)
     for sid, namespace in sids:

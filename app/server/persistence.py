@@ -45,6 +45,7 @@ from asiworld.engine.frames import FrameBuilder
 from asiworld.engine.resim import ResimMismatch, resimulate
 from asiworld.pipeline import Tick
 from asiworld.server.auth import token_hash
+from asiworld.server.extensions import AGENTS, SERVICES
 from asiworld.server.runner import WorldRunner
 
 log = logging.getLogger(__name__)
@@ -259,7 +260,7 @@ class WorldStore:
         self.runner = runner = services(app).runner
         world = runner.world
         runner.pipeline.keep_inputs(self._note)
-        service = app.extensions.get("asiworld_agents")
+        service = app.extensions.get(AGENTS)
         if service is not None:
             service.unsaved = []
         with self._lock:
@@ -316,7 +317,7 @@ class WorldStore:
             state = server.get("programs") or {}
             self.runner.call(lambda: programs.restore_state(state, saved_programs))
         self._requeue_events(pipeline, last_saved, world.tick)
-        service = app.extensions.get("asiworld_agents")
+        service = app.extensions.get(AGENTS)
         if service is not None:
             restore_agent_seats(service, self.tokens(kind="agent"))
             self._restore_agent_events(service)
@@ -404,7 +405,7 @@ class WorldStore:
                 if info.tick - self._last_snapshot >= self.snapshot_every:
                     self._write_snapshot(world)
         if events:  # agents see them once saved
-            self.app.extensions["asiworld_agents"].publish(events)
+            self.app.extensions[AGENTS].publish(events)
         self._log_applied = self._log_journaled = world.input_log_end
         self._pending_journaled = len(world.pending)
         self._forget_saved_inputs(world)
@@ -477,8 +478,8 @@ class WorldStore:
     def _new_tokens(self) -> list[tuple[str, int, str, str, str]]:
         """Token hashes the live rooms and the agent API handed out since the last look."""
         app = self.app
-        live = app.extensions["asiworld"].live
-        service = app.extensions.get("asiworld_agents")
+        live = app.extensions[SERVICES].live
+        service = app.extensions.get(AGENTS)
         found = []
         for token, seat in list(live.seats.items()):
             if token in self._seen_live:  # cheap set test per seat: this runs after every command
@@ -518,7 +519,7 @@ class WorldStore:
         )
 
     def _insert_agent_events(self) -> list[dict]:
-        service = self.app.extensions.get("asiworld_agents") if self.app is not None else None
+        service = self.app.extensions.get(AGENTS) if self.app is not None else None
         if service is None or not service.unsaved:
             return []
         events, service.unsaved = service.unsaved, []
@@ -568,7 +569,7 @@ class WorldStore:
 
     def _server_state(self) -> dict:
         state: dict[str, Any] = {"builtin": self.builtin}
-        service = self.app.extensions.get("asiworld_agents") if self.app is not None else None
+        service = self.app.extensions.get(AGENTS) if self.app is not None else None
         if service is not None:
             state["programs"] = service.programs.to_state()
         return state

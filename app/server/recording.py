@@ -93,7 +93,7 @@ class LiveRecording:
 
 def attach(app: Any) -> LiveRecording | None:
     """Record the app's live world into config RECORD_DIR (nothing when it is not set)."""
-    from asiworld.server.extensions import services
+    from asiworld.server.extensions import RECORDING, services
 
     folder = app.config.get("RECORD_DIR")
     if not folder:
@@ -107,5 +107,5 @@ def attach(app: Any) -> LiveRecording | None:
         log.warning("the live world is not recorded: %s", exc)
         return None
     runner.pipeline.add_observer("recorder", live.on_tick, live.on_replace)
-    app.extensions["asiworld_recording"] = live
+    app.extensions[RECORDING] = live
     return live

@@ -34,6 +34,7 @@ from asiworld.replay.library import ReplayLibrary
 from asiworld.replay.worlds import ReplayWorlds, point_of_view
 from asiworld.resources import shipped
 from asiworld.server.errors import status_of
+from asiworld.server.extensions import RECORDING, REPLAYS
 from flask import Blueprint, Response, current_app, render_template, request
 from flask.typing import ResponseReturnValue
 
@@ -52,7 +53,7 @@ replays = Blueprint("replays", __name__)
 
 def _is_private(path: Path) -> bool:
     record = current_app.config.get("RECORD_DIR")
-    live = current_app.extensions.get("asiworld_recording")
+    live = current_app.extensions.get(RECORDING)
     live_path = getattr(live, "path", None)
     resolved = path.resolve()
     if record and resolved.parent == Path(record).resolve():
@@ -136,9 +137,9 @@ def replay_dirs(config: dict) -> list[Path]:
 
 def _services() -> tuple[ReplayLibrary, ReplayWorlds]:
     ext = current_app.extensions
-    if "asiworld_replays" not in ext:
-        ext["asiworld_replays"] = (ReplayLibrary(replay_dirs(current_app.config)), ReplayWorlds())
-    return ext["asiworld_replays"]
+    if REPLAYS not in ext:
+        ext[REPLAYS] = (ReplayLibrary(replay_dirs(current_app.config)), ReplayWorlds())
+    return ext[REPLAYS]
 
 
 def _json(body: Any, status: int = 200, built_ms: float | None = None) -> Response:
@@ -229,7 +230,7 @@ def viewer_page(rid: str) -> ResponseReturnValue:
 
 def _mark_recording(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """`recording: true` on the file the live world is being recorded into right now."""
-    live = current_app.extensions.get("asiworld_recording")
+    live = current_app.extensions.get(RECORDING)
     path = live.path if live is not None and live.recording is not None else None
     for row in rows:
         row["recording"] = path is not None and row.get("path") == str(path)

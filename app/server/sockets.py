@@ -13,6 +13,7 @@ from typing import Any
 from asiworld.engine.errors import CodedError
 from asiworld.server import auth
 from asiworld.server.errors import error_body
+from asiworld.server.extensions import SERVICES
 from asiworld.server.joining import JoinRefused, character_count, join_gate
 from asiworld.server.live import LiveRooms, Seat, restore_player_seat
 from asiworld.server.names import check_player_name
@@ -27,7 +28,7 @@ class BadEvent(CodedError):
 
 
 def _live() -> LiveRooms:
-    return current_app.extensions["asiworld"].live
+    return current_app.extensions[SERVICES].live
 
 
 def _payload(data: Any) -> dict:

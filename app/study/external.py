@@ -25,6 +25,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from asiworld.server.extensions import AGENTS
+
 from .spec import ExternalConfiguration, ServeSection, StudyError
 
 HOST = "127.0.0.1"  # an agent under test reaches the study from this machine only
@@ -100,7 +102,7 @@ class ExternalSeats:
                                        name="study-agent-api")
         self.thread.start()
         say(f"agent API for the external seats: {self.url} (loopback only; no one else joins)")
-        self.seat_on(app.extensions["asiworld_agents"], self.url, say)
+        self.seat_on(app.extensions[AGENTS], self.url, say)
         say(f"spectate: {self.url}/live?spectator_token={spectator}")
 
     def seat_on(self, service: Any, url: str, say: Callable[[str], None]) -> None:

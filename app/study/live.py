@@ -28,7 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from asiworld.pipeline import Tick
+from asiworld.server.extensions import AGENTS, RECORDING, STUDY
 from asiworld.server.runner import WorldRunner
+from asiworld.server.settings import ServerSettings
 
 from .run import StudyRun, write_study
 from .spec import Lockstep, Study, StudyError
@@ -94,10 +96,10 @@ class LiveStudy:
         }
 
     def attach(self, app: Any) -> None:
-        app.extensions["asiworld_study"] = self
-        app.extensions["asiworld_recording"] = self  # /replays badges DIR/replay.asirep
+        app.extensions[STUDY] = self
+        app.extensions[RECORDING] = self  # /replays badges DIR/replay.asirep
         if self.run.external is not None:
-            self.run.external.seat_on(app.extensions["asiworld_agents"], self.url, _say)
+            self.run.external.seat_on(app.extensions[AGENTS], self.url, _say)
             _say(f"  spectate: {self.url}/live?spectator_token={self.spectator_token}")
 
     def start(self) -> None:
@@ -198,20 +200,18 @@ class LiveStudy:
         self.run.finish()
 
 
-def open_study(args: Any) -> LiveStudy:
+def open_study(settings: ServerSettings) -> LiveStudy:
     """The LiveStudy for `asiworld serve --study FILE [--out DIR] [--speed S]`; StudyError for
     a bad file, a study of several seeds, or an --out holding an earlier study."""
-    from asiworld.server.commands import shown_host
-
     from .commands import earlier_study, resumes
     from .seats import check_endpoints
     from .spec import load_study
 
-    study, text = load_study(args.study)
-    shown = shown_host(args.host)
-    out = args.out
+    assert settings.study is not None  # serve opens a study only when one is given
+    study, text = load_study(settings.study)
+    out = settings.out
     if out is None:
-        out = Path(f"{Path(args.study).stem}-live-{time.strftime('%Y%m%d-%H%M%S')}")
+        out = Path(f"{Path(settings.study).stem}-live-{time.strftime('%Y%m%d-%H%M%S')}")
     # serve has no --force: another study's interrupted folder is resume_mismatch
     resume = resumes(study, text, out, remedy="give another --out")
     if resume:
@@ -222,9 +222,9 @@ def open_study(args: Any) -> LiveStudy:
     if len(study.world.seed_list()) == 1:  # several are refused below, whatever the models
         check_endpoints(study)  # before anything is written
     out.mkdir(parents=True, exist_ok=True)
-    return LiveStudy(study, text, out, str(args.study), float(args.speed),
-                     url=f"http://{shown}:{args.port}", join_token=args.join_token,
-                     spectator_token=args.spectator_token, resume=resume)
+    return LiveStudy(study, text, out, str(settings.study), float(settings.speed),
+                     url=settings.url, join_token=settings.join_token,
+                     spectator_token=settings.spectator_token, resume=resume)
 
 
 def _say(line: str) -> None:

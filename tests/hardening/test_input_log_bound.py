@@ -6,8 +6,9 @@ Bad inputs tried: forgetting past the end of the log, forgetting rows already fo
 from __future__ import annotations
 
 from asiworld.engine import World
-from asiworld.server.commands import build_app
 from asiworld.server.persistence import WorldStore
+from asiworld.server.settings import ServerSettings
+from asiworld.server.wsgi import build_app
 
 
 def test_a_world_forgets_old_input_rows_and_keeps_numbering_them():
@@ -29,8 +30,7 @@ def test_a_world_forgets_old_input_rows_and_keeps_numbering_them():
 
 
 def test_a_saving_server_keeps_a_bounded_log_and_resumes_the_same_world(tmp_path):
-    settings = {"seed": 5, "speed": 10.0, "data_dir": str(tmp_path), "snapshot_every": 20,
-                "admin_token": "admin"}  # fmt: skip
+    settings = ServerSettings(seed=5, data_dir=tmp_path, snapshot_every=20, admin_token="admin")
     app, store = build_app(settings)
     store.input_log_kept = 8
     from asiworld.server import services

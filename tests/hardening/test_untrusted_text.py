@@ -109,10 +109,11 @@ def test_a_poisoned_say_then_a_snapshot_a_kill_and_a_restart_on_the_same_folder(
 
 def test_a_tick_that_fails_is_an_alarm_and_leaves_no_transaction_open(tmp_path, monkeypatch):
     from asiworld.pipeline import TickNotSaved
-    from asiworld.server.commands import build_app
+    from asiworld.server.settings import ServerSettings
+    from asiworld.server.wsgi import build_app
 
-    app, store = build_app({"data_dir": str(tmp_path / "data"), "speed": 10.0,
-                            "snapshot_every": 1, "agents": []})
+    app, store = build_app(ServerSettings(data_dir=tmp_path / "data", speed=10.0,
+                                           snapshot_every=1))
     runner = services(app).runner
     client = app.test_client()
     runner.step(2)
@@ -144,10 +145,11 @@ def test_a_full_disk_is_a_503_not_an_html_500_and_the_world_goes_on_once_it_can_
     import time
 
     from asiworld.server import runner as runner_module
-    from asiworld.server.commands import build_app
+    from asiworld.server.settings import ServerSettings
+    from asiworld.server.wsgi import build_app
 
     monkeypatch.setattr(runner_module, "RETRY_SECONDS", 0.2)
-    app, store = build_app({"data_dir": str(tmp_path / "data"), "speed": 50.0, "agents": []})
+    app, store = build_app(ServerSettings(data_dir=tmp_path / "data", speed=50.0))
     runner = services(app).runner
     client = app.test_client()
     cid, token = agent(client)

@@ -11,11 +11,12 @@ RID = "demo"
 
 
 def forked_app(replay_dir, tmp_path):
-    from asiworld.server.commands import build_app
+    from asiworld.server.settings import ServerSettings
+    from asiworld.server.wsgi import build_app
 
     app, store = build_app(
-        {"data_dir": str(tmp_path / "data"), "replays": [str(replay_dir)], "seed": 5,
-         "agents": ["forager"]}
+        ServerSettings(data_dir=tmp_path / "data", replays=(replay_dir,), seed=5,
+                       agents=("forager",))
     )  # fmt: skip
     return app, store
 

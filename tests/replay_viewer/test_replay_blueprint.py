@@ -152,11 +152,12 @@ def test_a_fork_needs_the_admin_token_when_one_is_configured(replay_dir):
 
 
 def test_a_fork_on_a_saving_server_becomes_the_saved_world_and_is_resumed(replay_dir, tmp_path):
-    from asiworld.server.commands import build_app
+    from asiworld.server.settings import ServerSettings
+    from asiworld.server.wsgi import build_app
 
     data = tmp_path / "data"
     app, store = build_app(
-        {"data_dir": str(data), "replays": [str(replay_dir)], "seed": 5, "agents": ["forager"]}
+        ServerSettings(data_dir=data, replays=(replay_dir,), seed=5, agents=("forager",))
     )
     client = app.test_client()
     chars = client.get(f"/api/replays/{RID}").get_json()["characters"]
@@ -168,7 +169,7 @@ def test_a_fork_on_a_saving_server_becomes_the_saved_world_and_is_resumed(replay
     assert live_tick == 125
     store.close()
 
-    again, store2 = build_app({"data_dir": str(data), "replays": [str(replay_dir)]})
+    again, store2 = build_app(ServerSettings(data_dir=data, replays=(replay_dir,)))
     world = services(again).runner.world
     assert (world.tick, world.state_hash()) == (live_tick, live_hash)
     assert again.config["SEED"] == world.seed  # the fork's seed is the saved one now

@@ -286,19 +286,31 @@ def test_ctrl_c_stops_a_busy_world_cleanly_and_saves_it(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "argv",
+    "argv, env",
     [
-        ["serve", "--async-mode", "eventlet"],
-        [
-            *("serve", "--async-mode", "eventlet", "--ephemeral", "--fsync", "--seed", "3"),
-            *("--speed", "2.5", "--agents", "forager,planner", "--admin-token", "a b"),
-            *("--spectator-token", "s", "--replays", "one", "--replays", "two", "--port", "9"),
-            *("--host", "0.0.0.0", "--snapshot-every", "7", "--data-dir", "world", "--new"),
-        ],
+        (["serve", "--async-mode", "eventlet"], {}),
+        (
+            [
+                *("serve", "--async-mode", "eventlet", "--ephemeral", "--fsync", "--seed", "3"),
+                *("--speed", "2.5", "--agents", "forager,planner", "--admin-token", "a b"),
+                *("--spectator-token", "s", "--replays", "one", "--replays", "two"),
+                *("--host", "0.0.0.0", "--snapshot-every", "7", "--data-dir", "world", "--new"),
+                *("--port", "9", "--message-queue", "redis://127.0.0.1:9/0", "--no-record"),
+                *("--max-characters", "12", "--programs-memory", "300", "--join-token", "j"),
+            ],
+            {},
+        ),
+        # what the environment gave comes back as flags: the new interpreter gets the same world
+        # even were its environment another
+        (
+            ["serve", "--async-mode", "eventlet"],
+            {"ASIWORLD_SEED": "4", "ASIWORLD_AGENTS": "forager", "ASIWORLD_FSYNC": "1",
+             "ASIWORLD_MAX_CONNECTIONS": "9", "ASIWORLD_RECORD_DIR": "rec"},
+        ),
     ],
 )
-def test_the_restarted_interpreter_gets_the_same_serve_options(argv, tmp_path, monkeypatch):
-    # eventlet mode runs `serve` again in a fresh interpreter from serve_argv(): every option
+def test_the_restarted_interpreter_gets_the_same_serve_settings(argv, env, tmp_path, monkeypatch):
+    # eventlet mode runs `serve` again in a fresh interpreter from serve_argv(): every setting
     # must come back the same, defaults and repeated ones included. The folders are checked at
     # parse time, so they exist (in a temporary folder).
     import argparse
@@ -308,8 +320,11 @@ def test_the_restarted_interpreter_gets_the_same_serve_options(argv, tmp_path, m
     (tmp_path / "two").mkdir()
 
     from asiworld.server import commands
+    from asiworld.server.eventlet_mode import serve_argv
+    from asiworld.server.settings import ServerSettings
 
     parser = argparse.ArgumentParser()
     commands.register(parser.add_subparsers())
-    parsed = parser.parse_args(argv)
-    assert vars(parser.parse_args(commands.serve_argv(parsed))) == vars(parsed)
+    settings = ServerSettings.from_args(parser.parse_args(argv), env)
+    again = ServerSettings.from_args(parser.parse_args(serve_argv(settings)), {})
+    assert again == settings

@@ -133,7 +133,7 @@ def test_agents_on_a_saved_world_are_refused_and_new_starts_fresh_with_them(tmp_
 
 
 def test_a_loopback_or_every_address_bind_is_shown_as_localhost():
-    from asiworld.server.commands import shown_host
+    from asiworld.server.settings import shown_host
 
     assert shown_host("127.0.0.1") == shown_host("0.0.0.0") == "localhost"
     assert shown_host("192.168.1.5") == "192.168.1.5"

@@ -8,14 +8,15 @@ directory of the current format whose snapshot bytes were replaced by a pickle."
 from __future__ import annotations
 
 import pytest
-from asiworld.server.commands import build_app
 from asiworld.server.persistence import FORMAT, StoreError, WorldStore
+from asiworld.server.settings import ServerSettings
+from asiworld.server.wsgi import build_app
 
 from tests.engine.hostile import CALLS, hostile_pickle
 
 
 def saved_world(path) -> None:
-    app, store = build_app({"seed": 5, "data_dir": str(path), "snapshot_every": 20})
+    app, store = build_app(ServerSettings(seed=5, data_dir=path, snapshot_every=20))
     store.close()
 
 
@@ -33,7 +34,7 @@ def test_a_store_of_pickled_snapshots_is_refused_and_left_as_it_is(tmp_path):
     saved_world(tmp_path)
     blob = tamper(tmp_path, 1)
     with pytest.raises(StoreError) as err:
-        build_app({"data_dir": str(tmp_path)})
+        build_app(ServerSettings(data_dir=tmp_path))
     assert "store format 1" in str(err.value) and "pickle" in str(err.value)
     assert "new --data-dir" in str(err.value)
     store = WorldStore(tmp_path)
