@@ -18,12 +18,15 @@ has not called within `serve.entry_timeout` seconds stops the study with `extern
 
 from __future__ import annotations
 
+import json
 import logging
 import socket
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+from asiworld.engine import codes
 
 from .spec import ExternalConfiguration, ServeSection, StudyError
 
@@ -161,4 +164,9 @@ def _not_yet(environ: dict, start_response: Callable) -> list[bytes]:
     """The answer before the study has made its characters (the port is bound early)."""
     start_response("503 Service Unavailable", [("Content-Type", "application/json"),
                                                ("Retry-After", "1")])
-    return [b'{"error": {"code": "not_started", "message": "the study is starting"}}']
+    return [_NOT_YET]
+
+
+_NOT_YET = json.dumps(
+    {"error": {"code": codes.NOT_STARTED, "message": "the study is starting"}}
+).encode()
