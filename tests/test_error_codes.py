@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import asiworld
@@ -27,6 +27,7 @@ PRINTED = re.compile(r"^error: (?P<code>[a-z_]+): ")
 CODE_SHAPE = re.compile(r"[a-z][a-z0-9_]*")
 # Answers in a code's place that are no error: an action queued, a replay that verified.
 NOT_ERRORS = {"accepted", "ok"}
+NAMED = ("engine/",)  # the layers that name their codes so far
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class Site:
     where: str  # file:line
     code: str | None  # the literal; None when the site names its code from the table
     literal: bool
+    span: tuple[int, int, int, int] | None = field(default=None, compare=False)  # the literal's
 
 
 def _positional(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
@@ -105,10 +107,14 @@ def sites(app: Path = APP) -> list[Site]:
     def add(path: Path, value: ast.AST | None) -> None:
         where = f"{path.relative_to(app)}:{getattr(value, 'lineno', '?')}"
         if isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value:
-            found.append(Site(where, value.value, True))
+            span = (value.lineno, value.col_offset, value.end_lineno, value.end_col_offset)
+            found.append(Site(where, value.value, True, span))
         elif isinstance(value, ast.IfExp):
             add(path, value.body)
             add(path, value.orelse)
+        elif isinstance(value, ast.BoolOp):
+            for each in value.values:
+                add(path, each)
         elif (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)
               and value.value.id == "codes"):
             found.append(Site(where, None, False))
@@ -138,6 +144,9 @@ def sites(app: Path = APP) -> list[Site]:
                 for keyword in node.keywords:
                     if keyword.arg == "code":
                         add(path, keyword.value)
+            elif isinstance(node, ast.Assign) and any(  # code = "..." then raise X(code, ...)
+                    isinstance(t, ast.Name) and t.id == "code" for t in node.targets):
+                add(path, node.value)
             elif isinstance(node, ast.Dict):
                 for key, value in zip(node.keys, node.values, strict=True):
                     if isinstance(key, ast.Constant) and key.value == "code":
@@ -150,6 +159,21 @@ def sites(app: Path = APP) -> list[Site]:
     return found
 
 
+def host_side(app: Path = APP) -> set[str]:
+    """The program host's modules (it must not import the engine: a second and the world's
+    memory on every start), as paths under app/: what asiworld.programs.host imports."""
+    todo, seen = ["programs/host.py"], set()
+    while todo:
+        rel = todo.pop()
+        if rel in seen:
+            continue
+        seen.add(rel)
+        for node in ast.walk(ast.parse((app / rel).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("asiworld."):
+                todo.append(node.module.removeprefix("asiworld.").replace(".", "/") + ".py")
+    return seen
+
+
 @pytest.fixture(scope="module")
 def found() -> list[Site]:
     return sites()
@@ -159,6 +183,18 @@ def test_every_code_written_in_app_is_in_the_table(found):
     unknown = sorted({f"{s.code} ({s.where})" for s in found
                       if s.literal and s.code not in codes.TABLE and s.code not in NOT_ERRORS})
     assert unknown == [], "add these to asiworld/engine/codes.py"
+
+
+def test_call_sites_name_their_codes_from_the_table(found):
+    exempt = host_side()
+    literal = sorted(f"{s.where}: {s.code!r}" for s in found
+                     if s.literal and s.code not in NOT_ERRORS
+                     and s.where.split(":")[0] not in exempt and s.where.startswith(NAMED))
+    assert literal == [], "write codes.NAME, not the code's text"
+
+
+def test_the_program_host_is_found():
+    assert {"programs/host.py", "programs/runtime.py", "programs/compiler.py"} <= host_side()
 
 
 def test_every_code_in_the_table_is_raised_somewhere(found):

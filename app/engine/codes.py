@@ -72,6 +72,10 @@ EXIT_CLOSED = _code("exit_closed", "the exit portal opens only once the boss has
 INVENTORY_FULL = _code("inventory_full", "no room in the inventory for it", ACTION, status=422)
 MISSING_MATERIALS = _code("missing_materials", "not carrying what building it needs", ACTION,
                           status=422)
+NEEDS_DESIGN = _code("needs_design", "crafting this needs its design in the inventory", ACTION,
+                    status=422)
+NEEDS_STATION = _code("needs_station", "crafting this needs its station within reach", ACTION,
+                      status=422)
 NEEDS_LOCK = _code("needs_lock", "the door has no lock yet", ACTION, status=422)
 NEEDS_SIGIL = _code("needs_sigil", "the gate lets in only those who carry its sigil", ACTION,
                     status=422)
@@ -257,6 +261,12 @@ WORLD_EXISTS = _code("world_exists", "the data folder's saved world has other bu
 AGENT_NOT_FOUND = _code("agent_not_found", "the agent class named cannot be imported", STUDY,
                         CLIENT)
 BAD_TOML = _code("bad_toml", "the study file is not valid TOML", STUDY)
+BAD_VALUE = _code("bad_value", "a study file's value is not one the key takes", STUDY)
+MISSING_KEY = _code("missing_key", "a study file lacks a key it needs", STUDY)
+UNKNOWN_KEY = _code("unknown_key", "a study file has a key it does not take", STUDY)
+UNKNOWN_KIND = _code("unknown_kind", "a study file names a `kind` that does not exist", STUDY)
+WRONG_TYPE = _code("wrong_type", "a study file's value has the wrong type (text, number, ...)",
+                   STUDY)
 DUPLICATE_NAME = _code("duplicate_name", "two configurations have the same name", STUDY,
                        EVALUATION)
 EXTERNAL_ABSENT = _code("external_absent", "an external seat made no call in time", STUDY)
