@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from asiworld import arguments as checked
+from asiworld.engine import codes
 from asiworld.programs.limits import (
     ENDED_KEPT,
     HOST_MEMORY_BYTES,
@@ -197,7 +198,7 @@ def program_memory_option(raw: Any) -> int:
     value = count_option(raw, "--program-memory")
     if value < MIN_PROGRAM_MEMORY >> 20:
         raise Invalid(
-            "bad_program_memory",
+            codes.BAD_PROGRAM_MEMORY,
             f"--program-memory is at least {MIN_PROGRAM_MEMORY >> 20} MiB (a program's process "
             f"needs room for its interpreter), not {raw!r}",
         )
@@ -439,13 +440,13 @@ def serve(args: argparse.Namespace) -> int:
         except QueueUnavailable as exc:
             return fail(exc.code, exc.message)
     if args.new and args.ephemeral:
-        return fail("bad_argument", "--new and --ephemeral: an ephemeral world is always new")
+        return fail(codes.BAD_ARGUMENT, "--new and --ephemeral: an ephemeral world is always new")
     if args.out is not None and args.study is None:
-        return fail("bad_argument", "--out names a study's folder: give --study FILE too")
+        return fail(codes.BAD_ARGUMENT, "--out names a study's folder: give --study FILE too")
     live_study = None
     if args.study is not None:
         if OPEN_STUDY is None:
-            return fail("studies_unavailable", "this command table has no studies")
+            return fail(codes.STUDIES_UNAVAILABLE, "this command table has no studies")
         live_study = OPEN_STUDY(args)  # a CodedError (a bad study, --out in use) is exit 2
         args.ephemeral, args.agents = True, ""  # the study brings its world and its seats
     data_dir = None if args.ephemeral else args.data_dir
@@ -466,7 +467,7 @@ def serve(args: argparse.Namespace) -> int:
 def _serve_world(args: argparse.Namespace, data_dir: Path | None, fail: Any, live_study: Any) -> int:
     problem = _port_problem(args.host, args.port)
     if problem:
-        return fail("port_unavailable", problem)
+        return fail(codes.PORT_UNAVAILABLE, problem)
     if data_dir is not None and not args.new:
         from asiworld.server.persistence import DB_NAME
 
@@ -476,7 +477,7 @@ def _serve_world(args: argparse.Namespace, data_dir: Path | None, fail: Any, liv
             if saved != asked:  # the same command again (a supervisor's restart) resumes
                 shown = ", ".join(saved) if saved else "none"
                 return fail(
-                    "world_exists",
+                    codes.WORLD_EXISTS,
                     f"{data_dir} holds a saved world whose built-in agents are {shown}, not "
                     f"{', '.join(asked)}: it resumes with its own characters, so --agents "
                     "would be ignored. Give the same --agents (or none) to resume it, --new to "
@@ -603,17 +604,18 @@ def serve_frontend(args: argparse.Namespace, fail: Any) -> int:
     from asiworld.server.fanout import QueueUnavailable, check_queue
 
     if args.message_queue is None:
-        return fail("bad_argument", "--frontend needs --message-queue URL: the world's Redis queue")
+        return fail(codes.BAD_ARGUMENT,
+                    "--frontend needs --message-queue URL: the world's Redis queue")
     given = [name for name in WORLD_ONLY if getattr(args, name) not in (None, False, "")]
     if given:
         flags = ", ".join("--" + name.replace("_", "-") for name in given)
-        return fail("bad_argument", f"{flags}: a front end holds no world; give these to the "
+        return fail(codes.BAD_ARGUMENT, f"{flags}: a front end holds no world; give these to the "
                     "world's own `asiworld serve --message-queue`")
     if args.async_mode != "threading":
-        return fail("bad_argument", "--frontend runs in the threading mode only")
+        return fail(codes.BAD_ARGUMENT, "--frontend runs in the threading mode only")
     problem = _port_problem(args.host, args.port)
     if problem:
-        return fail("port_unavailable", problem)
+        return fail(codes.PORT_UNAVAILABLE, problem)
     try:
         check_queue(args.message_queue)
     except QueueUnavailable as exc:

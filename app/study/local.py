@@ -134,13 +134,13 @@ class LocalClient:
         def read() -> dict:
             programs = self.pipeline.programs
             if programs is None:
-                raise ApiError(409, "programs_unavailable", "this world hosts no programs")
+                raise ApiError("programs_unavailable", "this world hosts no programs")
             if pid is None:
                 mine = [r.status_dict() for r in programs.programs_of(self.character)]
                 return {"programs": mine}
             record = programs.record(self.character, pid)
             if record is None:
-                raise ApiError(404, "unknown_program", f"you have no program {pid}")
+                raise ApiError("unknown_program", f"you have no program {pid}")
             return {**record.status_dict(), "logs": list(record.logs),
                     "outcome": record.outcome}
 
