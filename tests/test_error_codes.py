@@ -27,7 +27,7 @@ PRINTED = re.compile(r"^error: (?P<code>[a-z_]+): ")
 CODE_SHAPE = re.compile(r"[a-z][a-z0-9_]*")
 # Answers in a code's place that are no error: an action queued, a replay that verified.
 NOT_ERRORS = {"accepted", "ok"}
-NAMED = ("engine/", "server/")  # the layers that name their codes so far
+NAMED = ("engine/", "server/", "replay/", "study/", "evaluation/", "programs/", "pipeline.py")  # the layers that name their codes so far
 
 
 @dataclass(frozen=True)

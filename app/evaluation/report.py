@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from asiworld import provenance
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 from asiworld.evaluation import tables
 from asiworld.evaluation.live import LiveAssessment
@@ -44,7 +45,7 @@ def load_events(path: str | Path) -> list[Event]:
     """Read an events.jsonl file (one JSON object per line; blank lines are skipped)."""
     path = Path(path)
     if not path.is_file():
-        raise ReportError("events_missing", f"no event file at {path}")
+        raise ReportError(codes.EVENTS_MISSING, f"no event file at {path}")
     events: list[Event] = []
     with path.open(encoding="utf-8") as fh:
         for number, line in enumerate(fh, start=1):
@@ -54,11 +55,11 @@ def load_events(path: str | Path) -> list[Event]:
                 ev = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ReportError(
-                    "bad_events_line", f"{path} line {number} is not JSON: {exc.msg}"
+                    codes.BAD_EVENTS_LINE, f"{path} line {number} is not JSON: {exc.msg}"
                 ) from None
             if not isinstance(ev, dict) or "kind" not in ev:
                 raise ReportError(
-                    "bad_events_line", f"{path} line {number} is not an event (needs a kind)"
+                    codes.BAD_EVENTS_LINE, f"{path} line {number} is not an event (needs a kind)"
                 )
             events.append(ev)
     return events
@@ -87,7 +88,7 @@ def compare_runs(out_dir: str | Path, runs: list[dict[str, Any]],
                  draw: Executor | None = None) -> dict[str, Path]:
     """Write a comparison of several runs (E1, E2, ... in the given order) into `out_dir`."""
     if not runs:
-        raise ReportError("no_runs", "nothing to compare: give at least one run")
+        raise ReportError(codes.NO_RUNS, "nothing to compare: give at least one run")
     summary = {
         "schema": "asiworld-comparison/1",
         "runs": [{"meta": r.get("meta", {}), "tick": r.get("tick", 0)} for r in runs],

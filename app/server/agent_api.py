@@ -39,7 +39,7 @@ EVENTS_KEPT = 500  # per character; an agent polling less often than this misses
 PROGRAM_ENDS = ("finished", "failed", "stopped", "interrupted")
 INCIDENT_CAUSE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 # Engine refusals that mean "this request is malformed", not "the world says no".
-MALFORMED_CODES = ("unknown_action", "bad_argument")
+MALFORMED_CODES = (codes.UNKNOWN_ACTION, codes.BAD_ARGUMENT)
 
 agent_api = Blueprint("agent_api", __name__)
 

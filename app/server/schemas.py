@@ -159,7 +159,7 @@ class Obj(Spec):
                 spec.check(item, f"`{key}`" if where == "the message" else f"{where}.{key}")
             except Invalid as exc:
                 raise Invalid(
-                    spec.code if exc.code != "unknown_argument" else exc.code, exc.message
+                    spec.code if exc.code != codes.UNKNOWN_ARGUMENT else exc.code, exc.message
                 ) from None
 
 

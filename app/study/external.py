@@ -67,7 +67,7 @@ class ExternalSeats:
         except OSError as exc:
             listener.close()
             raise StudyError(
-                "port_unavailable",
+                codes.PORT_UNAVAILABLE,
                 f"cannot serve the external seats' agent API on {HOST}:{port} "
                 f"({exc.strerror or exc}); give another [serve] port or --port",
             ) from None
@@ -131,7 +131,7 @@ class ExternalSeats:
                 return
             if clock() >= deadline:
                 raise StudyError(
-                    "external_absent",
+                    codes.EXTERNAL_ABSENT,
                     f"external seat(s) {', '.join(absent)} made no call within {timeout:g} s "
                     "([serve] entry_timeout); the world never started",
                 )

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from asiworld.agents.clients.sdk import ApiError
+from asiworld.engine import codes
 
 EVENTS_KEPT = 500
 PROGRAM_ENDS = {"program_finished", "program_failed", "program_stopped", "program_interrupted"}
@@ -134,13 +135,13 @@ class LocalClient:
         def read() -> dict:
             programs = self.pipeline.programs
             if programs is None:
-                raise ApiError("programs_unavailable", "this world hosts no programs")
+                raise ApiError(codes.PROGRAMS_UNAVAILABLE, "this world hosts no programs")
             if pid is None:
                 mine = [r.status_dict() for r in programs.programs_of(self.character)]
                 return {"programs": mine}
             record = programs.record(self.character, pid)
             if record is None:
-                raise ApiError("unknown_program", f"you have no program {pid}")
+                raise ApiError(codes.UNKNOWN_PROGRAM, f"you have no program {pid}")
             return {**record.status_dict(), "logs": list(record.logs),
                     "outcome": record.outcome}
 
