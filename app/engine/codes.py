@@ -358,6 +358,7 @@ SERVER_FAILED = _code("server_failed", "llama.cpp could not start the model", LO
 BAD_PARAMS = _code("bad_params", "an agent class refused its parameters", CLIENT)
 NOT_AN_AGENT = _code("not_an_agent", "the class named is not an agent", CLIENT)
 NOT_JOINED = _code("not_joined", "the client has not joined yet", CLIENT)
+HTTP_ERROR = _code("http_error", "the server answered an error without a code (not JSON)", CLIENT)
 SERVER_UNREACHABLE = _code("server_unreachable", "the server did not answer", CLIENT)
 UNKNOWN_PLACEHOLDER = _code("unknown_placeholder", "a prompt template names an unknown "
                             "placeholder", CLIENT)

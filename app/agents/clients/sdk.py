@@ -23,6 +23,7 @@ import urllib.request
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 
 RATE_LIMIT_RETRIES = 5
@@ -98,7 +99,7 @@ class Client:
             error = error if isinstance(error, dict) else {}
             failure = ApiError(
                 err.code,
-                error.get("code", "http_error"),
+                error.get("code", codes.HTTP_ERROR),
                 error.get("message", raw.decode(errors="replace")[:200] or str(err)),
                 payload if isinstance(payload, dict) else None,
             )
