@@ -55,63 +55,49 @@ def status(code: str) -> int | None:
     return found.status if found else None
 
 
-# A world's refusals: the action was not done and nothing changed. The agent API answers 422.
-ALREADY_OFFERED = _code("already_offered", "the altar is already open: enter the Sanctum",
-                        ACTION, status=422)
-ASLEEP = _code("asleep", "the character is asleep; wake first", ACTION, status=422)
+# A world's refusals: the action was not done and nothing changed. No HTTP status: the agent API
+# answers them as an ActionResult {ok: false, code, message}, not as an error.
+ALREADY_OFFERED = _code("already_offered", "the altar is already open: enter the Sanctum", ACTION)
+ASLEEP = _code("asleep", "the character is asleep; wake first", ACTION)
 BAD_TEXT = _code("bad_text", "text that is not valid UTF-8 (a lone surrogate)", ACTION, PROGRAM,
-                 status=422)
-BLOCKED = _code("blocked", "the tile is blocked", ACTION, status=422)
-CANNOT_PLACE_HERE = _code("cannot_place_here", "that cannot be built on this tile", ACTION,
-                          status=422)
-CHARACTER_DOWN = _code("character_down", "the character is knocked down for a while", ACTION,
-                       status=422)
-COOLDOWN = _code("cooldown", "the character cannot attack again yet", ACTION, status=422)
-EXIT_CLOSED = _code("exit_closed", "the exit portal opens only once the boss has fallen",
-                    ACTION, status=422)
-INVENTORY_FULL = _code("inventory_full", "no room in the inventory for it", ACTION, status=422)
-MISSING_MATERIALS = _code("missing_materials", "not carrying what building it needs", ACTION,
-                          status=422)
-NEEDS_DESIGN = _code("needs_design", "crafting this needs its design in the inventory", ACTION,
-                    status=422)
-NEEDS_STATION = _code("needs_station", "crafting this needs its station within reach", ACTION,
-                      status=422)
-NEEDS_LOCK = _code("needs_lock", "the door has no lock yet", ACTION, status=422)
-NEEDS_SIGIL = _code("needs_sigil", "the gate lets in only those who carry its sigil", ACTION,
-                    status=422)
-NEEDS_TOOL = _code("needs_tool", "gathering this needs a tool", ACTION, status=422)
-NO_BED = _code("no_bed", "sleeping needs a bed of one's own next to one", ACTION, status=422)
-NO_PATH = _code("no_path", "there is no way to that tile", ACTION, status=422)
-NO_TARGET = _code("no_target", "there is nothing to act on there", ACTION, CLIENT, status=422)
-NOT_A_DOOR = _code("not_a_door", "the structure is not a door", ACTION, status=422)
-NOT_ADJACENT = _code("not_adjacent", "the target is not next to the character", ACTION,
-                     status=422)
-NOT_AT_ALTAR = _code("not_at_altar", "offering needs the character next to the altar", ACTION,
-                     status=422)
+                 API, status=422)
+BLOCKED = _code("blocked", "the tile is blocked", ACTION)
+CANNOT_PLACE_HERE = _code("cannot_place_here", "that cannot be built on this tile", ACTION)
+CHARACTER_DOWN = _code("character_down", "the character is knocked down for a while", ACTION)
+COOLDOWN = _code("cooldown", "the character cannot attack again yet", ACTION)
+EXIT_CLOSED = _code("exit_closed", "the exit portal opens only once the boss has fallen", ACTION)
+INVENTORY_FULL = _code("inventory_full", "no room in the inventory for it", ACTION)
+MISSING_MATERIALS = _code("missing_materials", "not carrying what building it needs", ACTION)
+NEEDS_DESIGN = _code("needs_design", "crafting this needs its design in the inventory", ACTION)
+NEEDS_STATION = _code("needs_station", "crafting this needs its station within reach", ACTION)
+NEEDS_LOCK = _code("needs_lock", "the door has no lock yet", ACTION)
+NEEDS_SIGIL = _code("needs_sigil", "the gate lets in only those who carry its sigil", ACTION)
+NEEDS_TOOL = _code("needs_tool", "gathering this needs a tool", ACTION)
+NO_BED = _code("no_bed", "sleeping needs a bed of one's own next to one", ACTION)
+NO_PATH = _code("no_path", "there is no way to that tile", ACTION)
+NO_TARGET = _code("no_target", "there is nothing to act on there", ACTION, CLIENT)
+NOT_A_DOOR = _code("not_a_door", "the structure is not a door", ACTION)
+NOT_ADJACENT = _code("not_adjacent", "the target is not next to the character", ACTION)
+NOT_AT_ALTAR = _code("not_at_altar", "offering needs the character next to the altar", ACTION)
 NOT_AT_EXIT = _code("not_at_exit", "leaving needs the character on the entrance or exit portal",
-                    ACTION, status=422)
+                    ACTION)
 NOT_AT_MERCHANT = _code("not_at_merchant", "buying needs the character next to the merchant",
-                        ACTION, status=422)
-NOT_EDIBLE = _code("not_edible", "the item cannot be eaten or used", ACTION, status=422)
-NOT_ENOUGH_COINS = _code("not_enough_coins", "not enough T-coins for it", ACTION, status=422)
-NOT_EQUIPPABLE = _code("not_equippable", "the item cannot be equipped", ACTION, status=422)
-NOT_IN_DUNGEON = _code("not_in_dungeon", "the character is not inside a dungeon", ACTION,
-                       status=422)
-NOT_IN_INVENTORY = _code("not_in_inventory", "the character does not carry it", ACTION,
-                         status=422)
-NOT_ON_GATE = _code("not_on_gate", "entering needs the character on a dungeon gate", ACTION,
-                    status=422)
-NOT_OWNER = _code("not_owner", "the structure belongs to someone else", ACTION, status=422)
-NOT_SOLD = _code("not_sold", "the merchant does not sell it", ACTION, status=422)
-NOTHING_TO_GATHER = _code("nothing_to_gather", "there is nothing to gather there", ACTION,
-                          status=422)
-OUT_OF_BOUNDS = _code("out_of_bounds", "the tile is outside the map", ACTION, status=422)
-PEACEFUL = _code("peaceful", "characters cannot attack each other in this world", ACTION,
-                 status=422)
-SLOT_EMPTY = _code("slot_empty", "nothing is equipped in that slot", ACTION, status=422)
-UNKNOWN_ACTION = _code("unknown_action", "no action has that name", ACTION, status=422)
-UNKNOWN_ITEM = _code("unknown_item", "no item has that name", ACTION, status=422)
-UNKNOWN_RECIPE = _code("unknown_recipe", "no recipe makes that", ACTION, status=422)
+                        ACTION)
+NOT_EDIBLE = _code("not_edible", "the item cannot be eaten or used", ACTION)
+NOT_ENOUGH_COINS = _code("not_enough_coins", "not enough T-coins for it", ACTION)
+NOT_EQUIPPABLE = _code("not_equippable", "the item cannot be equipped", ACTION)
+NOT_IN_DUNGEON = _code("not_in_dungeon", "the character is not inside a dungeon", ACTION)
+NOT_IN_INVENTORY = _code("not_in_inventory", "the character does not carry it", ACTION)
+NOT_ON_GATE = _code("not_on_gate", "entering needs the character on a dungeon gate", ACTION)
+NOT_OWNER = _code("not_owner", "the structure belongs to someone else", ACTION)
+NOT_SOLD = _code("not_sold", "the merchant does not sell it", ACTION)
+NOTHING_TO_GATHER = _code("nothing_to_gather", "there is nothing to gather there", ACTION)
+OUT_OF_BOUNDS = _code("out_of_bounds", "the tile is outside the map", ACTION)
+PEACEFUL = _code("peaceful", "characters cannot attack each other in this world", ACTION)
+SLOT_EMPTY = _code("slot_empty", "nothing is equipped in that slot", ACTION)
+UNKNOWN_ACTION = _code("unknown_action", "no action has that name", ACTION, API, status=422)
+UNKNOWN_ITEM = _code("unknown_item", "no item has that name", ACTION)
+UNKNOWN_RECIPE = _code("unknown_recipe", "no recipe makes that", ACTION)
 
 # Requests: an argument, a token, a body.
 BAD_ARGUMENT = _code(
