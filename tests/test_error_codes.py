@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import asiworld
@@ -34,7 +34,6 @@ class Site:
     where: str  # file:line
     code: str | None  # the literal; None when the site names its code from the table
     literal: bool
-    span: tuple[int, int, int, int] | None = field(default=None, compare=False)  # the literal's
 
 
 def _positional(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
@@ -106,8 +105,7 @@ def sites(app: Path = APP) -> list[Site]:
     def add(path: Path, value: ast.AST | None) -> None:
         where = f"{path.relative_to(app)}:{getattr(value, 'lineno', '?')}"
         if isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value:
-            span = (value.lineno, value.col_offset, value.end_lineno, value.end_col_offset)
-            found.append(Site(where, value.value, True, span))
+            found.append(Site(where, value.value, True))
         elif isinstance(value, ast.IfExp):
             add(path, value.body)
             add(path, value.orelse)
