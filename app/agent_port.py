@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 
 EVENTS_KEPT = 500  # per character; an agent reading less often than this misses the oldest
@@ -133,7 +134,7 @@ def program_outcome(record: Any, tick: int) -> dict:
 
 def unknown_program(pid: int) -> ApiError:
     # Another character's program gets this very answer, so ids tell nothing about them.
-    return ApiError(404, "unknown_program", f"this character has no program {pid}")
+    return ApiError(404, codes.UNKNOWN_PROGRAM, f"this character has no program {pid}")
 
 
 # --- the in-process port -----------------------------------------------------------------------
@@ -254,7 +255,7 @@ class PipelinePort:
         def read() -> dict:
             programs = self.pipeline.programs
             if programs is None:
-                raise ApiError(409, "programs_unavailable", "this world hosts no programs")
+                raise ApiError(409, codes.PROGRAMS_UNAVAILABLE, "this world hosts no programs")
             if pid is None:
                 return {"programs": [r.status_dict() for r in programs.programs_of(self.character)]}
             record = programs.record(self.character, pid)

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import NoReturn
 from urllib.parse import urlparse
 
+from asiworld.engine import codes
+
 
 class BadValue(argparse.ArgumentTypeError):
     """A value a checker refuses: a stable code and a sentence."""
@@ -39,7 +41,7 @@ class Parser(argparse.ArgumentParser):
             # "--runs must be at least 1 (got 0)": the sentence reads after the option's name
             line = f"error: {coded['code']}: {coded['arg'].split('/')[0]} {coded['sentence']}"
         else:
-            line = f"error: bad_argument: {message} (see {self.prog} --help)"
+            line = f"error: {codes.BAD_ARGUMENT}: {message} (see {self.prog} --help)"
         print(line.replace("\n", " "), file=sys.stderr)
         raise SystemExit(2)
 
@@ -58,16 +60,16 @@ def _integer(text: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise BadValue("bad_argument", f"must be a whole number (got {text!r})") from None
+        raise BadValue(codes.BAD_ARGUMENT, f"must be a whole number (got {text!r})") from None
 
 
 def _number(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise BadValue("bad_argument", f"must be a number (got {text!r})") from None
+        raise BadValue(codes.BAD_ARGUMENT, f"must be a number (got {text!r})") from None
     if value != value or value in (float("inf"), float("-inf")):
-        raise BadValue("bad_argument", f"must be a finite number (got {text!r})")
+        raise BadValue(codes.BAD_ARGUMENT, f"must be a finite number (got {text!r})")
     return value
 
 
@@ -75,14 +77,14 @@ def port(text: str) -> int:
     """A TCP port, 1..65535."""
     value = _integer(text)
     if not 1 <= value <= 65535:
-        raise BadValue("bad_port", f"must be a port, 1..65535 (got {value})")
+        raise BadValue(codes.BAD_PORT, f"must be a port, 1..65535 (got {value})")
     return value
 
 
 def positive_int(text: str) -> int:
     value = _integer(text)
     if value < 1:
-        raise BadValue("bad_argument", f"must be at least 1 (got {value})")
+        raise BadValue(codes.BAD_ARGUMENT, f"must be at least 1 (got {value})")
     return value
 
 
@@ -90,7 +92,7 @@ def count(text: str) -> int:
     """A whole number of zero or more (ticks, turns)."""
     value = _integer(text)
     if value < 0:
-        raise BadValue("bad_argument", f"must be 0 or more (got {value})")
+        raise BadValue(codes.BAD_ARGUMENT, f"must be 0 or more (got {value})")
     return value
 
 
@@ -102,7 +104,7 @@ def map_size(text: str) -> int:
     value = _integer(text)
     low, high = MAP_SIZES
     if not low <= value <= high:
-        raise BadValue("bad_argument", f"must be a map size, {low}..{high} tiles (got {value})")
+        raise BadValue(codes.BAD_ARGUMENT, f"must be a map size, {low}..{high} tiles (got {value})")
     return value
 
 
@@ -112,17 +114,18 @@ def counts(text: str) -> tuple[int, ...]:
     try:
         values = tuple(int(p) for p in parts)
     except ValueError:
-        raise BadValue("bad_argument", f"must be whole numbers separated by commas (got {text!r})") \
+        raise BadValue(codes.BAD_ARGUMENT,
+                       f"must be whole numbers separated by commas (got {text!r})") \
             from None
     if not values or min(values) < 1:
-        raise BadValue("bad_argument", f"must be whole numbers of at least 1 (got {text!r})")
+        raise BadValue(codes.BAD_ARGUMENT, f"must be whole numbers of at least 1 (got {text!r})")
     return values
 
 
 def positive_number(text: str) -> float:
     value = _number(text)
     if value <= 0:
-        raise BadValue("bad_argument", f"must be more than 0 (got {text})")
+        raise BadValue(codes.BAD_ARGUMENT, f"must be more than 0 (got {text})")
     return value
 
 
@@ -130,27 +133,27 @@ def seconds(text: str) -> float:
     """A duration of zero or more seconds."""
     value = _number(text)
     if value < 0:
-        raise BadValue("bad_argument", f"must be 0 or more seconds (got {text})")
+        raise BadValue(codes.BAD_ARGUMENT, f"must be 0 or more seconds (got {text})")
     return value
 
 
 def existing_file(text: str) -> Path:
     path = Path(text)
     if path.is_dir():
-        raise BadValue("not_a_file", f"names a folder, not a file: {text}")
+        raise BadValue(codes.NOT_A_FILE, f"names a folder, not a file: {text}")
     if not path.exists():
-        raise BadValue("file_not_found", f"names no file: there is no {text}")
+        raise BadValue(codes.FILE_NOT_FOUND, f"names no file: there is no {text}")
     if not os.access(path, os.R_OK):
-        raise BadValue("unreadable", f"cannot be read: {text} (permissions)")
+        raise BadValue(codes.UNREADABLE, f"cannot be read: {text} (permissions)")
     return path
 
 
 def existing_dir(text: str) -> Path:
     path = Path(text)
     if not path.exists():
-        raise BadValue("folder_not_found", f"names no folder: there is no {text}")
+        raise BadValue(codes.FOLDER_NOT_FOUND, f"names no folder: there is no {text}")
     if not path.is_dir():
-        raise BadValue("not_a_folder", f"names a file, not a folder: {text}")
+        raise BadValue(codes.NOT_A_FOLDER, f"names a file, not a folder: {text}")
     return path
 
 
@@ -176,13 +179,13 @@ def writable_dir(text: str) -> Path:
     parent is a writable folder)."""
     path = Path(text)
     if path.exists() and not path.is_dir():
-        raise BadValue("not_a_folder", f"names a file, not a folder: {text}")
+        raise BadValue(codes.NOT_A_FOLDER, f"names a file, not a folder: {text}")
     base = _nearest_existing(path)
     if not base.is_dir():
-        raise BadValue("not_a_folder", f"cannot be made: {base} is a file")
+        raise BadValue(codes.NOT_A_FOLDER, f"cannot be made: {base} is a file")
     if not _can_write_in(base):
         why = "" if base == path.absolute() else f" ({base} is not writable)"
-        raise BadValue("not_writable", f"cannot be written: {text}{why}")
+        raise BadValue(codes.NOT_WRITABLE, f"cannot be written: {text}{why}")
     return path
 
 
@@ -190,12 +193,12 @@ def writable_file(text: str) -> Path:
     """A file path to write: not a folder, and its folder exists and is writable."""
     path = Path(text)
     if path.is_dir():
-        raise BadValue("not_a_file", f"names a folder, not a file to write: {text}")
+        raise BadValue(codes.NOT_A_FILE, f"names a folder, not a file to write: {text}")
     parent = path.absolute().parent
     if not parent.is_dir():
-        raise BadValue("folder_not_found", f"cannot be written: there is no folder {parent}")
+        raise BadValue(codes.FOLDER_NOT_FOUND, f"cannot be written: there is no folder {parent}")
     if not _can_write_in(parent) or (path.exists() and not os.access(path, os.W_OK)):
-        raise BadValue("not_writable", f"cannot be written: {text} (permissions)")
+        raise BadValue(codes.NOT_WRITABLE, f"cannot be written: {text} (permissions)")
     return path
 
 
@@ -203,11 +206,11 @@ def http_url(text: str) -> str:
     """An http(s) URL with a host, e.g. http://127.0.0.1:8000."""
     parsed = urlparse(text)
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
-        raise BadValue("bad_url", f"must be a URL like http://HOST:PORT (got {text!r})")
+        raise BadValue(codes.BAD_URL, f"must be a URL like http://HOST:PORT (got {text!r})")
     try:
         parsed.port  # noqa: B018 - reading it checks the port
     except ValueError:
-        raise BadValue("bad_url", f"must have a port 1..65535 (got {text!r})") from None
+        raise BadValue(codes.BAD_URL, f"must have a port 1..65535 (got {text!r})") from None
     return text
 
 
@@ -219,7 +222,7 @@ def seed_list(text: str) -> list[int]:
     def one(part: str) -> int:
         part = part.strip()
         if not part.isdigit() or int(part) > 2**63 - 1:
-            raise BadValue("bad_seeds", f"must be seeds like 1..4 or 3,5,8, each below 2**63 "
+            raise BadValue(codes.BAD_SEEDS, f"must be seeds like 1..4 or 3,5,8, each below 2**63 "
                            f"(got {text!r})")
         return int(part)
 
@@ -227,13 +230,13 @@ def seed_list(text: str) -> list[int]:
         first, _, last = text.partition("..")
         low, high = one(first), one(last)
         if high < low:
-            raise BadValue("bad_seeds", f"must run upwards: {text!r} ends below its start")
+            raise BadValue(codes.BAD_SEEDS, f"must run upwards: {text!r} ends below its start")
         seeds = list(range(low, high + 1)) if high - low < SEEDS_MAX else []
     else:
         seeds = [one(part) for part in text.split(",")]
         twice = next((s for s in seeds if seeds.count(s) > 1), None)
         if twice is not None:
-            raise BadValue("bad_seeds", f"names seed {twice} twice (got {text!r})")
+            raise BadValue(codes.BAD_SEEDS, f"names seed {twice} twice (got {text!r})")
     if not seeds or len(seeds) > SEEDS_MAX:
-        raise BadValue("bad_seeds", f"must name 1 to {SEEDS_MAX} seeds (got {text!r})")
+        raise BadValue(codes.BAD_SEEDS, f"must name 1 to {SEEDS_MAX} seeds (got {text!r})")
     return seeds

@@ -62,6 +62,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from asiworld.engine import codes
 from asiworld.engine.text import clean
 
 log = logging.getLogger(__name__)
@@ -218,7 +219,7 @@ class Pipeline:
         if self.programs is None:
             return {
                 "ok": False,
-                "code": "programs_unavailable",
+                "code": codes.PROGRAMS_UNAVAILABLE,
                 "message": "this world hosts no programs",
             }
         return self.programs.submit(char, name, source, prepared)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from . import codes
 from . import text as texts
 from .errors import Refusal
 from .handlers import (  # the table's rows; the rule modules fill it (see _load_rules)
@@ -28,27 +29,27 @@ if TYPE_CHECKING:
 def parse(action: Any) -> dict[str, Any]:
     """Shape-check an action dict: known type, known arguments of the right types."""
     if not isinstance(action, dict):
-        raise Refusal("bad_argument", "an action is a JSON object with a 'type'")
+        raise Refusal(codes.BAD_ARGUMENT, "an action is a JSON object with a 'type'")
     kind = action.get("type")
     if not isinstance(kind, str) or kind not in HANDLERS:
         known = ", ".join(sorted(HANDLERS))
-        raise Refusal("unknown_action", f"unknown action {kind!r}; known actions: {known}")
+        raise Refusal(codes.UNKNOWN_ACTION, f"unknown action {kind!r}; known actions: {known}")
     handler = HANDLERS[kind]
     unknown = sorted(k for k in action if k != "type" and k not in handler.args)
     if unknown:
-        raise Refusal("bad_argument", f"{kind} takes no argument {unknown[0]!r}"
+        raise Refusal(codes.BAD_ARGUMENT, f"{kind} takes no argument {unknown[0]!r}"
                       f" (it takes: {', '.join(handler.args) or 'nothing'})")
     out: dict[str, Any] = {"type": kind}
     for name, spec in handler.args.items():
         if name not in action or action[name] is None:
             if spec.required:
-                raise Refusal("bad_argument", f"{kind} needs {name!r}")
+                raise Refusal(codes.BAD_ARGUMENT, f"{kind} needs {name!r}")
             if spec.default is not None:
                 out[name] = spec.default
             continue
         out[name] = _coerce(kind, name, spec, action[name])
     if handler.forms and not any(all(n in out for n in form) for form in handler.forms):
-        raise Refusal("bad_argument", f"{kind} needs {forms_text(handler.forms)}")
+        raise Refusal(codes.BAD_ARGUMENT, f"{kind} needs {forms_text(handler.forms)}")
     return out
 
 
@@ -62,30 +63,31 @@ def _coerce(kind: str, name: str, spec: Arg, value: Any) -> Any:
     # replayed is plain data.
     if spec.kind == "int":
         if type(value) is not int:
-            raise Refusal("bad_argument", f"{kind}: {name!r} must be a whole number")
+            raise Refusal(codes.BAD_ARGUMENT, f"{kind}: {name!r} must be a whole number")
         if (spec.low is not None and value < spec.low) or (spec.high is not None and value > spec.high):
-            raise Refusal("bad_argument",
+            raise Refusal(codes.BAD_ARGUMENT,
                           f"{kind}: {name!r} must be between {spec.low} and {spec.high}")
         return value
     if spec.kind == "int_list":
         if type(value) is not list or len(value) > spec.max_items or not all(
                 type(v) is int for v in value):
-            raise Refusal("bad_argument",
+            raise Refusal(codes.BAD_ARGUMENT,
                           f"{kind}: {name!r} must be a list of at most {spec.max_items} ids")
         return list(value)
     if type(value) is not str:
-        raise Refusal("bad_argument", f"{kind}: {name!r} must be text")
+        raise Refusal(codes.BAD_ARGUMENT, f"{kind}: {name!r} must be text")
     if not texts.valid(value):
-        raise Refusal("bad_text", f"{kind}: {name!r} is not valid text (a lone surrogate at "
+        raise Refusal(codes.BAD_TEXT, f"{kind}: {name!r} is not valid text (a lone surrogate at "
                       f"position {texts.first_invalid(value)}); nothing was done")
     if len(value) > spec.max_len:
-        raise Refusal("bad_argument", f"{kind}: {name!r} is longer than {spec.max_len} characters")
+        raise Refusal(codes.BAD_ARGUMENT,
+                      f"{kind}: {name!r} is longer than {spec.max_len} characters")
     if spec.choices is not None:
         if value not in spec.choices:
-            raise Refusal("bad_argument",
+            raise Refusal(codes.BAD_ARGUMENT,
                           f"{kind}: {name!r} must be one of {', '.join(spec.choices)}")
     elif len(value) < spec.min_len:
-        raise Refusal("bad_argument", f"{kind}: {name!r} must not be empty")
+        raise Refusal(codes.BAD_ARGUMENT, f"{kind}: {name!r} must not be empty")
     return value
 
 
@@ -94,10 +96,10 @@ def check(world: World, char: Character, action: Any) -> dict[str, Any]:
     normal = parse(action)
     handler = HANDLERS[normal["type"]]
     if char.down and not handler.while_down:
-        raise Refusal("character_down", f"{char.name} is knocked down and cannot act until"
+        raise Refusal(codes.CHARACTER_DOWN, f"{char.name} is knocked down and cannot act until"
                       f" tick {char.down_until}")
     if char.asleep and not handler.while_asleep:
-        raise Refusal("asleep", f"{char.name} is asleep; wake first")
+        raise Refusal(codes.ASLEEP, f"{char.name} is asleep; wake first")
     handler.check(world, char, normal)
     return normal
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from . import codes
+
 
 class CodedError(Exception):
     """A stable snake_case `code` and a `message` (a sentence for people); `extra` holds plain
@@ -39,7 +41,7 @@ class WorldFull(CodedError):
     http_status = 409
 
     def __init__(self, message: str) -> None:
-        super().__init__("world_full", message)
+        super().__init__(codes.WORLD_FULL, message)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import msgpack
 import numpy as np
 
-from . import vision
+from . import codes, vision
 from .errors import SnapshotError
 from .model import (
     Area,
@@ -108,9 +108,10 @@ def _ext(code: int, data: bytes) -> Any:
     if code == _ARRAY:
         dtype, shape, raw = _unpack(data)
         if dtype not in DTYPES or not isinstance(raw, bytes):
-            raise SnapshotError("bad_snapshot", f"the snapshot holds an array of type {dtype!r}")
+            raise SnapshotError(codes.BAD_SNAPSHOT,
+                                f"the snapshot holds an array of type {dtype!r}")
         return np.frombuffer(raw, dtype=np.dtype(dtype)).reshape(shape).copy()
-    raise SnapshotError("bad_snapshot", f"the snapshot holds an unknown value type {code}")
+    raise SnapshotError(codes.BAD_SNAPSHOT, f"the snapshot holds an unknown value type {code}")
 
 
 def _unpack(data: bytes) -> Any:
@@ -125,7 +126,7 @@ def _record(kind: str, obj: Any) -> dict[str, Any]:
 def _build(kind: str, data: Any, **nested: Any) -> Any:
     if not isinstance(data, dict) or set(data) != set(FIELDS[kind]):
         have = sorted(data) if isinstance(data, dict) else type(data).__name__
-        raise SnapshotError("bad_snapshot", f"a {kind} record has the fields {have}, not "
+        raise SnapshotError(codes.BAD_SNAPSHOT, f"a {kind} record has the fields {have}, not "
                                             f"{list(FIELDS[kind])}")
     return CLASSES[kind](**{**data, **nested})
 
@@ -164,7 +165,7 @@ def _entity(ent: Any) -> list[Any]:
 
 def _read_entity(row: Any) -> Any:
     if not isinstance(row, list) or len(row) != 2 or row[0] not in ("character", "creature"):
-        raise SnapshotError("bad_snapshot", "an entity row is not [kind, record]")
+        raise SnapshotError(codes.BAD_SNAPSHOT, "an entity row is not [kind, record]")
     kind, data = row
     if kind == "character":
         op = data.get("op") if isinstance(data, dict) else None
@@ -193,7 +194,7 @@ def _read_memory(data: Any) -> vision.Memory:
 def _map(data: Any, key: str) -> dict:
     value = data.get(key) if isinstance(data, dict) else None
     if not isinstance(value, dict):
-        raise SnapshotError("bad_snapshot", f"the snapshot's {key} is not a map")
+        raise SnapshotError(codes.BAD_SNAPSHOT, f"the snapshot's {key} is not a map")
     return value
 
 
@@ -223,20 +224,20 @@ def dump(world: World, *, input_log: bool = True) -> bytes:
 def check(blob: bytes) -> None:
     """Refuse what is not a snapshot of this schema version, reading only its head."""
     if not isinstance(blob, bytes | bytearray | memoryview):
-        raise SnapshotError("bad_snapshot", "a world snapshot is bytes")
+        raise SnapshotError(codes.BAD_SNAPSHOT, "a world snapshot is bytes")
     head = bytes(blob[: HEAD.size])
     if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
         raise SnapshotError(
-            "snapshot_pickled",
+            codes.SNAPSHOT_PICKLED,
             "this world snapshot is a Python pickle (written before snapshots had a schema); "
             "it is not read because loading a pickle can run code",
         )
     if len(head) < HEAD.size or head[: len(MAGIC)] != MAGIC:
-        raise SnapshotError("bad_snapshot", "these bytes are not a world snapshot")
+        raise SnapshotError(codes.BAD_SNAPSHOT, "these bytes are not a world snapshot")
     version = HEAD.unpack(head)[1]
     if version != VERSION:
         raise SnapshotError(
-            "snapshot_version",
+            codes.SNAPSHOT_VERSION,
             f"the world snapshot has schema version {version}; this engine reads version "
             f"{VERSION} only",
         )
@@ -250,12 +251,13 @@ def read(blob: bytes) -> dict[str, Any]:
     except SnapshotError:
         raise
     except Exception as exc:  # whatever msgpack says about damaged bytes
-        raise SnapshotError("bad_snapshot", f"the world snapshot cannot be read ({exc})") from None
+        raise SnapshotError(codes.BAD_SNAPSHOT,
+                            f"the world snapshot cannot be read ({exc})") from None
     state = doc.get("world") if isinstance(doc, dict) else None
     if not isinstance(state, dict) or set(state) != set(FIELDS["world"]):
-        raise SnapshotError("bad_snapshot", "the snapshot does not hold a world's fields")
+        raise SnapshotError(codes.BAD_SNAPSHOT, "the snapshot does not hold a world's fields")
     if type(state["seed"]) is not int:
-        raise SnapshotError("bad_snapshot", "the snapshot's seed is not a whole number")
+        raise SnapshotError(codes.BAD_SNAPSHOT, "the snapshot's seed is not a whole number")
     return state
 
 
@@ -271,13 +273,14 @@ def fill(world: World, state: dict[str, Any], event_memory: int) -> None:
     except SnapshotError:
         raise
     except Exception as exc:  # a field of the wrong type
-        raise SnapshotError("bad_snapshot", f"the world snapshot does not fit ({exc})") from None
+        raise SnapshotError(codes.BAD_SNAPSHOT,
+                            f"the world snapshot does not fit ({exc})") from None
 
 
 def _fill(world: World, state: dict[str, Any], event_memory: int) -> None:
     for key in ("seed", "tick", "next_id", "next_op", "next_area", "input_log_base"):
         if type(state[key]) is not int:
-            raise SnapshotError("bad_snapshot", f"the snapshot's {key} is not a whole number")
+            raise SnapshotError(codes.BAD_SNAPSHOT, f"the snapshot's {key} is not a whole number")
         setattr(world, key, state[key])
     version, internal, gauss = state["rng"]
     world.rng.setstate((int(version), tuple(int(i) for i in internal), gauss))
@@ -287,7 +290,7 @@ def _fill(world: World, state: dict[str, Any], event_memory: int) -> None:
     for key in ("pending", "input_log", "expiries"):  # rows of three, read every tick
         rows = state[key]
         if not isinstance(rows, list) or any(type(r) is not tuple or len(r) != 3 for r in rows):
-            raise SnapshotError("bad_snapshot", f"the snapshot's {key} is not a list of rows")
+            raise SnapshotError(codes.BAD_SNAPSHOT, f"the snapshot's {key} is not a list of rows")
     world.pending = list(state["pending"])
     world.input_log = list(state["input_log"])
     world.char_events = {c: deque(ev, maxlen=event_memory)

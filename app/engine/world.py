@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import actions, clock, creatures, dungeons, hashing, homes, snapshot, survival, vision
+from . import actions, clock, codes, creatures, dungeons, hashing, homes, snapshot, survival, vision
 from .content import Content, load_content
 from .errors import ActionResult, Refusal, WorldFull
 from .model import SURFACE, Area, Character, Creature, DungeonLedger, Entity, LootBag, Pos
@@ -110,10 +110,10 @@ class World:
 
     def character(self, char_id: Any) -> Character:
         if isinstance(char_id, bool) or not isinstance(char_id, int):
-            raise Refusal("bad_argument", "a character id is a whole number")
+            raise Refusal(codes.BAD_ARGUMENT, "a character id is a whole number")
         ent = self.entities.get(char_id)
         if not isinstance(ent, Character):
-            raise Refusal("unknown_character", f"there is no character {char_id}")
+            raise Refusal(codes.UNKNOWN_CHARACTER, f"there is no character {char_id}")
         return ent
 
     # ------------------------------------------------------------------ the tick

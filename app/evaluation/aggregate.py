@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 from asiworld.evaluation import longform, stats
 
@@ -131,7 +132,7 @@ def aggregate(runs: list[dict[str, Any]], reference: str | None = None) -> Aggre
         score = {e.configuration: e.mean for e in estimates if e.measure == "score"}
         reference = max(names, key=lambda n: score.get(n, float("-inf"))) if names else ""
     elif reference not in names:
-        raise AggregateError("unknown_reference",
+        raise AggregateError(codes.UNKNOWN_REFERENCE,
                              f"--reference {reference!r} is not a configuration of these runs "
                              f"({', '.join(names)})")
     return Aggregate(rows, estimates, stats.paired(rows, reference), reference, len(runs))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from asiworld import arguments as checked
+from asiworld.engine import codes
 from asiworld.evaluation.report import (
     ReportError,
     compare_runs,
@@ -73,7 +74,7 @@ def reassess_run(run_dir: Path) -> dict[str, Any]:
     """Re-assess DIR/events.jsonl, keeping the run's meta and characters from DIR/results.json;
     writes nothing."""
     if not run_dir.is_dir():
-        raise ReportError("run_dir_missing", f"{run_dir} is not a directory")
+        raise ReportError(codes.RUN_DIR_MISSING, f"{run_dir} is not a directory")
     events = load_events(run_dir / "events.jsonl")
     meta: dict[str, Any] = {}
     characters: list[dict[str, Any]] = []
@@ -83,7 +84,8 @@ def reassess_run(run_dir: Path) -> dict[str, Any]:
         try:
             old = json.loads(previous.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
-            raise ReportError("bad_results_json", f"{previous} is not JSON: {exc.msg}") from None
+            raise ReportError(codes.BAD_RESULTS_JSON,
+                              f"{previous} is not JSON: {exc.msg}") from None
         meta = dict(old.get("meta") or {})
         characters = [
             {"id": c["id"], "name": _plain_name(c), "label": c.get("label", "")}
@@ -124,7 +126,7 @@ def run_report(args: argparse.Namespace) -> int:
         if inside and len(args.dirs) == 1:
             default_out = d  # the comparison --seeds wrote is rewritten in place
     if len(dirs) == 1 and (args.reference or args.allow_mixed):
-        return checked.refuse("bad_argument", "--reference and --allow-mixed compare several "
+        return checked.refuse(codes.BAD_ARGUMENT, "--reference and --allow-mixed compare several "
                               "runs; give several DIRs or a folder that --seeds wrote")
     try:
         # every run is read and the comparison checked before anything is written
@@ -148,11 +150,11 @@ def run_report(args: argparse.Namespace) -> int:
 def run_score(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.is_file():
-        return checked.refuse("file_not_found", f"no file at {path}")
+        return checked.refuse(codes.FILE_NOT_FOUND, f"no file at {path}")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        return checked.refuse("bad_encoding", f"{path} is not UTF-8 text")
+        return checked.refuse(codes.BAD_ENCODING, f"{path} is not UTF-8 text")
     rows = parse_measures(text)
     if isinstance(rows, TableError):
         return checked.refuse(rows.code, rows.message)

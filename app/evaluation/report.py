@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from asiworld import provenance
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 from asiworld.evaluation import longform, tables
 from asiworld.evaluation.aggregate import Aggregate, AggregateError, aggregate, differences
@@ -46,7 +47,7 @@ def load_events(path: str | Path) -> list[Event]:
     """Read an events.jsonl file (one JSON object per line; blank lines are skipped)."""
     path = Path(path)
     if not path.is_file():
-        raise ReportError("events_missing", f"no event file at {path}")
+        raise ReportError(codes.EVENTS_MISSING, f"no event file at {path}")
     events: list[Event] = []
     with path.open(encoding="utf-8") as fh:
         for number, line in enumerate(fh, start=1):
@@ -56,11 +57,11 @@ def load_events(path: str | Path) -> list[Event]:
                 ev = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ReportError(
-                    "bad_events_line", f"{path} line {number} is not JSON: {exc.msg}"
+                    codes.BAD_EVENTS_LINE, f"{path} line {number} is not JSON: {exc.msg}"
                 ) from None
             if not isinstance(ev, dict) or "kind" not in ev:
                 raise ReportError(
-                    "bad_events_line", f"{path} line {number} is not an event (needs a kind)"
+                    codes.BAD_EVENTS_LINE, f"{path} line {number} is not an event (needs a kind)"
                 )
             events.append(ev)
     return events
@@ -93,10 +94,10 @@ def compare_runs(out_dir: str | Path, runs: list[dict[str, Any]],
     with "E1 / E2" cells. Runs of different horizons, content or clocks are refused unless
     `allow_mixed`, and then the report says how they differ."""
     if not runs:
-        raise ReportError("no_runs", "nothing to compare: give at least one run")
+        raise ReportError(codes.NO_RUNS, "nothing to compare: give at least one run")
     differ = differences(runs)
     if differ and not allow_mixed:
-        raise ReportError("mixed_runs", "these runs are not repeats of one setting ("
+        raise ReportError(codes.MIXED_RUNS, "these runs are not repeats of one setting ("
                           + "; ".join(differ) + "); --allow-mixed compares them anyway")
     try:
         across = aggregate(runs, reference)

@@ -12,6 +12,7 @@ import csv
 import io
 from dataclasses import dataclass
 
+from asiworld.engine import codes
 from asiworld.evaluation.score import MAX_DEPTH, MAX_TRIAL, RawMeasures
 
 COLUMNS = (
@@ -38,39 +39,40 @@ class TableError:
 
 def parse_measures(text: str) -> list[RawMeasures] | TableError:
     if not text.strip():
-        return TableError("empty_file", "the table is empty: expected a header line and rows")
+        return TableError(codes.EMPTY_FILE, "the table is empty: expected a header line and rows")
     reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
     rows = [r for r in reader if any(cell.strip() for cell in r)]
     header = [h.strip().lower() for h in rows[0]]
     missing = [c for c in COLUMNS if c not in header]
     if missing:
         return TableError(
-            "missing_column",
+            codes.MISSING_COLUMN,
             f"the header lacks column{'s' if len(missing) > 1 else ''} {', '.join(missing)}; "
             f"expected {','.join(COLUMNS)}",
         )
     if len(rows) == 1:
-        return TableError("no_rows", "the table has a header but no configuration rows")
+        return TableError(codes.NO_ROWS, "the table has a header but no configuration rows")
     where = {c: header.index(c) for c in COLUMNS}
     parsed: list[RawMeasures] = []
     seen: set[str] = set()
     for line, row in enumerate(rows[1:], start=2):
         if len(row) < len(header):
             return TableError(
-                "short_row", f"row {line} has {len(row)} cells, expected {len(header)}"
+                codes.SHORT_ROW, f"row {line} has {len(row)} cells, expected {len(header)}"
             )
         cells = {c: row[where[c]].strip() for c in COLUMNS}
         if not cells["name"]:
-            return TableError("empty_name", f"row {line} has no configuration name")
+            return TableError(codes.EMPTY_NAME, f"row {line} has no configuration name")
         if cells["name"] in seen:
-            return TableError("duplicate_name", f"row {line} repeats the name {cells['name']!r}")
+            return TableError(codes.DUPLICATE_NAME,
+                              f"row {line} repeats the name {cells['name']!r}")
         seen.add(cells["name"])
         values: dict[str, object] = {"name": cells["name"]}
         for column in ("outfit", "hero"):
             flag = BOOLEANS.get(cells[column].lower())
             if flag is None:
                 return TableError(
-                    "bad_boolean",
+                    codes.BAD_BOOLEAN,
                     f"row {line}, column {column}: {cells[column]!r} is not Y/N, 1/0 or true/false",
                 )
             values[column] = flag
@@ -88,13 +90,14 @@ def _count(cell: str, line: int, column: str) -> int | TableError:
         number = int(cell)
     except ValueError:
         return TableError(
-            "bad_number", f"row {line}, column {column}: {cell!r} is not a whole number"
+            codes.BAD_NUMBER, f"row {line}, column {column}: {cell!r} is not a whole number"
         )
     if number < 0:
-        return TableError("negative_number", f"row {line}, column {column}: {number} is negative")
+        return TableError(codes.NEGATIVE_NUMBER,
+                          f"row {line}, column {column}: {number} is negative")
     if column in LIMITS and number > LIMITS[column]:
         return TableError(
-            "out_of_range",
+            codes.OUT_OF_RANGE,
             f"row {line}, column {column}: {number} is above the maximum {LIMITS[column]}",
         )
     return number

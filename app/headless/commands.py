@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from asiworld import arguments as checked
+from asiworld.engine import codes
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -70,17 +71,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     if not agents:
-        return checked.refuse("bad_argument", "--agents needs at least one configuration")
+        return checked.refuse(codes.BAD_ARGUMENT, "--agents needs at least one configuration")
     unknown = [a for a in agents if a not in available()]
     if unknown:
         return checked.refuse(
-            "unknown_configuration",
+            codes.UNKNOWN_CONFIGURATION,
             f"unknown configuration {unknown[0]!r}; available: {', '.join(available())}",
         )
     if args.minutes <= 0:
-        return checked.refuse("bad_argument", "--minutes must be positive")
+        return checked.refuse(codes.BAD_ARGUMENT, "--minutes must be positive")
     if args.stagger < 0:
-        return checked.refuse("bad_argument", "--stagger must be 0 or more ticks")
+        return checked.refuse(codes.BAD_ARGUMENT, "--stagger must be 0 or more ticks")
     seeds = _seeds(args)
     if isinstance(seeds, int):
         return seeds
@@ -100,7 +101,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         run = Run(config)
         results = run.run()
     except UnknownConfiguration as exc:
-        return checked.refuse("unknown_configuration", str(exc))
+        return checked.refuse(codes.UNKNOWN_CONFIGURATION, str(exc))
     if args.out is not None:
         write_outputs(args.out, run, results)
     if args.json:
@@ -145,22 +146,24 @@ def _shown(value: object) -> str:
 def _seeds(args: argparse.Namespace) -> list[int] | int:
     """The seed of every evaluation, or an exit code after saying what is wrong."""
     if args.runs is not None and args.runs < 1:
-        return checked.refuse("bad_argument", "--runs must be at least 1")
+        return checked.refuse(codes.BAD_ARGUMENT, "--runs must be at least 1")
     if args.workers < 1:
-        return checked.refuse("bad_argument", "--workers must be at least 1")
+        return checked.refuse(codes.BAD_ARGUMENT, "--workers must be at least 1")
     if args.seeds is None:
         return [args.seed + i for i in range(args.runs or 1)]
     try:
         seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     except ValueError:
         return checked.refuse(
-            "bad_argument", f"--seeds must be whole numbers separated by commas, not {args.seeds!r}"
+            codes.BAD_ARGUMENT,
+            f"--seeds must be whole numbers separated by commas, not {args.seeds!r}"
         )
     if not seeds:
-        return checked.refuse("bad_argument", "--seeds needs at least one seed")
+        return checked.refuse(codes.BAD_ARGUMENT, "--seeds needs at least one seed")
     if args.runs is not None and args.runs != len(seeds):
         return checked.refuse(
-            "bad_argument", f"--runs {args.runs} does not match the {len(seeds)} seeds of --seeds"
+            codes.BAD_ARGUMENT,
+            f"--runs {args.runs} does not match the {len(seeds)} seeds of --seeds"
         )
     return seeds
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 
 from .run import Run, RunConfig, write_outputs
@@ -25,7 +26,7 @@ class RayUnavailable(CodedError, RuntimeError):
     """`--ray` was asked for but the ray package is not installed here."""
 
     def __init__(self, message: str) -> None:
-        super().__init__("ray_unavailable", message)
+        super().__init__(codes.RAY_UNAVAILABLE, message)
 
 
 @dataclass(frozen=True)

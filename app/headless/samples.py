@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from asiworld import arguments as checked
+from asiworld.engine import codes
 from asiworld.resources import shipped
 
 SAMPLES_DIR = shipped("replays")
@@ -97,11 +98,9 @@ def cmd_samples(args: argparse.Namespace) -> int:
         return 0
     if not chosen:
         names = ", ".join(s.name for s in SAMPLES)
-        print(f"error: unknown_sample: no sample {args.only!r}; samples: {names}", file=sys.stderr)
-        return 2
+        return checked.refuse(codes.UNKNOWN_SAMPLE, f"no sample {args.only!r}; samples: {names}")
     if args.minutes is not None and args.minutes <= 0:
-        print("error: bad_argument: --minutes must be positive", file=sys.stderr)
-        return 2
+        return checked.refuse(codes.BAD_ARGUMENT, "--minutes must be positive")
     for sample in chosen:
         path = make_sample(sample, args.out, args.minutes)
         print(f"wrote {path} ({path.stat().st_size:,} bytes)")

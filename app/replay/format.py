@@ -21,6 +21,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 
 SCHEMA_VERSION = 1
@@ -76,7 +77,7 @@ class ChunkRef:
         """A row of the index, checked: one letter and four whole numbers from 0."""
         if not (isinstance(row, list) and len(row) == 5 and isinstance(row[0], str)
                 and len(row[0]) == 1 and all(type(v) is int and v >= 0 for v in row[1:])):
-            raise ReplayError("corrupt_index", f"an index row is not [kind, t0, t1, offset, "
+            raise ReplayError(codes.CORRUPT_INDEX, f"an index row is not [kind, t0, t1, offset, "
                               f"size]: {str(row)[:80]}")
         kind, t0, t1, offset, size = row
         return cls(kind, t0, t1, offset, size)
@@ -101,17 +102,17 @@ def decode_payload(payload: bytes, limit: int = PAYLOAD_LIMIT) -> Any:
     try:
         data = inflater.decompress(payload, limit + 1)
     except zlib.error as exc:
-        raise ReplayError("corrupt_chunk", f"a chunk's payload is not zlib data ({exc})") \
+        raise ReplayError(codes.CORRUPT_CHUNK, f"a chunk's payload is not zlib data ({exc})") \
             from None
     if len(data) > limit or inflater.unconsumed_tail:
-        raise ReplayError("corrupt_chunk", f"a chunk inflates past {limit // (1024 * 1024)} "
+        raise ReplayError(codes.CORRUPT_CHUNK, f"a chunk inflates past {limit // (1024 * 1024)} "
                           "MiB: not read further")
     if not inflater.eof:
-        raise ReplayError("corrupt_chunk", "a chunk's payload is cut short")
+        raise ReplayError(codes.CORRUPT_CHUNK, "a chunk's payload is cut short")
     try:
         return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ReplayError("corrupt_chunk", f"a chunk's payload is not JSON text "
+        raise ReplayError(codes.CORRUPT_CHUNK, f"a chunk's payload is not JSON text "
                           f"({type(exc).__name__})") from None
 
 
@@ -138,16 +139,16 @@ def pack_footer(index_offset: int) -> bytes:
 def check_preamble(data: bytes) -> int:
     """The schema version, or a ReplayError saying why this is not a file we can read."""
     if len(data) < PREAMBLE.size or data[:6] != FILE_MAGIC:
-        raise ReplayError("not_a_replay", "the file does not start with the ASIREP signature")
+        raise ReplayError(codes.NOT_A_REPLAY, "the file does not start with the ASIREP signature")
     _, version = PREAMBLE.unpack(data[: PREAMBLE.size])
     if version > SCHEMA_VERSION:
         raise ReplayError(
-            "unsupported_schema",
+            codes.UNSUPPORTED_SCHEMA,
             f"replay schema {version} is newer than this build reads ({SCHEMA_VERSION}); "
             "upgrade asiworld to open it",
         )
     if version < 1:
-        raise ReplayError("unknown_schema", f"replay schema {version} is not a known version")
+        raise ReplayError(codes.UNKNOWN_SCHEMA, f"replay schema {version} is not a known version")
     return version
 
 
@@ -164,7 +165,7 @@ def read_chunk_at(f: BinaryIO, offset: int, file_size: int) -> tuple[ChunkRef, b
         return None
     magic, kind_b, flags, t0, t1, length, crc = CHUNK_HEAD.unpack(head)
     if magic != CHUNK_MAGIC:
-        raise ReplayError("corrupt_chunk", f"no chunk signature at byte {offset}")
+        raise ReplayError(codes.CORRUPT_CHUNK, f"no chunk signature at byte {offset}")
     end = offset + CHUNK_HEAD.size + length
     if end > file_size:
         return None
@@ -173,7 +174,7 @@ def read_chunk_at(f: BinaryIO, offset: int, file_size: int) -> tuple[ChunkRef, b
         return None
     if _crc(kind_b, flags, t0, t1, payload) != crc:
         raise ReplayError(
-            "corrupt_chunk",
+            codes.CORRUPT_CHUNK,
             f"the chunk at byte {offset} (ticks {t0}-{t1}) fails its CRC check; "
             "the file was damaged after it was written",
         )

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from asiworld import provenance
+from asiworld.engine import codes
 
 from .format import SCHEMA_VERSION, ReplayError
 
@@ -19,7 +20,7 @@ DICTS = ("extra", "start")
 
 def _check(data: Any) -> None:
     if not isinstance(data, dict):
-        raise ReplayError("bad_header", "the replay's header is not a JSON object")
+        raise ReplayError(codes.BAD_HEADER, "the replay's header is not a JSON object")
     wrong = [k for k in INTS if k in data and type(data[k]) is not int]
     wrong += [k for k in TEXTS if k in data and not isinstance(data[k], str)]
     wrong += [k for k in DICTS if k in data and not isinstance(data[k], dict)]
@@ -37,7 +38,7 @@ def _check(data: Any) -> None:
             and isinstance(c.get("description", ""), str) for c in configurations):
         wrong.append("configurations")
     if wrong:
-        raise ReplayError("bad_header", "the replay's header has a wrong or missing "
+        raise ReplayError(codes.BAD_HEADER, "the replay's header has a wrong or missing "
                           f"{', '.join(sorted(set(wrong)))}")
 
 

@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from asiworld.engine import codes
+
 from .apply import apply_frame, copy_state, keyframe_frame
 from .format import EXTENSION, ReplayError
 from .phases import timeline
@@ -101,10 +103,10 @@ class ReplayLibrary:
     def get(self, rid: str) -> Replay:
         """The open replay for `rid`; ReplayError `unknown_replay` when there is none."""
         if not ID_PATTERN.match(rid or ""):
-            raise ReplayError("unknown_replay", "a replay id is letters, digits, '.', '_', '-'")
+            raise ReplayError(codes.UNKNOWN_REPLAY, "a replay id is letters, digits, '.', '_', '-'")
         path = self.paths().get(rid)
         if path is None:
-            raise ReplayError("unknown_replay", f"there is no replay {rid!r}")
+            raise ReplayError(codes.UNKNOWN_REPLAY, f"there is no replay {rid!r}")
         mtime = path.stat().st_mtime
         with self._lock:
             known = self._open.get(path)
@@ -188,7 +190,7 @@ class ReplayLibrary:
         first, last = replay.first_tick, replay.last_tick
         if first is None or not first <= tick <= last:
             raise ReplayError(
-                "tick_out_of_range", f"tick {tick} is outside the recorded ticks {first}-{last}"
+                codes.TICK_OUT_OF_RANGE, f"tick {tick} is outside the recorded ticks {first}-{last}"
             )
         starts = [r.t0 for r in replay._frame_chunks]
         base = starts[bisect.bisect_right(starts, tick) - 1]
@@ -256,7 +258,7 @@ class ReplayLibrary:
             state = apply_frame(None, replay.read_chunk(kf)["frame"])
             state = copy_state(state)  # the cached chunk's keyframe must stay as stored
         if state is None:
-            raise ReplayError("no_keyframe", f"no keyframe at or before tick {base}")
+            raise ReplayError(codes.NO_KEYFRAME, f"no keyframe at or before tick {base}")
         wanted = set(starts)
         for frame in replay.frames(begin + 1, base) if base > begin else ():
             state = apply_frame(state, frame)
@@ -278,7 +280,7 @@ class ReplayLibrary:
         replay = self.get(rid)
         chunks = replay._frame_chunks
         if not 0 <= n < len(chunks):
-            raise ReplayError("unknown_chunk", f"frame chunk {n} is not in 0-{len(chunks) - 1}")
+            raise ReplayError(codes.UNKNOWN_CHUNK, f"frame chunk {n} is not in 0-{len(chunks) - 1}")
         key = (replay.path, replay.path.stat().st_mtime, n)
         with self._lock:
             body = self._chunk_bodies.get(key)
@@ -323,7 +325,7 @@ class ReplayLibrary:
             for turn in conf["turns"]:
                 if turn["turn"] == number:
                     return {"config": conf["config"], "char": char, **turn}
-        raise ReplayError("unknown_turn", f"character {char} has no model turn {number} here")
+        raise ReplayError(codes.UNKNOWN_TURN, f"character {char} has no model turn {number} here")
 
     def series(self, rid: str) -> dict[str, Any]:
         """Per character, every SERIES_EVERY ticks: health, hunger, energy, coins (for charts)."""

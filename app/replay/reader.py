@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from asiworld.engine import codes
+
 from . import format as fmt
 from .apply import State, apply_frame, copy_state, keyframe_frame
 from .compact import unpack_frames
@@ -43,7 +45,7 @@ class Replay:
         try:
             file = open(path, "rb")  # noqa: SIM115 - closed by close()
         except FileNotFoundError:
-            raise ReplayError("not_found", f"no replay file at {path}") from None
+            raise ReplayError(codes.NOT_FOUND, f"no replay file at {path}") from None
         size = os.fstat(file.fileno()).st_size
         replay = cls(path, file, size)
         try:
@@ -58,7 +60,7 @@ class Replay:
         self.schema = fmt.check_preamble(f.read(fmt.PREAMBLE.size))
         first = fmt.read_chunk_at(f, fmt.PREAMBLE.size, self.size_bytes)
         if first is None or first[0].kind != fmt.HEADER:
-            raise ReplayError("no_header", "the file ends before its header chunk")
+            raise ReplayError(codes.NO_HEADER, "the file ends before its header chunk")
         self.header = ReplayHeader.from_dict(fmt.decode_payload(first[1], fmt.HEADER_LIMIT))
         self._header_end = first[0].offset + first[0].size
         if not self._load_index():
@@ -87,7 +89,7 @@ class Replay:
         try:
             body = fmt.decode_payload(found[1], fmt.HEADER_LIMIT)
             if not isinstance(body, dict) or not isinstance(body.get("chunks"), list):
-                raise ReplayError("corrupt_index", "the index is not {chunks: [...]}")
+                raise ReplayError(codes.CORRUPT_INDEX, "the index is not {chunks: [...]}")
             index = [ChunkRef.from_list(row) for row in body["chunks"]]
         except ReplayError:
             return False  # a damaged index: the chunks are walked instead
@@ -140,7 +142,7 @@ class Replay:
             self._file.seek(ref.offset)
             data = self._file.read(ref.size)
         if len(data) != ref.size:
-            raise ReplayError("corrupt_chunk", f"the chunk at byte {ref.offset} is cut short")
+            raise ReplayError(codes.CORRUPT_CHUNK, f"the chunk at byte {ref.offset} is cut short")
         return data
 
     def chunk_payload(self, ref: ChunkRef) -> bytes:
@@ -148,7 +150,7 @@ class Replay:
         with self._lock:
             found = fmt.read_chunk_at(self._file, ref.offset, self.size_bytes)
         if found is None:
-            raise ReplayError("corrupt_chunk", f"the chunk at byte {ref.offset} is cut short")
+            raise ReplayError(codes.CORRUPT_CHUNK, f"the chunk at byte {ref.offset} is cut short")
         return found[1]
 
     def read_chunk(self, ref: ChunkRef) -> Any:
@@ -162,11 +164,12 @@ class Replay:
                 return cached
             body = fmt.decode_payload(self.chunk_payload(ref))
             if not isinstance(body, dict):  # valid JSON, but not a chunk's shape
-                raise ReplayError("corrupt_chunk", f"the chunk at byte {ref.offset} is not a map")
+                raise ReplayError(codes.CORRUPT_CHUNK,
+                                  f"the chunk at byte {ref.offset} is not a map")
             if ref.kind == fmt.FRAMES:
                 if not isinstance(body.get("frames"), list):
                     raise ReplayError(
-                        "corrupt_chunk", f"the chunk at byte {ref.offset} holds no frames"
+                        codes.CORRUPT_CHUNK, f"the chunk at byte {ref.offset} holds no frames"
                     )
                 body["frames"] = unpack_frames(body["frames"])
             self._cache[ref.offset] = body
@@ -237,12 +240,12 @@ class Replay:
         """The world as a spectator saw it at `tick`: nearest keyframe, then the frames after it."""
         if self.first_tick is None or not self.first_tick <= tick <= self.last_tick:
             raise ReplayError(
-                "tick_out_of_range",
+                codes.TICK_OUT_OF_RANGE,
                 f"tick {tick} is outside the recorded ticks {self.first_tick}-{self.last_tick}",
             )
         kf = self._keyframe_before(tick)
         if kf is None:
-            raise ReplayError("no_keyframe", f"no keyframe at or before tick {tick}")
+            raise ReplayError(codes.NO_KEYFRAME, f"no keyframe at or before tick {tick}")
         state = apply_frame(None, self.read_chunk(kf)["frame"])
         state = copy_state(state)  # the cached chunk's keyframe must stay as stored
         for frame in self.frames(kf.t0 + 1, tick):
@@ -302,7 +305,7 @@ class Replay:
         refs = [r for r in self._worlds if r.t0 == tick]
         if not refs:
             raise ReplayError(
-                "no_start_snapshot",
+                codes.NO_START_SNAPSHOT,
                 f"the recording begins mid-run at tick {tick} but holds no world snapshot there",
             )
         return tick, self.world_snapshot(refs[0])
@@ -344,7 +347,7 @@ class Replay:
                 if found is None:
                     if self.complete:  # its index says it was closed cleanly: not cut off
                         return [ReplayError(
-                            "corrupt_chunk",
+                            codes.CORRUPT_CHUNK,
                             f"the chunk at byte {offset} runs past the end of the file",
                         )]
                     return []
@@ -358,7 +361,7 @@ class Replay:
                         if magic == fmt.FOOTER_MAGIC and at == ref.offset:
                             return []
                     return [ReplayError(
-                        "bad_footer",
+                        codes.BAD_FOOTER,
                         f"the {len(tail)} bytes after the index (byte {offset}) are not the "
                         "footer pointing at it",
                     )]

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from asiworld.engine import codes
+
 from . import format as fmt
 from .apply import apply_frame, keyframe_frame
 from .compact import pack_frames
@@ -49,11 +51,11 @@ class Recorder:
         fsync: bool = False,
     ) -> None:
         if keyframe_every < 1 or frames_per_chunk < 1 or hash_every < 1:
-            raise ReplayError("bad_argument", "chunk and keyframe intervals must be at least 1")
+            raise ReplayError(codes.BAD_ARGUMENT, "chunk and keyframe intervals must be at least 1")
         if snapshot_every < 0 or snapshot_every % hash_every:
             # A snapshot is trusted only when its tick's recorded hash confirms it.
             raise ReplayError(
-                "bad_argument", "snapshot_every must be 0 or a multiple of hash_every"
+                codes.BAD_ARGUMENT, "snapshot_every must be 0 or a multiple of hash_every"
             )
         self.path = Path(path)
         self.header = header
@@ -110,14 +112,14 @@ class Recorder:
         snapshot: bytes | None = None,
     ) -> None:
         if self._file is None:
-            raise ReplayError("recorder_closed", "the replay was already closed")
+            raise ReplayError(codes.RECORDER_CLOSED, "the replay was already closed")
         tick = int(frame["tick"])
         if self.last_tick is not None and tick <= self.last_tick:
             raise ReplayError(
-                "tick_out_of_order", f"frame tick {tick} does not follow tick {self.last_tick}"
+                codes.TICK_OUT_OF_ORDER, f"frame tick {tick} does not follow tick {self.last_tick}"
             )
         if self._state is None and frame.get("keyframe") is None:
-            raise ReplayError("no_keyframe", "the first recorded frame must carry a keyframe")
+            raise ReplayError(codes.NO_KEYFRAME, "the first recorded frame must carry a keyframe")
         segment = tick // self.frames_per_chunk
         if self._segment is not None and segment != self._segment:
             self._flush_segment()
@@ -159,7 +161,7 @@ class Recorder:
     def add_turns(self, t0: int, t1: int, body: dict) -> None:
         """A T chunk: one configuration's model turns (app/replay/turns.py), before the index."""
         if self._file is None:
-            raise ReplayError("recorder_closed", "the replay was already closed")
+            raise ReplayError(codes.RECORDER_CLOSED, "the replay was already closed")
         self._flush_segment()
         self._append(fmt.TURNS, t0, t1, body)
         self.counts["turns"] += len(body.get("turns", []))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from asiworld.engine import World
+from asiworld.engine import World, codes
 from asiworld.engine.frames import FrameBuilder
 from asiworld.engine.model import SURFACE
 from asiworld.pipeline import Tick
@@ -81,7 +81,7 @@ class RunRecording:
             blob = world_blob(world)
             if blob is None:
                 raise ReplayError(
-                    "not_recordable", "the world has actions waiting for its next step"
+                    codes.NOT_RECORDABLE, "the world has actions waiting for its next step"
                 )
             digest = world.state_hash()
             header.start = {

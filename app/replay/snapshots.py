@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import zlib
 
-from asiworld.engine import World, snapshot
+from asiworld.engine import World, codes, snapshot
 from asiworld.engine.errors import SnapshotError
 
 from .format import ReplayError
@@ -39,7 +39,8 @@ def check_blob(payload: bytes) -> bytes:
     try:
         blob = zlib.decompress(payload)
     except zlib.error as exc:
-        raise ReplayError("bad_snapshot", f"the world snapshot cannot be read ({exc})") from None
+        raise ReplayError(codes.BAD_SNAPSHOT,
+                          f"the world snapshot cannot be read ({exc})") from None
     try:
         snapshot.check(blob)
     except SnapshotError as exc:

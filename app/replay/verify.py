@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from asiworld.engine import codes
+
 from .format import ReplayError
 from .header import ReplayHeader
 from .reader import Replay
@@ -57,7 +59,7 @@ class HashCheck:
                     world.tick,
                     expected,
                     got,
-                    code="hash_mismatch",
+                    code=codes.HASH_MISMATCH,
                     message=f"state hash differs at tick {world.tick}: recorded {expected}, "
                     f"re-simulated {got}",
                 )
@@ -95,7 +97,8 @@ def _start_world(replay: Replay, tick: int, blob: bytes, hashes: dict[int, str])
     recorded = replay.hashes().get(tick)
     if world.tick != tick or recorded is None or world.state_hash() != recorded:
         raise ReplayError(
-            "bad_snapshot", f"the starting world snapshot is not the one recorded at tick {tick}"
+            codes.BAD_SNAPSHOT,
+            f"the starting world snapshot is not the one recorded at tick {tick}"
         )
     hashes.pop(tick, None)  # confirmed here, before any input of its tick
     return world
@@ -111,7 +114,8 @@ def verify_replay(replay: Replay, until: int | None = None) -> Verdict:
         hashes = {t: h for t, h in hashes.items() if t <= until}
     hashes.pop(0, None)  # tick 0 has no step before it: no fixed moment to compare
     if not hashes:
-        return Verdict(False, 0, 0, code="no_hashes", message="the replay holds no state hashes")
+        return Verdict(False, 0, 0, code=codes.NO_HASHES,
+                       message="the replay holds no state hashes")
     last = max(hashes)
     check = HashCheck(hashes)
     header = replay.header
@@ -131,5 +135,5 @@ def verify_replay(replay: Replay, until: int | None = None) -> Verdict:
     except _Mismatch as mismatch:
         return mismatch.verdict
     except ResimMismatch as exc:  # the engine refuses a log it cannot follow (a join mismatch)
-        return Verdict(False, check.checked, -1, code="log_mismatch", message=str(exc))
+        return Verdict(False, check.checked, -1, code=codes.LOG_MISMATCH, message=str(exc))
     return Verdict(True, check.checked, world.tick)

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.engine.resim import ResimMismatch, inputs_by_tick, resimulate
 
 from .format import ReplayError
@@ -63,7 +64,7 @@ class ReplayWorlds:
         first, last = replay.first_tick, replay.last_tick
         if first is None or not first <= tick <= last:
             raise ReplayError(
-                "tick_out_of_range", f"tick {tick} is outside the recorded ticks {first}-{last}"
+                codes.TICK_OUT_OF_RANGE, f"tick {tick} is outside the recorded ticks {first}-{last}"
             )
         from asiworld.engine import World, load_content
 
@@ -79,7 +80,7 @@ class ReplayWorlds:
                 self._keep(replay.path, world)
             elif start is None and replay.header.start:
                 raise ReplayError(
-                    skipped[0]["code"] if skipped else "no_start_snapshot",
+                    skipped[0]["code"] if skipped else codes.NO_START_SNAPSHOT,
                     "this recording begins mid-run and its starting world snapshot cannot be "
                     "used, so no world can be re-simulated from it",
                 )
@@ -106,7 +107,7 @@ class ReplayWorlds:
             try:
                 resimulate(world, by_tick, tick, on_tick)
             except ResimMismatch as exc:
-                raise ReplayError("resim_mismatch", str(exc)) from None
+                raise ReplayError(codes.RESIM_MISMATCH, str(exc)) from None
             if not replay.header.start:  # a mid-run recording has no rows before it began
                 _complete_log(world, rows)
             return world
@@ -170,15 +171,16 @@ class ReplayWorlds:
             raise ReplayError(exc.code, f"the world snapshot at tick {tick}: {exc.message}") from None
         if world.tick != tick or world.seed != replay.header.seed:
             raise ReplayError(
-                "bad_snapshot",
+                codes.BAD_SNAPSHOT,
                 f"the chunk at tick {tick} holds a world at tick {world.tick}, seed {world.seed}",
             )
         recorded = self._hashes_of(replay).get(tick)
         if recorded is None:
-            raise ReplayError("bad_snapshot", f"no recorded state hash confirms tick {tick}")
+            raise ReplayError(codes.BAD_SNAPSHOT, f"no recorded state hash confirms tick {tick}")
         if world.state_hash() != recorded:
             raise ReplayError(
-                "bad_snapshot", f"the world snapshot at tick {tick} differs from the recorded hash"
+                codes.BAD_SNAPSHOT,
+                f"the world snapshot at tick {tick} differs from the recorded hash"
             )
         # A recording begun mid-run logs from an absolute row on (ReplayHeader.start).
         logged = int(replay.header.start.get("log_row", 0))
@@ -186,7 +188,7 @@ class ReplayWorlds:
         if world.input_log_end != logged:
             # The next inputs would not line up (a join counted twice, a lost row, ...).
             raise ReplayError(
-                "bad_snapshot",
+                codes.BAD_SNAPSHOT,
                 f"the world snapshot at tick {tick} has applied {world.input_log_end} inputs, "
                 f"the replay logs {logged} before that tick",
             )

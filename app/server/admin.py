@@ -7,6 +7,7 @@ made without one accepts loopback clients only.
 
 from __future__ import annotations
 
+from asiworld.engine import codes
 from asiworld.server import auth
 from asiworld.server.errors import ApiError, error_response
 from asiworld.server.extensions import SERVICES, STORE
@@ -17,8 +18,8 @@ from flask.typing import ResponseReturnValue
 admin = Blueprint("admin", __name__, url_prefix="/admin")
 
 
-def _refusal(code: str, message: str, status: int) -> ResponseReturnValue:
-    return error_response(ApiError(status, code, message))
+def _refusal(code: str, message: str) -> ResponseReturnValue:
+    return error_response(ApiError(code, message))
 
 
 @admin.before_request
@@ -26,8 +27,8 @@ def check_admin() -> ResponseReturnValue | None:
     if auth.admin_allowed(request, current_app.config):
         return None
     if current_app.config.get("ADMIN_TOKEN"):
-        return _refusal("not_admin", "this control needs the admin token", 403)
-    return _refusal("not_admin", "without an admin token only loopback may control", 403)
+        return _refusal(codes.NOT_ADMIN, "this control needs the admin token")
+    return _refusal(codes.NOT_ADMIN, "without an admin token only loopback may control")
 
 
 def _runner():
@@ -52,9 +53,9 @@ def step() -> ResponseReturnValue:
     try:
         n = int(raw)
     except (TypeError, ValueError):
-        return _refusal("bad_argument", "n must be a whole number of ticks", 400)
+        return _refusal(codes.BAD_ARGUMENT, "n must be a whole number of ticks")
     if not 1 <= n <= 1000:
-        return _refusal("bad_argument", "n must be between 1 and 1000 ticks", 400)
+        return _refusal(codes.BAD_ARGUMENT, "n must be between 1 and 1000 ticks")
     tick = _runner().step(n)
     return jsonify({"ok": True, "tick": tick})
 
@@ -65,9 +66,9 @@ def speed() -> ResponseReturnValue:
     try:
         value = float(raw)
     except (TypeError, ValueError):
-        return _refusal("bad_argument", "speed must be a number of ticks per second", 400)
+        return _refusal(codes.BAD_ARGUMENT, "speed must be a number of ticks per second")
     if not 0 < value <= 1000:
-        return _refusal("bad_argument", "speed must be above 0 and at most 1000", 400)
+        return _refusal(codes.BAD_ARGUMENT, "speed must be above 0 and at most 1000")
     _runner().set_speed(value)
     return jsonify({"ok": True, **_runner().stats()})
 
@@ -77,7 +78,7 @@ def kick() -> ResponseReturnValue:
     body = request.get_json(silent=True) or {}
     char = body.get("char")
     if type(char) is not int:
-        return _refusal("bad_argument", "kick needs `char`: a character id", 400)
+        return _refusal(codes.BAD_ARGUMENT, "kick needs `char`: a character id")
     return jsonify({"ok": True, **kick_character(current_app, char)})
 
 
@@ -85,5 +86,5 @@ def kick() -> ResponseReturnValue:
 def snapshot() -> ResponseReturnValue:
     store = current_app.extensions.get(STORE)
     if store is None:
-        return _refusal("no_data_dir", "this server keeps nothing on disk (no --data-dir)", 409)
+        return _refusal(codes.NO_DATA_DIR, "this server keeps nothing on disk (no --data-dir)")
     return jsonify({"ok": True, "tick": store.snapshot_now()})

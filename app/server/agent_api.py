@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from asiworld.agent_port import EVENTS_KEPT, PROGRAM_ENDS, PipelinePort, program_outcome
+from asiworld.engine import codes
 from asiworld.pipeline import Pipeline, Tick
 from asiworld.programs.manager import ProgramManager
 from asiworld.server.auth import new_token, token_hash
@@ -39,7 +40,7 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9_\- ]{1,24}$")
 LABEL_PATTERN = re.compile(r"^[A-Za-z0-9_.\-]{1,32}$")
 INCIDENT_CAUSE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 # Engine refusals that mean "this request is malformed", not "the world says no".
-MALFORMED_CODES = ("unknown_action", "bad_argument")
+MALFORMED_CODES = (codes.UNKNOWN_ACTION, codes.BAD_ARGUMENT)
 
 agent_api = Blueprint("agent_api", __name__)
 
@@ -216,35 +217,34 @@ def _authorise(cid: int) -> AgentService:
     service = _service()
     token = _bearer()
     if token is None:
-        raise ApiError(
-            401, "missing_token", "send the agent token as 'Authorization: Bearer TOKEN'"
-        )
+        raise ApiError(codes.MISSING_TOKEN, "send the agent token as 'Authorization: Bearer TOKEN'")
     owner = service.char_for(token)
     if owner is None:
-        raise ApiError(401, "unknown_token", "this agent token is not known here: join first")
+        raise ApiError(codes.UNKNOWN_TOKEN, "this agent token is not known here: join first")
     if owner != cid:
-        raise ApiError(403, "not_your_character", f"this token acts for character {owner} only")
+        raise ApiError(codes.NOT_YOUR_CHARACTER, f"this token acts for character {owner} only")
     return service
 
 
 def _body() -> dict:
     data = request.get_json(silent=True)
     if not isinstance(data, dict):
-        raise ApiError(400, "bad_json", "the request body must be a JSON object")
+        raise ApiError(codes.BAD_JSON, "the request body must be a JSON object")
     return data
 
 
-def _text(body: dict, key: str, pattern: re.Pattern, what: str, default: str | None = None) -> str:
+def _text(body: dict, key: str, pattern: re.Pattern, code: str, what: str,
+          default: str | None = None) -> str:
     value = body.get(key, default)
     if not isinstance(value, str) or not pattern.match(value.strip()):
-        raise ApiError(422, f"bad_{key}", what)
+        raise ApiError(code, what)
     return value.strip()
 
 
 def _action(body: dict) -> dict:
     action = body.get("action")
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-        raise ApiError(422, "bad_action", "`action` must be an object with a string `type`")
+        raise ApiError(codes.BAD_ACTION, "`action` must be an object with a string `type`")
     return action
 
 
@@ -255,7 +255,7 @@ def _int_arg(name: str, default: int) -> int:
     try:
         return int(raw)
     except ValueError:
-        raise ApiError(422, "bad_argument", f"`{name}` must be a whole number") from None
+        raise ApiError(codes.BAD_ARGUMENT, f"`{name}` must be a whole number", 422) from None
 
 
 # --- routes --------------------------------------------------------------------------------
@@ -271,11 +271,13 @@ def openapi_spec() -> ResponseReturnValue:
 @agent_api.post("/api/agents/join")
 def join() -> ResponseReturnValue:
     body = _body()
-    name = _text(body, "name", NAME_PATTERN, "a name is 1 to 24 letters, digits, spaces, - or _")
+    name = _text(body, "name", NAME_PATTERN, codes.BAD_NAME,
+                 "a name is 1 to 24 letters, digits, spaces, - or _")
     label = _text(
         body,
         "label",
         LABEL_PATTERN,
+        codes.BAD_LABEL,
         "a label is 1 to 32 letters, digits, '.', '-' or '_'",
         default="external",
     )
@@ -293,7 +295,7 @@ def observe(cid: int) -> ResponseReturnValue:
     service = _authorise(cid)
     fmt = request.args.get("format", "json")
     if fmt not in ("json", "text"):
-        raise ApiError(422, "bad_format", "format is 'json' or 'text'")
+        raise ApiError(codes.BAD_FORMAT, "format is 'json' or 'text'")
     return jsonify(service.observe(cid, fmt))
 
 
@@ -304,9 +306,9 @@ def act(cid: int) -> ResponseReturnValue:
     try:
         result = service.act(cid, action)
     except (TypeError, ValueError, KeyError) as err:  # the engine should refuse, not raise
-        raise ApiError(422, "bad_action", f"the engine could not read this action: {err}") from err
+        raise ApiError(codes.BAD_ACTION, f"the engine could not read this action: {err}") from err
     if not result["ok"] and result["code"] in MALFORMED_CODES:
-        raise ApiError(422, result["code"], result["message"])
+        raise ApiError(result["code"], result["message"], 422)  # a refusal, whatever its code
     return jsonify(result)
 
 
@@ -316,11 +318,11 @@ def submit_program(cid: int) -> ResponseReturnValue:
     body = _body()
     name, source = body.get("name"), body.get("source")
     if not isinstance(name, str) or not isinstance(source, str):
-        raise ApiError(422, "bad_program", "a program needs `name` and `source` (text)")
+        raise ApiError(codes.BAD_PROGRAM, "a program needs `name` and `source` (text)")
     reply = service.submit_program(cid, name, source)
     if not reply.get("ok"):
         extra = {"line": reply["line"]} if reply.get("line") is not None else {}
-        raise ApiError(422, reply["code"], reply["message"], **extra)
+        raise ApiError(reply["code"], reply["message"], 422, **extra)
     return jsonify(reply), 201
 
 
@@ -339,7 +341,7 @@ def program_status(cid: int, pid: int) -> ResponseReturnValue:
 def cancel_program(cid: int, pid: int) -> ResponseReturnValue:
     reply = _authorise(cid).port(cid).cancel(pid)
     if not reply.get("ok"):
-        raise ApiError(409, reply["code"], reply["message"])
+        raise ApiError(reply["code"], reply["message"], 409)
     return jsonify(reply)
 
 
@@ -349,7 +351,7 @@ def events(cid: int) -> ResponseReturnValue:
     after = _int_arg("after", 0)
     limit = _int_arg("limit", 200)
     if not 1 <= limit <= 500:
-        raise ApiError(422, "bad_argument", "`limit` is between 1 and 500")
+        raise ApiError(codes.BAD_ARGUMENT, "`limit` is between 1 and 500", 422)
     return jsonify(service.events_after(cid, after, limit))
 
 
@@ -359,16 +361,16 @@ def incident(cid: int) -> ResponseReturnValue:
     body = _body()
     cause = body.get("cause")
     if not isinstance(cause, str) or not INCIDENT_CAUSE.match(cause):
-        raise ApiError(422, "bad_cause", "`cause` is a snake_case word, e.g. model_error")
+        raise ApiError(codes.BAD_CAUSE, "`cause` is a snake_case word, e.g. model_error")
     start, end = body.get("start"), body.get("end")
-    for key, value in (("start", start), ("end", end)):
+    for key, code, value in (("start", codes.BAD_START, start), ("end", codes.BAD_END, end)):
         if value is not None and (type(value) is not int or value < 0):
-            raise ApiError(422, f"bad_{key}", f"`{key}` is a tick (a whole number >= 0) or null")
+            raise ApiError(code, f"`{key}` is a tick (a whole number >= 0) or null")
     if start is not None and end is not None and end < start:
-        raise ApiError(422, "bad_end", "`end` comes before `start`")
+        raise ApiError(codes.BAD_END, "`end` comes before `start`")
     detail = body.get("detail", "")
     if not isinstance(detail, str) or len(detail) > 500:
-        raise ApiError(422, "bad_detail", "`detail` is text of at most 500 characters")
+        raise ApiError(codes.BAD_DETAIL, "`detail` is text of at most 500 characters")
     return jsonify({"ok": True, "incident": service.incident(cid, cause, start, end, detail)}), 201
 
 
@@ -376,7 +378,7 @@ def incident(cid: int) -> ResponseReturnValue:
 
 
 def _socket_fail(code: str, message: str) -> dict:
-    return error_body(ApiError(422, code, message))
+    return error_body(ApiError(code, message))
 
 
 def register_socket_handlers(socketio: Any) -> None:
@@ -402,9 +404,9 @@ def register_socket_handlers(socketio: Any) -> None:
         cid = service.sid_char.get(request.sid)
         fmt = data.get("format", "json") if isinstance(data, dict) else "json"
         if cid is None:
-            return _socket_fail("unknown_token", "connect with a token first")
+            return _socket_fail(codes.UNKNOWN_TOKEN, "connect with a token first")
         if fmt not in ("json", "text"):
-            return _socket_fail("bad_format", "format is 'json' or 'text'")
+            return _socket_fail(codes.BAD_FORMAT, "format is 'json' or 'text'")
         return {"ok": True, "observation": service.observe(cid, fmt)}
 
     @socketio.on("act", namespace=NAMESPACE)
@@ -412,14 +414,14 @@ def register_socket_handlers(socketio: Any) -> None:
         service = _service()
         cid = service.sid_char.get(request.sid)
         if cid is None:
-            return _socket_fail("unknown_token", "connect with a token first")
+            return _socket_fail(codes.UNKNOWN_TOKEN, "connect with a token first")
         try:
             action = _action(data if isinstance(data, dict) else {})
             return service.act(cid, action)
         except ApiError as exc:
             return _socket_fail(exc.code, exc.message)
         except (TypeError, ValueError, KeyError) as err:
-            return _socket_fail("bad_action", f"the engine could not read this action: {err}")
+            return _socket_fail(codes.BAD_ACTION, f"the engine could not read this action: {err}")
 
 
 def init_agent_api(app: Flask) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from asiworld.engine import codes
 from asiworld.server import assessment, auth
 from asiworld.server.errors import ApiError
 from asiworld.server.extensions import SERVICES
@@ -58,14 +59,14 @@ def evaluation() -> ResponseReturnValue:
     if run:  # a RunResultsError is answered by the server's error handler
         return jsonify(with_colours(assessment.run_results(current_app, run)))
     if not auth.gate(current_app).may_spectate_http(request):
-        raise ApiError(403, "not_spectator", "the live evaluation needs the spectator token")
+        raise ApiError(codes.NOT_SPECTATOR, "the live evaluation needs the spectator token")
     return jsonify(with_colours(assessment.live_results(current_app)))
 
 
 @api.get("/api/world")
 def world() -> ResponseReturnValue:
     if not auth.gate(current_app).may_spectate_http(request):
-        raise ApiError(403, "not_spectator", "the world summary needs the spectator token")
+        raise ApiError(codes.NOT_SPECTATOR, "the world summary needs the spectator token")
     runner = current_app.extensions[SERVICES].runner
     return jsonify(world_summary(runner.keyframe(), runner.stats()))
 

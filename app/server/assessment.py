@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 from asiworld.evaluation import LiveAssessment
 from asiworld.server.extensions import ASSESSMENT, SERVICES, STUDY
@@ -25,11 +26,11 @@ RUN_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}(/[A-Za-z0-9_][A-Za-z0-
 
 
 class RunResultsError(CodedError):
-    """A finished run's results could not be shown; `code` is stable, `status` the HTTP one."""
+    """A finished run's results could not be shown: a stable code, the table's HTTP status."""
 
-    def __init__(self, code: str, message: str, status: int) -> None:
+    def __init__(self, code: str, message: str) -> None:
         super().__init__(code, message)
-        self.http_status = status
+        self.http_status = codes.status(code)
 
 
 def attach(app: Flask) -> LiveAssessment:
@@ -77,24 +78,24 @@ def run_results(app: Flask, name: str) -> dict[str, Any]:
     """The results.json of the run `name` under the runs folder."""
     if not RUN_NAME.match(name or ""):
         raise RunResultsError(
-            "bad_run_name", f"{name!r} is not a run name (letters, digits, . _ - and one /)", 400
+            codes.BAD_RUN_NAME, f"{name!r} is not a run name (letters, digits, . _ - and one /)"
         )
     folder = runs_folder(app)
     if folder is None:
         raise RunResultsError(
-            "no_runs_folder", "this server has no runs folder (set RUNS_DIR or DATA_DIR)", 404
+            codes.NO_RUNS_FOLDER, "this server has no runs folder (set RUNS_DIR or DATA_DIR)"
         )
     path = folder / name / "results.json"
     if not path.is_file():
-        raise RunResultsError("run_not_found", f"there is no run {name!r} in {folder}", 404)
+        raise RunResultsError(codes.RUN_NOT_FOUND, f"there is no run {name!r} in {folder}")
     try:
         results = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise RunResultsError(
-            "bad_results_json", f"{name}/results.json is unreadable: {exc}", 500
+            codes.BAD_RESULTS_JSON, f"{name}/results.json is unreadable: {exc}"
         ) from None
     if not isinstance(results, dict) or not isinstance(results.get("configurations"), list):
         raise RunResultsError(
-            "bad_results_json", f"{name}/results.json is not an evaluation's results", 500
+            codes.BAD_RESULTS_JSON, f"{name}/results.json is not an evaluation's results"
         )
     return results

@@ -18,12 +18,13 @@ import socket
 import threading
 from typing import Any
 
+from asiworld.engine import codes
 from werkzeug.serving import ThreadedWSGIServer
 
 _BODY = json.dumps(
     {
         "error": {
-            "code": "too_many_connections",
+            "code": codes.TOO_MANY_CONNECTIONS,
             "message": "the server holds its most connections: retry in a moment",
         }
     }

@@ -13,13 +13,15 @@ import fcntl
 import os
 from pathlib import Path
 
+from asiworld.engine import codes
+
 LOCK_NAME = "serve.lock"
 
 
 class DataInUse(Exception):
     """The folder is locked by another live process; `message` names the folder and its pid."""
 
-    code = "data_in_use"
+    code = codes.DATA_IN_USE
 
     def __init__(self, message: str) -> None:
         super().__init__(message)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.server.schemas import (
     ACTION,
     CHAR_ID,
@@ -87,8 +88,8 @@ MALFORMED = {
     "422": refusal("a field is missing or malformed; nothing changed"),
 }
 EMPTY = obj(nullable=True)
-SPECTATOR = obj(nullable=True, spectator_token=named("bad_spectator_token", TOKEN))
-JOIN_TOKEN = named("bad_join_token", TOKEN)  # a closed world's (server/joining.py)
+SPECTATOR = obj(nullable=True, spectator_token=named(codes.BAD_SPECTATOR_TOKEN, TOKEN))
+JOIN_TOKEN = named(codes.BAD_JOIN_TOKEN, TOKEN)  # a closed world's (server/joining.py)
 
 AGENTS = "/api/agents/{cid}"
 
@@ -148,8 +149,8 @@ _ROUTES = (
         f"{AGENTS}/programs",
         obj(
             ("name", "source"),
-            name=Str(max_len=64, code="bad_program", help="a short name, 1-64 characters"),
-            source=Str(max_len=MAX_PROGRAM_BYTES, code="bad_program", help="the program text"),
+            name=Str(max_len=64, code=codes.BAD_PROGRAM, help="a short name, 1-64 characters"),
+            source=Str(max_len=MAX_PROGRAM_BYTES, code=codes.BAD_PROGRAM, help="the program text"),
         ),
         "Submit a hosted program (replaces the character's current one)",
         "submitProgram",
@@ -229,10 +230,10 @@ _ROUTES = (
         f"{AGENTS}/incidents",
         obj(
             ("cause",),
-            cause=Str(max_len=40, min_len=1, pattern=r"[a-z][a-z0-9_]{0,39}", code="bad_cause"),
-            start=AnyOf((Int(0, code="bad_start"),), nullable=True, code="bad_start"),
-            end=AnyOf((Int(0, code="bad_end"),), nullable=True, code="bad_end"),
-            detail=Str(max_len=500, code="bad_detail"),
+            cause=Str(max_len=40, min_len=1, pattern=r"[a-z][a-z0-9_]{0,39}", code=codes.BAD_CAUSE),
+            start=AnyOf((Int(0, code=codes.BAD_START),), nullable=True, code=codes.BAD_START),
+            end=AnyOf((Int(0, code=codes.BAD_END),), nullable=True, code=codes.BAD_END),
+            detail=Str(max_len=500, code=codes.BAD_DETAIL),
         ),
         "Record an interruption of the agent (model error, approval wait)",
         "incident",
@@ -274,7 +275,7 @@ _EVENTS = (
         obj(
             nullable=True,
             char=AnyOf((CHAR_ID,), nullable=True),
-            spectator_token=named("bad_spectator_token", TOKEN),
+            spectator_token=named(codes.BAD_SPECTATOR_TOKEN, TOKEN),
         ),
         "the followed character's view",
     ),
@@ -293,7 +294,7 @@ _EVENTS = (
     Event(
         "/agent",
         "observe",
-        obj(nullable=True, format=Str(max_len=8, code="bad_format")),
+        obj(nullable=True, format=Str(max_len=8, code=codes.BAD_FORMAT)),
         "an observation",
     ),
     Event("/agent", "act", obj(("action",), action=ACTION), "the world's answer"),

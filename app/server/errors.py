@@ -6,37 +6,29 @@ sentence. Raised while a request is handled, any of them becomes the same JSON b
     {"ok": false, "code", "message", "error": {"code", "message", ...extra}}
 
 (`error` for the agent API's clients, the flat fields for the pages and the admin tools), with the
-error's own HTTP status, or the one its code has here. Socket.IO answers carry the same body plus
-the `event` it answers.
+error's own HTTP status, or the one the table of codes gives it (asiworld.engine.codes, listed in
+docs/errors.md), or 422. Socket.IO answers carry the same body plus the `event` it answers.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 from flask import Flask, Response, jsonify
 
-# The HTTP status of errors that do not carry one (replays, results), by code; others are 422.
-STATUS_BY_CODE = {
-    "unknown_replay": 404,
-    "not_found": 404,
-    "unknown_chunk": 404,
-    "tick_out_of_range": 404,
-    "no_keyframe": 404,
-    "unknown_character": 404,
-    "bad_argument": 400,
-    "not_admin": 403,
-}
-DEFAULT_STATUS = 422
+DEFAULT_STATUS = 422  # a code the table gives no status
 
 
 class ApiError(CodedError):
-    """An answer with an HTTP status and a stable code; raised before anything changes."""
+    """An answer with a stable code and its HTTP status, the table's unless `status` says
+    otherwise (a code a world refused with, answered as 422 whatever it is); raised before
+    anything changes."""
 
-    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+    def __init__(self, code: str, message: str, status: int | None = None, **extra: Any) -> None:
         super().__init__(code, message, **extra)
-        self.http_status = status
+        self.http_status = status or codes.status(code) or DEFAULT_STATUS
 
     @property
     def status(self) -> int:
@@ -51,26 +43,27 @@ def error_body(exc: CodedError, **more: Any) -> dict[str, Any]:
 
 
 def status_of(exc: CodedError) -> int:
-    return exc.http_status or STATUS_BY_CODE.get(exc.code, DEFAULT_STATUS)
+    return exc.http_status or codes.status(exc.code) or DEFAULT_STATUS
 
 
 def error_response(exc: CodedError, status: int | None = None) -> tuple[Response, int]:
     return jsonify(error_body(exc)), status or status_of(exc)
 
 
-# Flask's own refusals, in the same shape.
+# Flask's own refusals (404, 405, 413), in the same shape.
 HTTP_ERRORS = (
-    (404, "not_found", "there is nothing at this address"),
-    (405, "method_not_allowed", "this address does not take that method"),
-    (413, "too_large", "the request body is too large"),
+    (codes.NOT_FOUND, "there is nothing at this address"),
+    (codes.METHOD_NOT_ALLOWED, "this address does not take that method"),
+    (codes.TOO_LARGE, "the request body is too large"),
 )
 
 
 def install(app: Flask) -> None:
     """Answer every CodedError raised in a request, and Flask's 404/405/413, as above."""
     app.register_error_handler(CodedError, error_response)
-    for status, code, message in HTTP_ERRORS:
-        app.register_error_handler(status, _answer(ApiError(status, code, message)))
+    for code, message in HTTP_ERRORS:
+        refusal = ApiError(code, message)
+        app.register_error_handler(refusal.status, _answer(refusal))
 
 
 def _answer(exc: ApiError) -> Any:

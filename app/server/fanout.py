@@ -23,6 +23,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from asiworld.engine import codes
+
 log = logging.getLogger(__name__)
 
 CHANNEL = "asiworld"  # the Socket.IO channel on the queue (Flask-SocketIO's `channel`)
@@ -44,14 +46,14 @@ def check_queue(url: str) -> None:
     """Raise QueueUnavailable unless `url` names a Redis server that answers a PING now."""
     if not isinstance(url, str) or not url.startswith(SCHEMES):
         raise QueueUnavailable(
-            "bad_message_queue",
+            codes.BAD_MESSAGE_QUEUE,
             f"--message-queue is a Redis URL such as redis://127.0.0.1:6379/0, not {url!r}",
         )
     try:
         import redis
     except ImportError:
         raise QueueUnavailable(
-            "redis_unavailable",
+            codes.REDIS_UNAVAILABLE,
             "the message queue needs the redis package: pip install 'asiworld[scale]'",
         ) from None
     try:
@@ -60,7 +62,7 @@ def check_queue(url: str) -> None:
         client.close()
     except (redis.RedisError, ValueError, OSError) as exc:
         raise QueueUnavailable(
-            "queue_unavailable", f"no Redis server answers at {url}: {exc}"
+            codes.QUEUE_UNAVAILABLE, f"no Redis server answers at {url}: {exc}"
         ) from None
 
 

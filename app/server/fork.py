@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.replay.format import ReplayError
 from asiworld.server.extensions import STORE
 
@@ -34,7 +35,8 @@ def install(app: Any, forked: Any, take_over: int | None, name: str = "",
     svc = services(app)
     runner, live = svc.runner, svc.live
     if take_over is not None and take_over not in {c.id for c in forked.characters()}:
-        raise ReplayError("unknown_character", f"there is no character {take_over} at that tick")
+        raise ReplayError(codes.UNKNOWN_CHARACTER,
+                          f"there is no character {take_over} at that tick")
 
     def swap() -> dict[str, Any]:
         runner.replace_world(forked)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 from asiworld.server import APP_DIR
 from asiworld.server.errors import error_body
@@ -105,7 +106,7 @@ class FrontEnd:
         try:
             request_spectate(self.redis, sid)
         except redis.RedisError as exc:
-            return error_body(CodedError("queue_unavailable", "the world's message queue did "
+            return error_body(CodedError(codes.QUEUE_UNAVAILABLE, "the world's message queue did "
                                          f"not take the request ({exc}); try again"),
                               event="spectate")
         with self._lock:
@@ -115,7 +116,7 @@ class FrontEnd:
     def _refuse(self, event: str) -> dict:
         body = {
             "ok": False,
-            "code": "frontend_only",
+            "code": codes.FRONTEND_ONLY,
             "message": "this front end relays the world's frames to spectators; "
             f"{event} needs the world's own server",
             "event": event,
@@ -187,7 +188,7 @@ def create_frontend_app(url: str) -> Flask:
     @pages.get("/evaluation", endpoint="evaluation")
     def world_only() -> Any:
         message = f"{request.path} needs the world's own server; this front end only spectates"
-        return jsonify({"error": {"code": "frontend_only", "message": message}}), 404
+        return jsonify({"error": {"code": codes.FRONTEND_ONLY, "message": message}}), 404
 
     app.register_blueprint(pages)
 

@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 from asiworld.server.auth import same
 from asiworld.server.extensions import JOINS
@@ -30,11 +31,11 @@ T = TypeVar("T")
 
 
 class JoinRefused(CodedError):
-    """A join the world says no to, with its HTTP status (server/errors.py answers it)."""
+    """A join the world says no to, with the HTTP status the table gives its code."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str) -> None:
         super().__init__(code, message)
-        self.http_status = status
+        self.http_status = codes.status(code)
 
 
 class JoinGate:
@@ -53,13 +54,13 @@ class JoinGate:
         raises JoinRefused, having changed nothing, otherwise."""
         expected = self.config.get("JOIN_TOKEN")
         if expected and not same(given_token, expected):
-            raise JoinRefused(403, "join_closed", "this world is closed: joining needs its join token")
+            raise JoinRefused(codes.JOIN_CLOSED,
+                              "this world is closed: joining needs its join token")
         with self._lock:
             held = count()
             if held >= self.max_characters:
                 raise JoinRefused(
-                    409,
-                    "world_full",
+                    codes.WORLD_FULL,
                     f"this world holds its most characters ({held} of {self.max_characters}): "
                     "no one more can join",
                 )

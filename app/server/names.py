@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 
 from asiworld.agents.bots.builtin import available
+from asiworld.engine import codes
 from asiworld.server.joining import JoinRefused
 
 
@@ -31,11 +32,10 @@ def check_player_name(name: str, taken: Iterable[str]) -> None:
     builtin = reserved_for(name)
     if builtin is not None:
         raise JoinRefused(
-            409,
-            "name_reserved",
+            codes.NAME_RESERVED,
             f"{name} is a name of the built-in {builtin} agents: choose another name",
         )
     if _key(name) in {_key(other) for other in taken}:
         raise JoinRefused(
-            409, "name_taken", f"someone in this world is already called {name}: choose another name"
+            codes.NAME_TAKEN, f"someone in this world is already called {name}: choose another name"
         )

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from asiworld import protocol
+from asiworld.engine import codes
 from asiworld.server import endpoints
 from asiworld.server.schemas import json_schema
 
@@ -58,7 +59,8 @@ def spec() -> dict:
                     "type": "object",
                     "required": ["code", "message"],
                     "properties": {
-                        "code": {"type": "string", "description": "stable snake_case code"},
+                        "code": {"type": "string", "description": "stable snake_case code "
+                                 "(every one, by status: x-error-codes; docs/errors.md)"},
                         "message": {"type": "string"},
                         "line": {"type": "integer"},
                     },
@@ -124,4 +126,15 @@ def spec() -> dict:
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
         "security": [{"bearer": []}],
+        "x-error-codes": codes_by_status(),
     }
+
+
+def codes_by_status() -> dict[str, list[str]]:
+    """The HTTP API's error codes under the status each is answered with (the table of codes);
+    a world's refusals are no HTTP error (`/act` answers them in its ActionResult)."""
+    out: dict[str, list[str]] = {}
+    for code, entry in sorted(codes.TABLE.items()):
+        if entry.status is not None and codes.API in entry.where:
+            out.setdefault(str(entry.status), []).append(code)
+    return dict(sorted(out.items()))

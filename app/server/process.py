@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from asiworld.arguments import refuse as fail
+from asiworld.engine import codes
 from asiworld.server.extensions import FRONTEND, RECORDING
 from asiworld.server.settings import ServerSettings
 
@@ -41,13 +42,13 @@ def serve(settings: ServerSettings, open_study: StudyOpener | None = None) -> in
         except QueueUnavailable as exc:
             return fail(exc.code, exc.message)
     if settings.new and settings.ephemeral:
-        return fail("bad_argument", "--new and --ephemeral: an ephemeral world is always new")
+        return fail(codes.BAD_ARGUMENT, "--new and --ephemeral: an ephemeral world is always new")
     if settings.out is not None and settings.study is None:
-        return fail("bad_argument", "--out names a study's folder: give --study FILE too")
+        return fail(codes.BAD_ARGUMENT, "--out names a study's folder: give --study FILE too")
     live_study = None
     if settings.study is not None:
         if open_study is None:
-            return fail("studies_unavailable", "this command table has no studies")
+            return fail(codes.STUDIES_UNAVAILABLE, "this command table has no studies")
         live_study = open_study(settings)  # a CodedError (a bad study, --out in use) is exit 2
         # the study brings its world and its seats
         settings = replace(settings, ephemeral=True, agents=())
@@ -68,7 +69,7 @@ def serve(settings: ServerSettings, open_study: StudyOpener | None = None) -> in
 def _serve_world(settings: ServerSettings, live_study: Any) -> int:
     problem = port_problem(settings.host, settings.port)
     if problem:
-        return fail("port_unavailable", problem)
+        return fail(codes.PORT_UNAVAILABLE, problem)
     data_dir = settings.world_dir
     if data_dir is not None and not settings.new:
         from asiworld.server.persistence import DB_NAME
@@ -79,7 +80,7 @@ def _serve_world(settings: ServerSettings, live_study: Any) -> int:
             if saved != asked:  # the same command again (a supervisor's restart) resumes
                 shown = ", ".join(saved) if saved else "none"
                 return fail(
-                    "world_exists",
+                    codes.WORLD_EXISTS,
                     f"{data_dir} holds a saved world whose built-in agents are {shown}, not "
                     f"{', '.join(asked)}: it resumes with its own characters, so --agents "
                     "would be ignored. Give the same --agents (or none) to resume it, --new to "
@@ -199,17 +200,17 @@ def serve_frontend(settings: ServerSettings) -> int:
     from asiworld.server.fanout import QueueUnavailable, check_queue
 
     if settings.message_queue is None:
-        return fail("bad_argument", "--frontend needs --message-queue URL: the world's Redis queue")
+        return fail(codes.BAD_ARGUMENT, "--frontend needs --message-queue URL: the world's Redis queue")
     given = [name for name in WORLD_ONLY if getattr(settings, name) not in (None, False, "", ())]
     if given:
         flags = ", ".join("--" + name.replace("_", "-") for name in given)
-        return fail("bad_argument", f"{flags}: a front end holds no world; give these to the "
+        return fail(codes.BAD_ARGUMENT, f"{flags}: a front end holds no world; give these to the "
                     "world's own `asiworld serve --message-queue`")
     if settings.async_mode != "threading":
-        return fail("bad_argument", "--frontend runs in the threading mode only")
+        return fail(codes.BAD_ARGUMENT, "--frontend runs in the threading mode only")
     problem = port_problem(settings.host, settings.port)
     if problem:
-        return fail("port_unavailable", problem)
+        return fail(codes.PORT_UNAVAILABLE, problem)
     try:
         check_queue(settings.message_queue)
     except QueueUnavailable as exc:

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.replay.format import ReplayError
 from asiworld.replay.library import ReplayLibrary
 from asiworld.replay.worlds import ReplayWorlds, point_of_view
@@ -80,7 +81,7 @@ def _damaged(exc: Exception) -> ResponseReturnValue:
     if isinstance(exc, HTTPException):  # Flask's own 404/405/413, in the app's shape
         return current_app.handle_http_exception(exc)
     current_app.logger.warning("a damaged replay: %s: %s", type(exc).__name__, exc)
-    body = {"error": {"code": "damaged_replay",
+    body = {"error": {"code": codes.DAMAGED_REPLAY,
                       "message": f"this replay holds data the viewer cannot use "
                                  f"({type(exc).__name__}: {str(exc)[:160]})"}}
     return _json(body, 422)
@@ -94,7 +95,7 @@ def _guard() -> ResponseReturnValue | None:
     library, _ = _services()
     path = library.paths().get(rid)
     if path is not None and not _may_read(path):
-        refusal = ReplayError("not_spectator", "this replay records the live world: it needs "
+        refusal = ReplayError(codes.NOT_SPECTATOR, "this replay records the live world: it needs "
                               "the spectator token")
         if not request.path.startswith("/api/"):  # the viewer page says it as a page
             return render_template("replays.html", replays=_shown_rows(library.listing()),
@@ -158,11 +159,11 @@ def _json(body: Any, status: int = 200, built_ms: float | None = None) -> Respon
 def _int_arg(name: str, value: Any = None) -> int:
     raw = request.args.get(name) if value is None else value
     if isinstance(raw, bool):
-        raise ReplayError("bad_argument", f"{name} must be a whole number")
+        raise ReplayError(codes.BAD_ARGUMENT, f"{name} must be a whole number")
     try:
         return int(raw)
     except (TypeError, ValueError):
-        raise ReplayError("bad_argument", f"{name} must be a whole number") from None
+        raise ReplayError(codes.BAD_ARGUMENT, f"{name} must be a whole number") from None
 
 
 def _content_note(replay: Any) -> str | None:
@@ -322,11 +323,11 @@ def pov(rid: str) -> Response:
     replay = library.get(rid)
     tick, char = _int_arg("tick"), _int_arg("char")
     if char not in {c["id"] for c in replay.characters()}:
-        raise ReplayError("unknown_character", f"character {char} is not in this replay")
+        raise ReplayError(codes.UNKNOWN_CHARACTER, f"character {char} is not in this replay")
     start: dict[str, Any] = {}
     world = worlds.world_at(replay, tick, report=start)
     if char not in world.entities:
-        raise ReplayError("unknown_character", f"character {char} has not joined by {tick}")
+        raise ReplayError(codes.UNKNOWN_CHARACTER, f"character {char} has not joined by {tick}")
     recorded = replay.hashes().get(tick)
     body = {
         "ok": True,
@@ -352,7 +353,7 @@ def fork(rid: str) -> ResponseReturnValue:
     library, worlds = _services()
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
-        raise ReplayError("bad_argument", "send a JSON object {tick, char, seed}")
+        raise ReplayError(codes.BAD_ARGUMENT, "send a JSON object {tick, char, seed}")
     replay = library.get(rid)
     tick = _int_arg("tick", body.get("tick"))
     char = body.get("char")
@@ -360,9 +361,9 @@ def fork(rid: str) -> ResponseReturnValue:
         char = _int_arg("char", char)
     seed = body.get("seed", "same")
     if seed not in ("same", "new") and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise ReplayError("bad_argument", "seed is 'same', 'new' or a whole number >= 0")
+        raise ReplayError(codes.BAD_ARGUMENT, "seed is 'same', 'new' or a whole number >= 0")
     if isinstance(seed, int) and seed < 0:
-        raise ReplayError("bad_argument", "seed is 'same', 'new' or a whole number >= 0")
+        raise ReplayError(codes.BAD_ARGUMENT, "seed is 'same', 'new' or a whole number >= 0")
     world = worlds.world_at(replay, tick)
     future_seed = reseed(world, seed)
     seated = install(current_app._get_current_object(), world, char,

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
-from asiworld.engine import World
+from asiworld.engine import World, codes
 from asiworld.engine.errors import ActionResult, CodedError
 from asiworld.engine.frames import FrameBuilder
 from asiworld.pipeline import Pipeline, Tick
@@ -37,7 +37,7 @@ class NotSaved(CodedError, RuntimeError):
     http_status = 503
 
     def __init__(self, message: str) -> None:
-        super().__init__("not_saved", message)
+        super().__init__(codes.NOT_SAVED, message)
 
 
 RETRY_SECONDS = 5.0  # a world paused because it could not save tries again this often
@@ -64,7 +64,7 @@ class RunnerStopped(CodedError, RuntimeError):
     http_status = 503
 
     def __init__(self, message: str) -> None:
-        super().__init__("world_stopped", message)
+        super().__init__(codes.WORLD_STOPPED, message)
 
 
 class WorldRunner:

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 
 
@@ -22,7 +23,7 @@ class Invalid(CodedError, ValueError):
 
 
 class Spec:
-    code: str = "bad_argument"
+    code: str = codes.BAD_ARGUMENT
 
     def check(self, value: Any, where: str) -> None:  # pragma: no cover - interface
         raise NotImplementedError
@@ -36,7 +37,7 @@ class Str(Spec):
     max_len: int = 200
     min_len: int = 0
     pattern: str | None = None
-    code: str = "bad_argument"
+    code: str = codes.BAD_ARGUMENT
     help: str = ""
 
     def check(self, value: Any, where: str) -> None:
@@ -52,7 +53,7 @@ class Str(Spec):
 class Int(Spec):
     lo: int = -(2**31)
     hi: int = 2**31 - 1
-    code: str = "bad_argument"
+    code: str = codes.BAD_ARGUMENT
     help: str = ""
 
     def check(self, value: Any, where: str) -> None:
@@ -66,7 +67,7 @@ class Int(Spec):
 class Num(Spec):
     lo: float
     hi: float
-    code: str = "bad_argument"
+    code: str = codes.BAD_ARGUMENT
 
     def check(self, value: Any, where: str) -> None:
         if type(value) not in (int, float) or value != value:  # no bools, no NaN
@@ -77,7 +78,7 @@ class Num(Spec):
 
 @dataclass(frozen=True)
 class Bool(Spec):
-    code: str = "bad_argument"
+    code: str = codes.BAD_ARGUMENT
 
     def check(self, value: Any, where: str) -> None:
         if type(value) is not bool:
@@ -90,7 +91,7 @@ class AnyOf(Spec):
 
     options: tuple[Spec, ...]
     nullable: bool = False
-    code: str = "bad_argument"
+    code: str = codes.BAD_ARGUMENT
     what: str = ""  # "a number or text": said instead of the last option's complaint
 
     def check(self, value: Any, where: str) -> None:
@@ -113,7 +114,7 @@ class AnyOf(Spec):
 class List(Spec):
     item: Spec
     max_items: int = 16
-    code: str = "bad_argument"
+    code: str = codes.BAD_ARGUMENT
 
     def check(self, value: Any, where: str) -> None:
         if not isinstance(value, list):
@@ -134,7 +135,7 @@ class Obj(Spec):
     rest: Spec | None = None
     max_keys: int = 16
     nullable: bool = False
-    code: str = "bad_request"
+    code: str = codes.BAD_REQUEST
     key_pattern: str = r"[a-z][a-z0-9_]{0,31}"
     ref: str | None = None  # documented as this component of the OpenAPI document
 
@@ -152,13 +153,13 @@ class Obj(Spec):
             spec = self.fields.get(key)
             if spec is None:
                 if self.rest is None or not re.fullmatch(self.key_pattern, str(key)):
-                    raise Invalid("unknown_argument", f"{where} does not take `{key}`")
+                    raise Invalid(codes.UNKNOWN_ARGUMENT, f"{where} does not take `{key}`")
                 spec = self.rest
             try:
                 spec.check(item, f"`{key}`" if where == "the message" else f"{where}.{key}")
             except Invalid as exc:
                 raise Invalid(
-                    spec.code if exc.code != "unknown_argument" else exc.code, exc.message
+                    spec.code if exc.code != codes.UNKNOWN_ARGUMENT else exc.code, exc.message
                 ) from None
 
 
@@ -168,7 +169,7 @@ class ByKey(Spec):
 
     choices: tuple[tuple[str, Obj], ...]
     default: Obj
-    code: str = "bad_request"
+    code: str = codes.BAD_REQUEST
 
     def check(self, value: Any, where: str) -> None:
         if isinstance(value, dict):
@@ -188,11 +189,11 @@ def named(code: str, spec: Spec) -> Spec:
     return type(spec)(**{**spec.__dict__, "code": code})
 
 
-NAME = Str(max_len=24, min_len=1, pattern=r"[A-Za-z0-9_\- ]{1,24}", code="bad_name",
+NAME = Str(max_len=24, min_len=1, pattern=r"[A-Za-z0-9_\- ]{1,24}", code=codes.BAD_NAME,
            help="the character's name")
-LABEL = Str(max_len=32, min_len=1, pattern=r"[A-Za-z0-9_.\-]{1,32}", code="bad_label",
+LABEL = Str(max_len=32, min_len=1, pattern=r"[A-Za-z0-9_.\-]{1,32}", code=codes.BAD_LABEL,
             help="configuration label")
-TOKEN = Str(max_len=128, min_len=1, pattern=r"[A-Za-z0-9_\-.~+/=]+", code="bad_token")
+TOKEN = Str(max_len=128, min_len=1, pattern=r"[A-Za-z0-9_\-.~+/=]+", code=codes.BAD_TOKEN)
 CHAR_ID = Int(0, 2**31 - 1)
 
 # An action: a `type` word plus a few small arguments; the engine checks what they mean.
@@ -201,11 +202,11 @@ ACTION_VALUE = AnyOf(
     what="a whole number, text of at most 200 characters, true/false or a list of ids",
 )
 ACTION = Obj(
-    fields={"type": Str(max_len=32, min_len=1, pattern=r"[a-z_]{1,32}", code="bad_action")},
+    fields={"type": Str(max_len=32, min_len=1, pattern=r"[a-z_]{1,32}", code=codes.BAD_ACTION)},
     required=frozenset({"type"}),
     rest=ACTION_VALUE,
     max_keys=8,
-    code="bad_action",
+    code=codes.BAD_ACTION,
     ref="Action",  # the engine's action table, one schema per action
 )
 

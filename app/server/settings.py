@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from asiworld import arguments as checked
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 from asiworld.programs.limits import (
     ENDED_KEPT,
@@ -144,7 +145,7 @@ def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def whole_number(raw: Any, said: str, name: str, least: int = 1) -> int:
+def whole_number(raw: Any, said: str, code: str, least: int = 1) -> int:
     """A whole number of at least `least` from a flag or a variable (`said` names it)."""
     try:
         value = int(str(raw).strip())
@@ -153,22 +154,22 @@ def whole_number(raw: Any, said: str, name: str, least: int = 1) -> int:
     if value < least:
         why = " (MiB: a program's process needs room for its interpreter)" if least > 1 else ""
         raise SettingsError(
-            f"bad_{name}", f"{said} is a whole number of at least {least}{why}, not {raw!r}"
+            code, f"{said} is a whole number of at least {least}{why}, not {raw!r}"
         )
     return value
 
 
-def _counted(name: str, least: int = 1) -> Callable[[Any, str], int]:
-    return lambda raw, said: whole_number(raw, said, name, least)
+def _counted(code: str, least: int = 1) -> Callable[[Any, str], int]:
+    return lambda raw, said: whole_number(raw, said, code, least)
 
 
 # The options whose values argparse leaves as text: checked here, with their own codes.
 _FROM_FLAG: dict[str, Callable[[Any, str], Any]] = {
-    "max_characters": _counted("max_characters"),
-    "max_connections": _counted("max_connections"),
-    "programs_kept": _counted("programs_kept"),
-    "programs_memory": _counted("programs_memory"),
-    "program_memory": _counted("program_memory", MIN_PROGRAM_MEMORY >> 20),
+    "max_characters": _counted(codes.BAD_MAX_CHARACTERS),
+    "max_connections": _counted(codes.BAD_MAX_CONNECTIONS),
+    "programs_kept": _counted(codes.BAD_PROGRAMS_KEPT),
+    "programs_memory": _counted(codes.BAD_PROGRAMS_MEMORY),
+    "program_memory": _counted(codes.BAD_PROGRAM_MEMORY, MIN_PROGRAM_MEMORY >> 20),
 }
 
 
@@ -181,7 +182,7 @@ def _checker(check: Callable[[str], Any]) -> Callable[[str, str], Any]:
         except checked.BadValue as exc:
             code, _, sentence = str(exc).partition(": ")
             raise SettingsError(
-                "bad_environment" if code == "bad_argument" else code, f"{said} {sentence}"
+                codes.BAD_ENVIRONMENT if code == codes.BAD_ARGUMENT else code, f"{said} {sentence}"
             ) from None
 
     return parse
@@ -193,12 +194,12 @@ def _switch(raw: str, said: str) -> bool:
         return True
     if word in ("0", "false", "no", "off"):
         return False
-    raise SettingsError("bad_environment", f"{said} is 1 or 0 (true or false), not {raw!r}")
+    raise SettingsError(codes.BAD_ENVIRONMENT, f"{said} is 1 or 0 (true or false), not {raw!r}")
 
 
 def _async_mode(raw: str, said: str) -> str:
     if raw not in ASYNC_MODES:
-        raise SettingsError("bad_environment", f"{said} is threading or eventlet, not {raw!r}")
+        raise SettingsError(codes.BAD_ENVIRONMENT, f"{said} is threading or eventlet, not {raw!r}")
     return raw
 
 

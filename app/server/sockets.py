@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 from asiworld.server import auth
 from asiworld.server.errors import error_body
@@ -35,23 +36,23 @@ def _payload(data: Any) -> dict:
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise BadEvent("bad_request", "the event payload must be a JSON object")
+        raise BadEvent(codes.BAD_REQUEST, "the event payload must be a JSON object")
     return data
 
 
 def _seat(data: dict) -> Seat:
     token = data.get("token")
     if not isinstance(token, str) or not token:
-        raise BadEvent("bad_token", "a player token is required: join first")
+        raise BadEvent(codes.BAD_TOKEN, "a player token is required: join first")
     seat = _live().seats.get(token) or restore_player_seat(current_app, token)
     if seat is None:
-        raise BadEvent("unknown_token", "this player token is not known here: join again")
+        raise BadEvent(codes.UNKNOWN_TOKEN, "this player token is not known here: join again")
     return seat
 
 
 def _spectator(data: Any) -> None:
     if not auth.gate(current_app).may_spectate(request.sid, data):
-        raise BadEvent("not_spectator", "spectating this world needs the spectator token")
+        raise BadEvent(codes.NOT_SPECTATOR, "spectating this world needs the spectator token")
 
 
 def _fail(event: str, exc: CodedError) -> dict:
@@ -90,11 +91,11 @@ def register(socketio: SocketIO) -> None:
             _spectator(body)
             char = body.get("char")
             if char is not None and (not isinstance(char, int) or isinstance(char, bool)):
-                raise BadEvent("bad_argument", "follow needs `char`: a character id (integer)")
+                raise BadEvent(codes.BAD_ARGUMENT, "follow needs `char`: a character id (integer)")
             obs = _live().follow(request.sid, char)
             if char is not None and obs is None:
                 _live().follow(request.sid, None)
-                raise BadEvent("unknown_character", f"there is no character {char}")
+                raise BadEvent(codes.UNKNOWN_CHARACTER, f"there is no character {char}")
         except BadEvent as exc:
             return _fail("follow", exc)
         if obs is not None:
@@ -112,7 +113,7 @@ def register(socketio: SocketIO) -> None:
                 name = body.get("name")
                 if not isinstance(name, str) or not NAME_PATTERN.match(name.strip() or "-"):
                     raise BadEvent(
-                        "bad_name",
+                        codes.BAD_NAME,
                         "a name is 1 to 24 letters, digits, spaces, '-' or '_'",
                     )
                 name = " ".join(name.split())
@@ -140,7 +141,7 @@ def register(socketio: SocketIO) -> None:
             seat = _seat(body)
             action = body.get("action")
             if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-                raise BadEvent("bad_action", "`action` must be an object with a string `type`")
+                raise BadEvent(codes.BAD_ACTION, "`action` must be an object with a string `type`")
             runner = _live().runner
             try:
                 # The tick is read on the runner thread with the submit: the tick it applies at.
@@ -149,7 +150,7 @@ def register(socketio: SocketIO) -> None:
                 )
             except (TypeError, ValueError, KeyError) as err:  # engine should refuse, not raise
                 raise BadEvent(
-                    "bad_action", f"the engine could not read this action: {err}"
+                    codes.BAD_ACTION, f"the engine could not read this action: {err}"
                 ) from err
         except BadEvent as exc:
             return _fail("act", exc)

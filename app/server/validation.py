@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.server import errors
 from asiworld.server.endpoints import (  # noqa: F401  (the tables, read here and by tests)
     EVENTS,
@@ -45,16 +46,16 @@ MAX_CONTENT_LENGTH = 128 * 1024  # anything longer is cut off by Flask itself (4
 
 # The tables these checks read (and the OpenAPI document shows) are the endpoint table's.
 def deep_error() -> Invalid:
-    return Invalid("too_deep", f"the message nests deeper than {MAX_DEPTH} levels")
+    return Invalid(codes.TOO_DEEP, f"the message nests deeper than {MAX_DEPTH} levels")
 
 
 def check_size(data: Any, limit: int = MAX_MESSAGE_BYTES) -> None:
     try:
         size = len(json.dumps(data, separators=(",", ":")))
     except (TypeError, ValueError) as exc:  # binary attachments, NaN, cycles
-        raise Invalid("bad_request", "the message must be plain JSON") from exc
+        raise Invalid(codes.BAD_REQUEST, "the message must be plain JSON") from exc
     if size > limit:
-        raise Invalid("too_large", f"the message is {size} bytes; the limit is {limit}")
+        raise Invalid(codes.TOO_LARGE, f"the message is {size} bytes; the limit is {limit}")
 
 
 # --- rate limits ----------------------------------------------------------------------------
@@ -134,7 +135,7 @@ class RateLimiter:
                 self.refused += 1
         if wait > 0:
             raise Invalid(
-                "rate_limited",
+                codes.RATE_LIMITED,
                 f"too many {kind} messages: at most {rate:g} a second (burst {burst:g}); "
                 f"retry in {wait:.2f} s",
             )
@@ -158,10 +159,10 @@ def check_event(namespace: str, event: str, args: tuple) -> None:
         raise deep_error()
     declared = EVENTS.get((namespace, event))
     if declared is None:
-        raise Invalid("no_schema", f"the event {event!r} is not accepted here")
+        raise Invalid(codes.NO_SCHEMA, f"the event {event!r} is not accepted here")
     spec = declared.payload
     if len(args) > 1:
-        raise Invalid("bad_request", "an event carries one JSON payload")
+        raise Invalid(codes.BAD_REQUEST, "an event carries one JSON payload")
     payload = args[0] if args else None
     check_size(payload)
     spec.check(payload, "the message")
@@ -217,29 +218,29 @@ def check_request(request: Any, limiter: RateLimiter,
     route = ROUTES.get(endpoint)
     limit = route.limit if route is not None else MAX_MESSAGE_BYTES
     if len(raw) > limit:
-        return 413, Invalid("too_large", f"the body is {len(raw)} bytes; the limit is {limit}")
+        return 413, Invalid(codes.TOO_LARGE, f"the body is {len(raw)} bytes; the limit is {limit}")
     if request.method in ("POST", "PUT", "PATCH"):
         spec = route.body if route is not None else None
         if raw.strip():
             if spec is None:
-                return 400, Invalid("no_schema", f"{request.path} takes no body")
+                return 400, Invalid(codes.NO_SCHEMA, f"{request.path} takes no body")
             if too_deep(raw):  # before json.loads, which recurses once per level
                 return 400, deep_error()
             try:
                 body = json.loads(raw)
             except (ValueError, UnicodeDecodeError):
-                return 400, Invalid("bad_json", "the request body must be JSON")
+                return 400, Invalid(codes.BAD_JSON, "the request body must be JSON")
             if not isinstance(body, dict):
-                return 400, Invalid("bad_json", "the request body must be a JSON object")
+                return 400, Invalid(codes.BAD_JSON, "the request body must be a JSON object")
         else:
             body = None
         if spec is not None:
             try:
                 spec.check(body, "the message")
             except Invalid as exc:
-                return (400, Invalid("bad_json", exc.message)) if body is None else (422, exc)
+                return (400, Invalid(codes.BAD_JSON, exc.message)) if body is None else (422, exc)
     elif raw.strip():
-        return 400, Invalid("no_schema", f"{request.method} {request.path} takes no body")
+        return 400, Invalid(codes.NO_SCHEMA, f"{request.method} {request.path} takes no body")
     kind = rate_kind(endpoint)
     token = request.headers.get("Authorization", "") or request.headers.get("X-Admin-Token", "")
     token = token.removeprefix("Bearer ").strip()

@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.server.extensions import DATA_LOCK, STORE
 from asiworld.server.settings import ServerSettings, SettingsError
 from flask import Flask
@@ -103,7 +104,7 @@ def wsgi_app() -> Flask:
     settings = ServerSettings.from_env()
     if not settings.admin_token:
         raise SettingsError(
-            "admin_token_required", "set ASIWORLD_ADMIN_TOKEN: the admin token for /admin"
+            codes.ADMIN_TOKEN_REQUIRED, "set ASIWORLD_ADMIN_TOKEN: the admin token for /admin"
         )
     if settings.record_dir is None:  # no temp folder here: a supervisor's restart keeps it
         base = settings.world_dir if settings.world_dir is not None else Path(".")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from asiworld import arguments as checked
+from asiworld.engine import codes
 
 if TYPE_CHECKING:
     from .spec import Study
@@ -88,12 +89,12 @@ def cmd_new(args: argparse.Namespace) -> int:
     from .spec import example_text
 
     if args.file.exists() and not args.force:
-        return fail("file_exists", f"{args.file} exists; give another name or --force")
+        return fail(codes.FILE_EXISTS, f"{args.file} exists; give another name or --force")
     try:
         text = demo_text() if args.demo else local_text() if args.local_model else example_text()
         args.file.write_text(text, encoding="utf-8")
     except OSError as exc:
-        return fail("cannot_write", f"cannot write {args.file}: {exc.strerror or exc}")
+        return fail(codes.CANNOT_WRITE, f"cannot write {args.file}: {exc.strerror or exc}")
     print(f"wrote {args.file}; check it with: asiworld study check {args.file}",
           file=sys.stderr)
     return 0
@@ -118,11 +119,11 @@ def earlier_study(out: Path, force: bool = False) -> list[str]:
     from .spec import StudyError
 
     if out.exists() and not out.is_dir():
-        raise StudyError("bad_out", f"{out} exists and is not a folder")
+        raise StudyError(codes.BAD_OUT, f"{out} exists and is not a folder")
     _, earlier = folder_state(out, many=False)
     if earlier and not force:
         # Transcripts are appended to (a resume's rule): a new study must not add to old ones.
-        raise StudyError("out_in_use", f"{out} holds an earlier study ({', '.join(earlier)}); "
+        raise StudyError(codes.OUT_IN_USE, f"{out} holds an earlier study ({', '.join(earlier)}); "
                          "give an empty folder, or --force to replace it")
     return earlier
 
@@ -157,7 +158,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         world = study.world.model_copy(update={"seed": None, "seeds": args.seeds})
         study = study.model_copy(update={"world": world})
     if args.out.exists() and not args.out.is_dir():
-        return fail("bad_out", f"{args.out} exists and is not a folder")
+        return fail(codes.BAD_OUT, f"{args.out} exists and is not a folder")
     if args.ray is None:  # on Ray the workers call the models: the check is theirs to make
         try:
             from .seats import check_endpoints
@@ -180,7 +181,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     elif state != "empty":
         # Transcripts are appended to (a resume's rule): a new study must not add to old ones.
         why = "a finished study" if state == "done" else "an earlier study"
-        return fail("out_in_use", f"{args.out} holds {why} ({', '.join(found)}); "
+        return fail(codes.OUT_IN_USE, f"{args.out} holds {why} ({', '.join(found)}); "
                     "give an empty folder, or --force to replace it")
     try:
         with stopped_by_sigterm():
@@ -217,26 +218,26 @@ def cmd_turn(args: argparse.Namespace) -> int:
     folder = args.folder / "transcripts"
     path = folder / f"{args.name}.jsonl"
     if not args.folder.is_dir():
-        return fail("folder_missing", f"no study folder at {args.folder}")
+        return fail(codes.FOLDER_MISSING, f"no study folder at {args.folder}")
     if not path.is_file():
         names = sorted(p.stem for p in folder.glob("*.jsonl")) if folder.is_dir() else []
         hint = f"; model configurations: {', '.join(names)}" if names else \
             " (it holds no transcripts: a study with several seeds keeps them in E1, E2, ...)"
-        return fail("unknown_configuration", f"{args.folder} has no transcript of {args.name!r}"
+        return fail(codes.UNKNOWN_CONFIGURATION, f"{args.folder} has no transcript of {args.name!r}"
                     + hint)
     try:
         lines = read_transcript(path)
     except ValueError as exc:
-        return fail("bad_transcript", f"{path} is not a transcript: {exc}")
+        return fail(codes.BAD_TRANSCRIPT, f"{path} is not a transcript: {exc}")
     line = next((row for row in lines if row.get("call") == args.call), None)
     if line is None:
         last = max((int(row.get("call") or 0) for row in lines), default=0)
-        return fail("unknown_call", f"{args.name} made calls 1..{last}; there is no call "
+        return fail(codes.UNKNOWN_CALL, f"{args.name} made calls 1..{last}; there is no call "
                     f"{args.call}" if last else f"{args.name} made no model call")
     try:
         body = rebuild(folder, line)
     except RequestMissing as exc:
-        return fail("request_missing", str(exc))
+        return fail(codes.REQUEST_MISSING, str(exc))
     if args.pretty:
         print(json.dumps(json.loads(body), indent=2, ensure_ascii=False))
     else:

@@ -18,6 +18,7 @@ has not called within `serve.entry_timeout` seconds stops the study with `extern
 
 from __future__ import annotations
 
+import json
 import logging
 import socket
 import threading
@@ -25,6 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.server.extensions import AGENTS
 
 from .spec import ExternalConfiguration, ServeSection, StudyError
@@ -66,7 +68,7 @@ class ExternalSeats:
         except OSError as exc:
             listener.close()
             raise StudyError(
-                "port_unavailable",
+                codes.PORT_UNAVAILABLE,
                 f"cannot serve the external seats' agent API on {HOST}:{port} "
                 f"({exc.strerror or exc}); give another [serve] port or --port",
             ) from None
@@ -130,7 +132,7 @@ class ExternalSeats:
                 return
             if clock() >= deadline:
                 raise StudyError(
-                    "external_absent",
+                    codes.EXTERNAL_ABSENT,
                     f"external seat(s) {', '.join(absent)} made no call within {timeout:g} s "
                     "([serve] entry_timeout); the world never started",
                 )
@@ -163,4 +165,9 @@ def _not_yet(environ: dict, start_response: Callable) -> list[bytes]:
     """The answer before the study has made its characters (the port is bound early)."""
     start_response("503 Service Unavailable", [("Content-Type", "application/json"),
                                                ("Retry-After", "1")])
-    return [b'{"error": {"code": "not_started", "message": "the study is starting"}}']
+    return [_NOT_YET]
+
+
+_NOT_YET = json.dumps(
+    {"error": {"code": codes.NOT_STARTED, "message": "the study is starting"}}
+).encode()

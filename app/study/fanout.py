@@ -24,6 +24,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from asiworld.engine import codes
+
 from .spec import Study, StudyError
 
 
@@ -54,7 +56,7 @@ def start_ray(address: str) -> Any:
         import ray
     except ImportError:
         raise StudyError(
-            "ray_unavailable",
+            codes.RAY_UNAVAILABLE,
             "--ray needs the ray package, which is not installed here "
             "(pip install 'asiworld[ray]')",
         ) from None
@@ -67,7 +69,7 @@ def start_ray(address: str) -> Any:
         else:
             ray.init(address=address, log_to_driver=False)
     except (ConnectionError, ValueError, RuntimeError) as exc:
-        raise StudyError("ray_unreachable",
+        raise StudyError(codes.RAY_UNREACHABLE,
                          f"cannot start or reach Ray at {address!r}: {exc}") from None
     return ray
 

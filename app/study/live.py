@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.pipeline import Tick
 from asiworld.server.extensions import AGENTS, RECORDING, STUDY
 from asiworld.server.runner import WorldRunner
@@ -47,7 +48,7 @@ class LiveStudy:
         seeds = study.world.seed_list()
         if len(seeds) != 1:
             raise StudyError(
-                "several_seeds",
+                codes.SEVERAL_SEEDS,
                 f"the study lists {len(seeds)} seeds; the live server runs one world: give the "
                 "study one seed, or run it with asiworld study run",
             )

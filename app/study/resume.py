@@ -41,6 +41,7 @@ from typing import Any
 
 from asiworld.agents.clients.endpoint import ModelError, Reply, Usage
 from asiworld.agents.clients.harness import tool_call_of
+from asiworld.engine import codes
 from asiworld.engine.resim import inputs_by_tick
 from asiworld.server.persistence import DB_NAME, WorldStore
 
@@ -132,7 +133,7 @@ def saved_study(folder: Path) -> dict[str, Any] | None:
 
 def mismatch(folder: Path, remedy: str = "give --force to replace it") -> StudyError:
     return StudyError(
-        "resume_mismatch",
+        codes.RESUME_MISMATCH,
         f"{folder} holds an interrupted study of another study file or seed; run that file "
         f"again to resume it, or {remedy}",
     )
@@ -148,7 +149,7 @@ class Resume:
             self.store.check_format()
         except Exception as exc:
             self.store.close()
-            raise StudyError("resume_unreadable", f"{folder}: {exc}") from None
+            raise StudyError(codes.RESUME_UNREADABLE, f"{folder}: {exc}") from None
         if self.store.meta("study") != expected:
             self.store.close()
             raise mismatch(folder)
@@ -231,7 +232,7 @@ class Catchup:
         world = pipeline.world
         made = [_line(row) for row in world.inputs_since(0) if row[1] is None]
         if made != self.joins:
-            raise StudyError("resume_diverged", f"the study's characters joined as {len(made)} "
+            raise StudyError(codes.RESUME_DIVERGED, f"the study's characters joined as {len(made)} "
                              f"inputs where {len(self.joins)} were acknowledged; the study "
                              "file's configurations changed since it was interrupted")
         held, pipeline.drivers = pipeline.drivers, []

@@ -29,6 +29,7 @@ from typing import Any
 from asiworld import provenance
 from asiworld.agents.bots.driver import AgentDriver, BuiltinAgents, builtin_seed
 from asiworld.agents.clients.interface import InterfaceError, make_interface_agent
+from asiworld.engine import codes
 from asiworld.pipeline import Tick
 from asiworld.session import Session
 
@@ -266,7 +267,7 @@ class StudyRun:
         self.pipeline.run_until(resume.target, stop=lambda: resume.diverged is not None)
         if resume.diverged is not None:
             resume.store.close()
-            raise StudyError("resume_diverged", f"{self.out}: {resume.diverged}")
+            raise StudyError(codes.RESUME_DIVERGED, f"{self.out}: {resume.diverged}")
         self.store = resume.store
         self.store.attach_pipeline(self.pipeline)
         say(f"caught up at tick {self.world.tick}; going on to tick {self.horizon}")

@@ -27,6 +27,7 @@ from asiworld.agents.clients.budget import Budget, Prices
 from asiworld.agents.clients.endpoint import Endpoint
 from asiworld.agents.clients.harness import Harness, HarnessConfig, Pending
 from asiworld.agents.clients.transcript import Transcript
+from asiworld.engine import codes
 
 from .spec import Lockstep, OpenAIConfiguration, Study, render_prompt
 
@@ -52,7 +53,7 @@ def check_endpoints(study: Study, timeout: float = 10.0) -> None:
             asked[conf.model_url] = make_llm(conf).reachable(timeout)
         why = asked[conf.model_url]
         if why is not None:
-            raise StudyError("model_unreachable", f"configuration {conf.name!r}: {why}; start "
+            raise StudyError(codes.MODEL_UNREACHABLE, f"configuration {conf.name!r}: {why}; start "
                              "the model server first (for the packaged local model: asiworld "
                              "model serve) or correct its model_url")
 

@@ -16,6 +16,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
@@ -215,9 +216,9 @@ def load_study(path: str | Path, imports: bool = True) -> tuple[Study, str]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise StudyError("study_missing", f"no study file at {path}") from None
+        raise StudyError(codes.STUDY_MISSING, f"no study file at {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise StudyError("unreadable_study", f"cannot read {path}: {exc}") from None
+        raise StudyError(codes.UNREADABLE_STUDY, f"cannot read {path}: {exc}") from None
     return parse_study(text, str(path), path.parent, imports), text
 
 
@@ -230,9 +231,9 @@ def parse_study(text: str, where: str = "study.toml", base: Path | None = None,
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise StudyError("bad_toml", f"{where}: not valid TOML: {exc}") from None
+        raise StudyError(codes.BAD_TOML, f"{where}: not valid TOML: {exc}") from None
     except RecursionError:
-        raise StudyError("bad_toml", f"{where}: arrays or tables nested too deep to read") \
+        raise StudyError(codes.BAD_TOML, f"{where}: arrays or tables nested too deep to read") \
             from None
     try:
         study = Study.model_validate(data)
@@ -262,12 +263,12 @@ def _key(loc: tuple[Any, ...]) -> str:
 
 
 CODES = {
-    "missing": "missing_key",
-    "extra_forbidden": "unknown_key",
-    "union_tag_invalid": "unknown_kind",
-    "union_tag_not_found": "missing_key",
-    "literal_error": "bad_value",
-    "string_pattern_mismatch": "bad_value",
+    "missing": codes.MISSING_KEY,
+    "extra_forbidden": codes.UNKNOWN_KEY,
+    "union_tag_invalid": codes.UNKNOWN_KIND,
+    "union_tag_not_found": codes.MISSING_KEY,
+    "literal_error": codes.BAD_VALUE,
+    "string_pattern_mismatch": codes.BAD_VALUE,
 }
 
 
@@ -284,7 +285,7 @@ def _explain(exc: ValidationError, text: str, where: str) -> StudyError:
     *_, loc, err = errors[0]
     kind, key = err["type"], _key(loc)
     at = _at(text, where, (*loc, "kind") if kind == "union_tag_invalid" else loc)
-    code = CODES.get(kind) or ("wrong_type" if kind.endswith("_type") else "bad_value")
+    code = CODES.get(kind) or (codes.WRONG_TYPE if kind.endswith("_type") else codes.BAD_VALUE)
     if kind == "missing":
         message = f"{at}: `{key}` is required"
     elif kind == "extra_forbidden":
@@ -328,7 +329,7 @@ def _check_names(study: Study, text: str, where: str) -> None:
         if conf.name in seen:
             at = _at(text, where, ("configuration", i, "name"))
             raise StudyError(
-                "duplicate_name",
+                codes.DUPLICATE_NAME,
                 f"{at}: configuration name {conf.name!r} is used twice "
                 f"(configuration {seen[conf.name] + 1} and {i + 1}); names must differ",
             )
@@ -345,7 +346,7 @@ def _check_agents(study: Study, text: str, where: str, imports: bool = True) -> 
         if isinstance(conf, BuiltinConfiguration) and conf.agent not in available():
             at = _at(text, where, ("configuration", i, "agent"))
             raise StudyError(
-                "unknown_configuration",
+                codes.UNKNOWN_CONFIGURATION,
                 f"{at}: `configuration[{i + 1}].agent` {conf.agent!r} is not a built-in "
                 f"configuration; available: {', '.join(available())}",
             )
@@ -357,7 +358,7 @@ def _check_agents(study: Study, text: str, where: str, imports: bool = True) -> 
                 found = None
             if found is None:
                 at = _at(text, where, ("configuration", i, "agent"))
-                raise StudyError("agent_not_found", f"{at}: no module {module!r} on the import "
+                raise StudyError(codes.AGENT_NOT_FOUND, f"{at}: no module {module!r} on the import "
                                  "path (run from the folder that holds it, or set PYTHONPATH)")
         elif isinstance(conf, PythonConfiguration):
             try:
@@ -376,7 +377,7 @@ def _check_external(study: Study, text: str, where: str) -> None:
         if isinstance(conf, ExternalConfiguration):
             at = _at(text, where, ("configuration", i, "kind"))
             raise StudyError(
-                "external_needs_realtime",
+                codes.EXTERNAL_NEEDS_REALTIME,
                 f"{at}: configuration {conf.name!r} is an external seat, whose agent thinks in "
                 "its own time; the lockstep clock cannot wait for it: set [clock] kind = "
                 '"realtime"',
@@ -398,10 +399,10 @@ def _read_prompts(study: Study, text: str, where: str, base: Path) -> None:
             try:
                 template = path.read_text(encoding="utf-8")
             except FileNotFoundError:
-                raise StudyError("template_missing", f"{at}: no prompt template at {path} "
+                raise StudyError(codes.TEMPLATE_MISSING, f"{at}: no prompt template at {path} "
                                  "(a path is read from the study file's folder)") from None
             except (OSError, UnicodeDecodeError) as exc:
-                raise StudyError("unreadable_template", f"{at}: cannot read {path}: {exc}") \
+                raise StudyError(codes.UNREADABLE_TEMPLATE, f"{at}: cannot read {path}: {exc}") \
                     from None
             conf._template = template
         try:

@@ -257,6 +257,8 @@ def test_the_openapi_spec_validates_and_lists_every_route(http):
         assert path in spec["paths"]
     action_types = {s["title"] for s in spec["components"]["schemas"]["Action"]["oneOf"]}
     assert {"move", "gather", "craft", "wait"} <= action_types
+    by_status = spec["x-error-codes"]  # from the table of codes (docs/errors.md)
+    assert "unknown_token" in by_status["401"] and "world_full" in by_status["409"]
 
 
 def test_a_programs_start_and_end_enter_the_worlds_event_stream(http, runner):

@@ -68,8 +68,8 @@ def test_socket_refusals_have_the_same_shape_and_name_the_event(sock):
 @pytest.mark.parametrize("error", [
     Refusal("no_path", "no path"),
     validation.Invalid("bad_name", "bad name"),
-    errors.ApiError(404, "unknown_program", "no program"),
-    assessment.RunResultsError("bad_run", "bad run", 400),
+    errors.ApiError("unknown_program", "no program"),
+    assessment.RunResultsError("bad_run_name", "bad run"),
     sockets.BadEvent("bad_token", "no token"),
     ReportError("no_runs", "no runs"),
     ReplayError("unknown_replay", "no replay"),

@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 from asiworld import arguments as checked
+from asiworld.engine import codes
 
 
 def _seat_arguments(p: argparse.ArgumentParser) -> None:
@@ -82,8 +83,8 @@ def _seat_refused(args: argparse.Namespace) -> bool:
     """--token without --character (or the other way) would silently join a new character."""
     if (args.token is None) == (args.character is None):
         return False
-    print("error: bad_argument: --token and --character go together (the seat to take again)",
-          file=sys.stderr)
+    checked.refuse(codes.BAD_ARGUMENT,
+                   "--token and --character go together (the seat to take again)")
     return True
 
 
@@ -171,9 +172,8 @@ def mcp(args: argparse.Namespace) -> int:
     if _seat_refused(args):
         return 2
     if importlib.util.find_spec("mcp") is None:  # the SDK itself is imported once joined
-        print("error: missing_dependency: asiworld mcp needs `pip install mcp` (or "
-              "asiworld[agents])", file=sys.stderr)
-        return 2
+        return checked.refuse(codes.MISSING_DEPENDENCY,
+                              "asiworld mcp needs `pip install mcp` (or asiworld[agents])")
     from asiworld.agents.clients.mcp_server import serve_stdio
 
     # stdout is the MCP channel: everything for people goes to stderr.

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from asiworld.agents.clients.tools import tool_specs
+from asiworld.engine import codes
 from asiworld.engine.content import Content, Recipe, ScoreComponent, Section, load_content
 from asiworld.engine.errors import CodedError
 from asiworld.engine.model import SURFACE
@@ -551,7 +552,7 @@ def _check_placeholders(template_text: str, where: str) -> None:
         for match in PLACEHOLDER.finditer(line):
             if match[1] not in PLACEHOLDERS:
                 raise CodedError(
-                    "unknown_placeholder",
+                    codes.UNKNOWN_PLACEHOLDER,
                     f"{where} line {number}: unknown placeholder {{{{{match[1]}}}}}; "
                     f"placeholders: {', '.join(PLACEHOLDERS)}",
                 )

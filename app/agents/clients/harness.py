@@ -39,6 +39,7 @@ from asiworld.agents.clients.sdk import ApiError, Client
 from asiworld.agents.clients.text_actions import read_action
 from asiworld.agents.clients.tools import ToolBox, openai_tools
 from asiworld.agents.clients.transcript import Transcript, prompt_summary
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 
 log = logging.getLogger(__name__)
@@ -460,7 +461,7 @@ class Harness:
             done += 1
             if self._given_up():
                 raise ModelUnreachable(
-                    "model_unreachable",
+                    codes.MODEL_UNREACHABLE,
                     f"the model has not answered for {self.outage_seconds():.0f} s "
                     f"({self.down_cause}); giving up (--give-up-after "
                     f"{self.config.give_up_after:g})",

@@ -32,6 +32,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Protocol, runtime_checkable
 
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 
 from ..bots.base import Agent
@@ -69,14 +70,15 @@ def load_agent_class(target: str) -> type:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise InterfaceError("agent_not_found", f"cannot import {module_name!r}: {exc}") from None
+        raise InterfaceError(codes.AGENT_NOT_FOUND,
+                             f"cannot import {module_name!r}: {exc}") from None
     cls = getattr(module, cls_name, None)
     if not isinstance(cls, type):
-        raise InterfaceError("agent_not_found", f"{module_name!r} has no class {cls_name!r}")
+        raise InterfaceError(codes.AGENT_NOT_FOUND, f"{module_name!r} has no class {cls_name!r}")
     missing = [m for m in ("observe", "decide") if not callable(getattr(cls, m, None))]
     if missing:
         raise InterfaceError(
-            "not_an_agent",
+            codes.NOT_AN_AGENT,
             f"{target} lacks {' and '.join(missing)}: an agent implements observe(observation) "
             "and decide() (asiworld.agents.interface)",
         )
@@ -106,5 +108,6 @@ def make_interface_agent(target: str, params: dict[str, Any], think_ticks: int =
     try:
         user = cls(**params)
     except TypeError as exc:
-        raise InterfaceError("bad_params", f"{target}({', '.join(params)}) failed: {exc}") from None
+        raise InterfaceError(codes.BAD_PARAMS,
+                             f"{target}({', '.join(params)}) failed: {exc}") from None
     return InterfaceSeat(user, think_ticks)

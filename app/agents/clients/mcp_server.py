@@ -26,11 +26,12 @@ from typing import Any
 
 from asiworld.agents.clients.sdk import Client
 from asiworld.agents.clients.tools import ToolBox, tool_specs
+from asiworld.engine import codes
 from asiworld.protocol import PROGRAM_ID
 
 # A refusal of the call itself (the arguments do not fit): published as a tool error.
-CALL_ERRORS = {"bad_argument", "bad_action", "unknown_action", "unknown_tool", "bad_json",
-               "bad_program", "bad_name"}
+CALL_ERRORS = {codes.BAD_ARGUMENT, codes.BAD_ACTION, codes.UNKNOWN_ACTION, codes.UNKNOWN_TOOL,
+               codes.BAD_JSON, codes.BAD_PROGRAM, codes.BAD_NAME}
 FAILURE: dict[str, Any] = {
     "ok": {"type": "boolean"},
     "code": {"type": "string", "description": "a stable code when ok is false"},
@@ -98,10 +99,10 @@ def call(toolbox: ToolBox, validators: dict[str, Any], name: str,
     soon as it is published; the world then checks them again, as for every client."""
     arguments = arguments or {}
     if name not in toolbox.names:
-        result = {"ok": False, "code": "unknown_tool",
+        result = {"ok": False, "code": codes.UNKNOWN_TOOL,
                   "message": f"there is no tool {name!r}; list_tools names them"}
     elif (problem := argument_error(validators[name], name, arguments)) is not None:
-        result = {"ok": False, "code": "bad_argument", "message": problem}
+        result = {"ok": False, "code": codes.BAD_ARGUMENT, "message": problem}
     else:
         result = toolbox.call(name, arguments)
     failed = result.get("ok") is False and result.get("code") in CALL_ERRORS

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from asiworld.agent_port import ApiError
+from asiworld.engine import codes
 
 RATE_LIMIT_RETRIES = 5
 __all__ = ["ApiError", "Client", "ServerUnreachable"]
@@ -88,7 +89,7 @@ class Client:
             error = error if isinstance(error, dict) else {}
             failure = ApiError(
                 err.code,
-                error.get("code", "http_error"),
+                error.get("code", codes.HTTP_ERROR),
                 error.get("message", raw.decode(errors="replace")[:200] or str(err)),
                 payload if isinstance(payload, dict) else None,
             )
@@ -102,7 +103,7 @@ class Client:
 
     def _me(self) -> str:
         if self.character is None or self.token is None:
-            raise ApiError(0, "not_joined", "join first (or pass token and character)")
+            raise ApiError(0, codes.NOT_JOINED, "join first (or pass token and character)")
         return f"/api/agents/{self.character}"
 
     # --- the agent API ---------------------------------------------------------------------

@@ -14,6 +14,7 @@ from typing import Any
 
 from asiworld import protocol
 from asiworld.agents.clients.sdk import ApiError, Client
+from asiworld.engine import codes
 
 WAIT_LIMIT_SECONDS = 60.0
 WAIT_DEFAULT_SECONDS = 10.0
@@ -140,7 +141,7 @@ class ToolBox:
 
     def call(self, name: str, args: Any) -> dict:
         if not isinstance(args, dict):
-            return _failure("bad_argument", "tool arguments must be a JSON object")
+            return _failure(codes.BAD_ARGUMENT, "tool arguments must be a JSON object")
         try:
             return self._call(name, args)
         except ApiError as err:
@@ -159,17 +160,18 @@ class ToolBox:
             return {"ok": True, **client.program_status(args.get("id"))}
         if name == "cancel_program":
             if type(args.get("id")) is not int:
-                return _failure("bad_argument", "cancel_program needs `id`: a program id")
+                return _failure(codes.BAD_ARGUMENT, "cancel_program needs `id`: a program id")
             return client.cancel(args["id"])
         if name == "wait_for_event":
             timeout = args.get("timeout_seconds", WAIT_DEFAULT_SECONDS)
             if not isinstance(timeout, int | float) or timeout < 0:
-                return _failure("bad_argument", "timeout_seconds is a number of seconds >= 0")
+                return _failure(codes.BAD_ARGUMENT, "timeout_seconds is a number of seconds >= 0")
             kinds = args.get("kinds")
             if kinds is not None and not (
                 isinstance(kinds, list) and all(isinstance(k, str) for k in kinds)
             ):
-                return _failure("bad_argument", "kinds is a list of event kinds, e.g. ['op_done']")
+                return _failure(codes.BAD_ARGUMENT,
+                                "kinds is a list of event kinds, e.g. ['op_done']")
             event = client.wait_for_event(kinds, timeout=min(timeout, WAIT_LIMIT_SECONDS))
             return {"ok": True, "event": event}
-        return _failure("unknown_tool", f"there is no tool {name!r}")
+        return _failure(codes.UNKNOWN_TOOL, f"there is no tool {name!r}")

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 from asiworld import protocol
+from asiworld.engine import codes
 
 WINDOW = 17
 CENTRE = (WINDOW * WINDOW) // 2
@@ -79,7 +80,7 @@ class TableActions:
                 if found is not None:
                     out[arg] = found
                 elif desc["required"]:
-                    return {"ok": False, "code": "no_target",
+                    return {"ok": False, "code": codes.NO_TARGET,
                             "message": f"nobody stands at ({x}, {y}) to {spec['type']}"}
             elif kind in ("str", "slot"):
                 words = self.words(arg, kind)

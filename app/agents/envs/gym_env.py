@@ -27,6 +27,7 @@ import json
 from typing import Any
 
 import numpy as np
+from asiworld.engine import codes
 
 try:
     import gymnasium as gym
@@ -351,9 +352,9 @@ def decode_json(text: Any) -> dict:
     try:
         action = json.loads(text)
     except (TypeError, ValueError) as err:
-        return {"ok": False, "code": "bad_json", "message": f"the action is not JSON: {err}"}
+        return {"ok": False, "code": codes.BAD_JSON, "message": f"the action is not JSON: {err}"}
     if not isinstance(action, dict) or "ok" in action:
-        return {"ok": False, "code": "bad_action",
+        return {"ok": False, "code": codes.BAD_ACTION,
                 "message": 'an action is a JSON object with a "type", e.g. {"type": "wait"}'}
     return action
 
@@ -405,7 +406,7 @@ class HeadlessWorld:
             try:
                 reply = self.pipeline.submit(char, action)
             except (TypeError, ValueError, KeyError) as err:
-                reply = {"ok": False, "code": "bad_action", "message": str(err)}
+                reply = {"ok": False, "code": codes.BAD_ACTION, "message": str(err)}
         return {"sent": True, "ok": bool(reply.get("ok")), "code": str(reply.get("code") or ""),
                 "message": str(reply.get("message") or "")}
 

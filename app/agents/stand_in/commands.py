@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from asiworld import arguments as checked
 from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer, Fault
+from asiworld.engine import codes
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,17 +32,14 @@ def fake_model(args: argparse.Namespace) -> int:
     try:
         faults = [Fault.parse(spec) for spec in args.fail]
     except ValueError as err:
-        print(f"error: bad_fault: {err}", file=sys.stderr)
-        return 2
+        return checked.refuse(codes.BAD_FAULT, str(err))
     if args.stall < 0:
-        print("error: bad_argument: --stall is seconds >= 0", file=sys.stderr)
-        return 2
+        return checked.refuse(codes.BAD_ARGUMENT, "--stall is seconds >= 0")
     try:
         server = FakeModelServer(FakeModel(faults, stall=args.stall), args.host, args.port)
     except OSError as err:
-        print(f"error: port_unavailable: cannot listen on {args.host}:{args.port}: "
-              f"{err.strerror or err}", file=sys.stderr)
-        return 2
+        return checked.refuse(codes.PORT_UNAVAILABLE, f"cannot listen on {args.host}:{args.port}: "
+                              f"{err.strerror or err}")
     print(f"fake model on {server.url} (models: fake-forager, fake-explorer, fake-programmer); "
           "Ctrl-C stops", flush=True)
     try:

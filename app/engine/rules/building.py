@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import homes, inventory
+from .. import codes, homes, inventory
 from ..errors import Refusal
 from ..handlers import Arg, Handler, register
 from ..model import Character, Op, Structure
@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 def _spec(world: World, item: str) -> dict:
     spec = world.content.structures.get(item)
     if spec is None:
-        raise Refusal("cannot_place_here" if item in world.content.items else "unknown_item",
-                      f"{item} is not something that can be placed")
+        code = codes.CANNOT_PLACE_HERE if item in world.content.items else codes.UNKNOWN_ITEM
+        raise Refusal(code, f"{item} is not something that can be placed")
     return spec
 
 
@@ -29,26 +29,26 @@ def _check_place(world: World, char: Character, args: dict) -> None:
         gaps = [f"{n} {m} (have {char.count(m)})" for m, n in spec["cost"].items()
                 if char.count(m) < n]
         if gaps:
-            raise Refusal("missing_materials", f"placing a {item} needs {' and '.join(gaps)}")
+            raise Refusal(codes.MISSING_MATERIALS, f"placing a {item} needs {' and '.join(gaps)}")
     elif not char.count(item):
-        raise Refusal("not_in_inventory", f"{char.name} has no {item} to place")
+        raise Refusal(codes.NOT_IN_INVENTORY, f"{char.name} has no {item} to place")
     require_adjacent(world, char, x, y, "the tile")
     area = world.area_of(char)
     if not world.content.build_lut[area.terrain[y, x]]:
-        raise Refusal("cannot_place_here", f"cannot build on {world.tile_name(area, x, y)}"
+        raise Refusal(codes.CANNOT_PLACE_HERE, f"cannot build on {world.tile_name(area, x, y)}"
                       f" at ({x}, {y})")
     if (x, y) in area.occupant or (x, y) in area.loot:
-        raise Refusal("cannot_place_here", f"({x}, {y}) is not empty")
+        raise Refusal(codes.CANNOT_PLACE_HERE, f"({x}, {y}) is not empty")
     if item == "floor":
         if (x, y) in area.floor or (x, y) in area.structures:
-            raise Refusal("cannot_place_here", f"({x}, {y}) already has something on it")
+            raise Refusal(codes.CANNOT_PLACE_HERE, f"({x}, {y}) already has something on it")
         return
     if (x, y) in area.structures:
-        raise Refusal("cannot_place_here", f"({x}, {y}) already has a"
+        raise Refusal(codes.CANNOT_PLACE_HERE, f"({x}, {y}) already has a"
                       f" {area.structures[(x, y)].kind}")
     owner = area.floor.get((x, y))
     if owner is not None and owner != char.id:
-        raise Refusal("not_owner", f"the floor at ({x}, {y}) belongs to someone else")
+        raise Refusal(codes.NOT_OWNER, f"the floor at ({x}, {y}) belongs to someone else")
 
 
 def _place(world: World, char: Character, op: Op) -> bool:
@@ -87,13 +87,13 @@ def _owned_at(world: World, char: Character, x: int, y: int) -> tuple[str, Struc
     s = area.structures.get((x, y))
     if s is not None:
         if s.owner != char.id:
-            raise Refusal("not_owner", f"the {s.kind} at ({x}, {y}) belongs to someone else")
+            raise Refusal(codes.NOT_OWNER, f"the {s.kind} at ({x}, {y}) belongs to someone else")
         return s.kind, s
     if area.floor.get((x, y)) == char.id:
         return "floor", None
     if (x, y) in area.floor:
-        raise Refusal("not_owner", f"the floor at ({x}, {y}) belongs to someone else")
-    raise Refusal("no_target", f"there is no structure at ({x}, {y})")
+        raise Refusal(codes.NOT_OWNER, f"the floor at ({x}, {y}) belongs to someone else")
+    raise Refusal(codes.NO_TARGET, f"there is no structure at ({x}, {y})")
 
 
 def _check_dismantle(world: World, char: Character, args: dict) -> None:
@@ -104,7 +104,7 @@ def _check_dismantle(world: World, char: Character, args: dict) -> None:
         back["lock"] = back.get("lock", 0) + 1
     for m, n in back.items():
         if inventory.room_for(char, m, world.content) < n:
-            raise Refusal("inventory_full", f"{char.name} has no room for {n} {m}")
+            raise Refusal(codes.INVENTORY_FULL, f"{char.name} has no room for {n} {m}")
 
 
 def _dismantle(world: World, char: Character, op: Op) -> bool:
@@ -139,16 +139,16 @@ register(Handler("dismantle", "building",
 def _own_door(world: World, char: Character, args: dict) -> Structure:
     kind, s = _owned_at(world, char, args["x"], args["y"])
     if s is None or kind != "door":
-        raise Refusal("not_a_door", f"the {kind} at ({args['x']}, {args['y']}) is not a door")
+        raise Refusal(codes.NOT_A_DOOR, f"the {kind} at ({args['x']}, {args['y']}) is not a door")
     return s
 
 
 def _check_install(world: World, char: Character, args: dict) -> None:
     door = _own_door(world, char, args)
     if door.has_lock:
-        raise Refusal("bad_argument", "that door already has a lock")
+        raise Refusal(codes.BAD_ARGUMENT, "that door already has a lock")
     if not char.count("lock"):
-        raise Refusal("not_in_inventory", f"{char.name} has no lock to install")
+        raise Refusal(codes.NOT_IN_INVENTORY, f"{char.name} has no lock to install")
 
 
 def _install(world: World, char: Character, op: Op) -> bool:
@@ -162,7 +162,7 @@ def _install(world: World, char: Character, op: Op) -> bool:
 def _check_lock(world: World, char: Character, args: dict) -> None:
     door = _own_door(world, char, args)
     if not door.has_lock:
-        raise Refusal("needs_lock", "that door has no lock; install_lock first")
+        raise Refusal(codes.NEEDS_LOCK, "that door has no lock; install_lock first")
 
 
 def _set_lock(locked: bool):

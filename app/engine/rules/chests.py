@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import inventory
+from .. import codes, inventory
 from ..dungeons import INSIDE, award, rules
 from ..errors import Refusal
 from ..model import Character, Chest, Op
@@ -31,7 +31,7 @@ def chest_at(world: World, char: Character, args: dict) -> str | None:
 def check(world: World, char: Character, args: dict, tile: str) -> None:
     require_adjacent(world, char, args["x"], args["y"], "the chest")
     if tile == "chest_open":
-        raise Refusal("nothing_to_gather", f"the chest at ({args['x']}, {args['y']}) is empty")
+        raise Refusal(codes.NOTHING_TO_GATHER, f"the chest at ({args['x']}, {args['y']}) is empty")
 
 
 def begin(world: World, char: Character, op: Op) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import dungeons, handlers, homes
+from .. import codes, dungeons, handlers, homes
 from ..errors import Refusal
 from ..handlers import Arg, Handler, register
 from ..model import SURFACE, Character, Creature, Entity, Op
@@ -29,11 +29,11 @@ def armor_reduction(world: World, char: Character) -> float:
 def _check(world: World, char: Character, args: dict) -> None:
     target = entity_target(world, char, args["target"], "attack")
     if isinstance(target, Character) and not world.content.character.pvp:
-        raise Refusal("peaceful", "characters cannot attack each other in this world")
+        raise Refusal(codes.PEACEFUL, "characters cannot attack each other in this world")
     if getattr(target, "down", False):
-        raise Refusal("no_target", f"{target.kind} {target.id} is already down")
+        raise Refusal(codes.NO_TARGET, f"{target.kind} {target.id} is already down")
     if char.next_attack > world.tick:
-        raise Refusal("cooldown", f"{char.name} can attack again at tick {char.next_attack}")
+        raise Refusal(codes.COOLDOWN, f"{char.name} can attack again at tick {char.next_attack}")
 
 
 def _attack(world: World, char: Character, op: Op) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import inventory
+from .. import codes, inventory
 from ..errors import Refusal
 from ..handlers import SLOTS, Arg, Handler, register
 from ..model import Character, Op
@@ -18,7 +18,7 @@ def _check_eat(world: World, char: Character, args: dict) -> None:
     item = args["item"]
     require_item(world, char, item)
     if world.content.items[item]["category"] not in ("food", "potion"):
-        raise Refusal("not_edible", f"{item} cannot be eaten or used")
+        raise Refusal(codes.NOT_EDIBLE, f"{item} cannot be eaten or used")
 
 
 def _eat(world: World, char: Character, op: Op) -> bool:
@@ -49,11 +49,11 @@ def _check_equip(world: World, char: Character, args: dict) -> None:
     require_item(world, char, item)
     slot = world.content.items[item].get("slot")
     if slot is None:
-        raise Refusal("not_equippable", f"{item} cannot be equipped")
+        raise Refusal(codes.NOT_EQUIPPABLE, f"{item} cannot be equipped")
     current = char.equipment[slot]
     if current is not None and inventory.room_for(char, current, world.content) < 1 \
             and char.count(item) > 1:
-        raise Refusal("inventory_full", f"no room to take off the {current}")
+        raise Refusal(codes.INVENTORY_FULL, f"no room to take off the {current}")
 
 
 def _equip(world: World, char: Character, op: Op) -> bool:
@@ -80,9 +80,9 @@ register(Handler("equip", "consumption", dict(_ITEM), _check_equip, _equip,
 def _check_unequip(world: World, char: Character, args: dict) -> None:
     item = char.equipment[args["slot"]]
     if item is None:
-        raise Refusal("slot_empty", f"nothing is equipped as {args['slot']}")
+        raise Refusal(codes.SLOT_EMPTY, f"nothing is equipped as {args['slot']}")
     if inventory.room_for(char, item, world.content) < 1:
-        raise Refusal("inventory_full", f"no room for the {item}")
+        raise Refusal(codes.INVENTORY_FULL, f"no room for the {item}")
 
 
 def _unequip(world: World, char: Character, op: Op) -> bool:

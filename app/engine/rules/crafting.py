@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import inventory
+from .. import codes, inventory
 from ..content import Recipe
 from ..errors import Refusal
 from ..handlers import Arg, Handler, register
@@ -46,22 +46,23 @@ def choose_recipe(world: World, char: Character, name: str) -> Recipe:
     elif name in content.recipes:
         candidates = [content.recipes[name]]
     else:
-        raise Refusal("unknown_recipe", f"there is no recipe for {name!r}")
+        raise Refusal(codes.UNKNOWN_RECIPE, f"there is no recipe for {name!r}")
     stations = stations_near(world, char)
     for recipe in candidates:
         if not _missing(world, char, recipe, stations):
             return recipe
     recipe = candidates[0]
     gaps = _missing(world, char, recipe, stations)
-    code = "needs_design" if recipe.requires and not char.count(recipe.requires) else (
-        "needs_station" if recipe.station not in stations and len(gaps) == 1 else "missing_materials")
+    code = codes.NEEDS_DESIGN if recipe.requires and not char.count(recipe.requires) else (
+        codes.NEEDS_STATION if recipe.station not in stations and len(gaps) == 1
+        else codes.MISSING_MATERIALS)
     raise Refusal(code, f"cannot craft {name}: needs {' and '.join(gaps)}")
 
 
 def _check(world: World, char: Character, args: dict) -> None:
     recipe = choose_recipe(world, char, args["recipe"])
     if inventory.room_for(char, recipe.output, world.content) < recipe.count:
-        raise Refusal("inventory_full", f"{char.name} has no room for {recipe.output}")
+        raise Refusal(codes.INVENTORY_FULL, f"{char.name} has no room for {recipe.output}")
 
 
 def _begin(world: World, char: Character, op: Op) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import handlers, inventory
+from .. import codes, handlers, inventory
 from ..dungeons import (
     INSIDE,
     end_expedition,
@@ -46,7 +46,7 @@ def _where(world: World, char: Character) -> tuple[int, Pos]:
     """The tier this character may enter from where it stands, and the spot the party gathers
     around (its gate, or the altar for the Sanctum)."""
     if world.areas[char.area].kind != "surface":
-        raise Refusal("not_on_gate", f"{char.name} is already inside a dungeon; leave first")
+        raise Refusal(codes.NOT_ON_GATE, f"{char.name} is already inside a dungeon; leave first")
     tier = _tier_of_gate(world, char)
     if tier is not None:
         return tier, (char.x, char.y)
@@ -54,7 +54,7 @@ def _where(world: World, char: Character) -> tuple[int, Pos]:
         return int(sanctum_spec(world.content)["tier"]), world.landmarks.altar
     gates = ", ".join(f"tier {t} at {g}" for t, g in enumerate(world.landmarks.gates, start=1))
     raise Refusal(
-        "not_on_gate",
+        codes.NOT_ON_GATE,
         f"{char.name} at ({char.x}, {char.y}) stands on no dungeon"
         f" gate ({gates}) and not next to the altar",
     )
@@ -65,7 +65,7 @@ def _may_enter(world: World, who: Character, tier: int) -> None:
         sanctum = sanctum_spec(world.content)
         if not who.sanctum_open:
             raise Refusal(
-                "needs_sigil",
+                codes.NEEDS_SIGIL,
                 f"the {sanctum['name']} opens for {who.name} only after"
                 f" offering {', '.join(sanctum['offering'])} at the altar",
             )
@@ -74,7 +74,7 @@ def _may_enter(world: World, who: Character, tier: int) -> None:
     need = spec["requires"]
     if need and not who.count(need):
         raise Refusal(
-            "needs_sigil",
+            codes.NEEDS_SIGIL,
             f"the {spec['name']} (tier {tier}) lets in only those who"
             f" carry the {need}; {who.name} has none (defeat the tier {tier - 1} boss)",
         )
@@ -92,12 +92,13 @@ def _party(world: World, char: Character, args: dict, tier: int, spot: Pos) -> l
             continue
         other = world.entities.get(cid)
         if not isinstance(other, Character):
-            raise Refusal("unknown_character", f"there is no character {cid} to bring along")
+            raise Refusal(codes.UNKNOWN_CHARACTER, f"there is no character {cid} to bring along")
         if other.area != SURFACE or chebyshev(other.x, other.y, *spot) > reach:
-            raise Refusal("not_on_gate", f"{other.name} is not at the gate with {char.name}")
+            raise Refusal(codes.NOT_ON_GATE, f"{other.name} is not at the gate with {char.name}")
         if other.down or other.asleep:
             raise Refusal(
-                "character_down" if other.down else "asleep", f"{other.name} cannot come along now"
+                codes.CHARACTER_DOWN if other.down else codes.ASLEEP,
+                f"{other.name} cannot come along now"
             )
         _may_enter(world, other, tier)
         members.append(other)
@@ -142,20 +143,20 @@ register(
 def _check_leave(world: World, char: Character, args: dict) -> None:
     area = world.area_of(char)
     if area.kind not in INSIDE:
-        raise Refusal("not_in_dungeon", f"{char.name} is not inside a dungeon")
+        raise Refusal(codes.NOT_IN_DUNGEON, f"{char.name} is not inside a dungeon")
     tile = world.tile_name(area, char.x, char.y)
     if tile in ("entrance", "portal_open"):
         return
     ex, ey = area.instance.entrance
     if tile == "portal_closed":
         raise Refusal(
-            "exit_closed",
+            codes.EXIT_CLOSED,
             f"the exit portal opens only when the boss has fallen;"
             f" retreat through the entrance at ({ex}, {ey})",
         )
     px, py = area.instance.portal
     raise Refusal(
-        "not_at_exit",
+        codes.NOT_AT_EXIT,
         f"{char.name} must stand on the entrance at ({ex}, {ey}) or"
         f" the exit portal at ({px}, {py}) to leave",
     )
@@ -185,17 +186,17 @@ register(
 def _check_offer(world: World, char: Character, args: dict) -> None:
     if not _near_altar(world, char):
         # Not where it is: the altar is found by exploring (the sign board does not show it)
-        raise Refusal("not_at_altar", f"{char.name} must stand next to the altar to offer")
+        raise Refusal(codes.NOT_AT_ALTAR, f"{char.name} must stand next to the altar to offer")
     if char.sanctum_open:
         raise Refusal(
-            "already_offered",
+            codes.ALREADY_OFFERED,
             f"the altar is already open for {char.name}; `enter`"
             " next to it to go into the Shadow Sanctum",
         )
     missing = [s for s in sanctum_spec(world.content)["offering"] if not char.count(s)]
     if missing:
         raise Refusal(
-            "needs_sigil",
+            codes.NEEDS_SIGIL,
             f"the altar wants the outer, inner and royal sigils;"
             f" {char.name} lacks {', '.join(missing)}",
         )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import heapq
 from typing import TYPE_CHECKING
 
-from .. import inventory
+from .. import codes, inventory
 from ..errors import Refusal
 from ..handlers import Arg, Handler, register
 from ..model import Character, Creature, Op
@@ -25,7 +25,8 @@ def _source(world: World, char: Character, args: dict) -> tuple[str, dict]:
     tile = world.tile_name(area, x, y)
     src = world.content.sources.get(tile)
     if src is None:
-        raise Refusal("nothing_to_gather", f"there is nothing to gather from {tile} at ({x}, {y})")
+        raise Refusal(codes.NOTHING_TO_GATHER,
+                      f"there is nothing to gather from {tile} at ({x}, {y})")
     return tile, src
 
 
@@ -46,22 +47,23 @@ def _check(world: World, char: Character, args: dict) -> None:
     tile, src = _source(world, char, args)
     needs = src.get("needs", [])
     if needs and not any(char.count(t) for t in needs):
-        raise Refusal("needs_tool", f"gathering {tile} needs one of: {', '.join(needs)}")
+        raise Refusal(codes.NEEDS_TOOL, f"gathering {tile} needs one of: {', '.join(needs)}")
     if inventory.room_for(char, src["item"], world.content) < 1:
-        raise Refusal("inventory_full", f"{char.name} has no room for {src['item']}")
+        raise Refusal(codes.INVENTORY_FULL, f"{char.name} has no room for {src['item']}")
 
 
 def _check_shear(world: World, char: Character, args: dict) -> None:
     sheep = entity_target(world, char, args["target"], "shear")
     shear = world.content.creatures.get(sheep.kind, {}).get("shear")
     if shear is None or not isinstance(sheep, Creature):
-        raise Refusal("nothing_to_gather", f"{a(sheep.kind)} cannot be shorn")
+        raise Refusal(codes.NOTHING_TO_GATHER, f"{a(sheep.kind)} cannot be shorn")
     if not char.count(shear["tool"]):
-        raise Refusal("needs_tool", f"shearing needs {shear['tool']}")
+        raise Refusal(codes.NEEDS_TOOL, f"shearing needs {shear['tool']}")
     if sheep.wool_at > world.tick:
-        raise Refusal("nothing_to_gather", f"sheep {sheep.id} has no wool until tick {sheep.wool_at}")
+        raise Refusal(codes.NOTHING_TO_GATHER,
+                      f"sheep {sheep.id} has no wool until tick {sheep.wool_at}")
     if inventory.room_for(char, shear["item"], world.content) < 1:
-        raise Refusal("inventory_full", f"{char.name} has no room for {shear['item']}")
+        raise Refusal(codes.INVENTORY_FULL, f"{char.name} has no room for {shear['item']}")
 
 
 def _begin(world: World, char: Character, op: Op) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import inventory
+from .. import codes, inventory
 from ..errors import Refusal
 from ..handlers import Arg, Handler, register
 from ..model import SURFACE, Character, Op
@@ -23,27 +23,28 @@ def _check(world: World, char: Character, args: dict) -> None:
     mx, my = world.landmarks.merchant
     if char.area != SURFACE or chebyshev(char.x, char.y, mx, my) > world.content.place.reach:
         raise Refusal(
-            "not_at_merchant", f"{char.name} must stand next to the merchant at ({mx}, {my}) to buy"
+            codes.NOT_AT_MERCHANT,
+            f"{char.name} must stand next to the merchant at ({mx}, {my}) to buy"
         )
     item, count = args["item"], args["count"]
     prices = price_list(world)
     if item not in world.content.items:
-        raise Refusal("unknown_item", f"there is no item called {item!r}")
+        raise Refusal(codes.UNKNOWN_ITEM, f"there is no item called {item!r}")
     if item not in prices:
         offer = ", ".join(f"{k} ({v})" for k, v in prices.items())
-        raise Refusal("not_sold", f"the merchant does not sell {item}; on offer: {offer}")
+        raise Refusal(codes.NOT_SOLD, f"the merchant does not sell {item}; on offer: {offer}")
     most = int(world.content.raw["merchant"]["max_count"])
     if count > most:
-        raise Refusal("bad_argument", f"buy: at most {most} at a time")
+        raise Refusal(codes.BAD_ARGUMENT, f"buy: at most {most} at a time")
     cost = prices[item] * count
     if char.coins < cost:
         raise Refusal(
-            "not_enough_coins",
+            codes.NOT_ENOUGH_COINS,
             f"{count} {item} cost {cost} T-coins; {char.name} has"
             f" {char.coins} (T-coins come from dungeon chests and enemies)",
         )
     if inventory.room_for(char, item, world.content) < count:
-        raise Refusal("inventory_full", f"{char.name} has no room for {count} {item}")
+        raise Refusal(codes.INVENTORY_FULL, f"{char.name} has no room for {count} {item}")
 
 
 def _buy(world: World, char: Character, op: Op) -> bool:

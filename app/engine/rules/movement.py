@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import tcod.path
 
-from .. import astar, homes
+from .. import astar, codes, homes
 from ..errors import Refusal
 from ..handlers import DIRECTIONS, Arg, Handler, register
 from ..model import Area, Character, Op
@@ -30,9 +30,9 @@ def _check_move(world: World, char: Character, args: dict) -> None:
     x, y = char.x + dx, char.y + dy
     area = world.area_of(char)
     if not area.in_bounds(x, y):
-        raise Refusal("out_of_bounds", f"({x}, {y}) is outside the map")
+        raise Refusal(codes.OUT_OF_BOUNDS, f"({x}, {y}) is outside the map")
     if not world.walkable(area, x, y, char):
-        raise Refusal("blocked", f"({x}, {y}) is blocked by {_what_blocks(world, area, x, y)}")
+        raise Refusal(codes.BLOCKED, f"({x}, {y}) is blocked by {_what_blocks(world, area, x, y)}")
 
 
 def _what_blocks(world: World, area: Area, x: int, y: int) -> str:
@@ -237,7 +237,7 @@ def find_path(world: World, char: Character, x: int, y: int, avoid_bodies: bool)
 def _check_move_to(world: World, char: Character, args: dict) -> None:
     require_in_area(world, char, args["x"], args["y"])
     if find_path(world, char, args["x"], args["y"], avoid_bodies=False) is None:
-        raise Refusal("no_path", f"{char.name} has no way to ({args['x']}, {args['y']})")
+        raise Refusal(codes.NO_PATH, f"{char.name} has no way to ({args['x']}, {args['y']})")
 
 
 def _begin_move_to(world: World, char: Character, op: Op) -> None:
@@ -263,7 +263,8 @@ def _move_to(world: World, char: Character, op: Op) -> bool:
         if op.stuck >= STUCK_REPLAN:
             path = find_path(world, char, op.args["x"], op.args["y"], avoid_bodies=True)
             if path is None:
-                raise Refusal("no_path", f"the way to ({op.args['x']}, {op.args['y']}) is blocked")
+                raise Refusal(codes.NO_PATH,
+                              f"the way to ({op.args['x']}, {op.args['y']}) is blocked")
             op.path, op.stuck = path, 0
     op.wait = step_ticks(world, char)
     return False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .. import codes
 from ..errors import Refusal
 from ..handlers import Arg, Handler, register
 from ..model import Character, Op
@@ -24,7 +25,7 @@ def _bed_next_to(world: World, char: Character) -> tuple[int, int] | None:
 
 def _check_sleep(world: World, char: Character, args: dict) -> None:
     if _bed_next_to(world, char) is None:
-        raise Refusal("no_bed", f"{char.name} can sleep only next to a bed of its own")
+        raise Refusal(codes.NO_BED, f"{char.name} can sleep only next to a bed of its own")
 
 
 def _begin_sleep(world: World, char: Character, op: Op) -> None:
@@ -51,7 +52,7 @@ register(Handler("sleep", "rest", {}, _check_sleep, _sleep, begin=_begin_sleep,
 
 def _check_wake(world: World, char: Character, args: dict) -> None:
     if not char.asleep:
-        raise Refusal("bad_argument", f"{char.name} is not asleep")
+        raise Refusal(codes.BAD_ARGUMENT, f"{char.name} is not asleep")
 
 
 def _wake(world: World, char: Character, op: Op) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import inventory
+from .. import codes, inventory
 from ..errors import Refusal
 from ..handlers import Arg, Handler, register
 from ..model import Character, Op
@@ -17,10 +17,11 @@ if TYPE_CHECKING:
 def _check_give(world: World, char: Character, args: dict) -> None:
     target = entity_target(world, char, args["target"], "give to")
     if not isinstance(target, Character):
-        raise Refusal("no_target", f"{target.kind} {target.id} cannot take items")
+        raise Refusal(codes.NO_TARGET, f"{target.kind} {target.id} cannot take items")
     require_item(world, char, args["item"], args["count"])
     if inventory.room_for(target, args["item"], world.content) < args["count"]:
-        raise Refusal("inventory_full", f"{target.name} has no room for {args['count']} {args['item']}")
+        raise Refusal(codes.INVENTORY_FULL,
+                      f"{target.name} has no room for {args['count']} {args['item']}")
 
 
 def _give(world: World, char: Character, op: Op) -> bool:
@@ -62,13 +63,13 @@ def _bag_near(world: World, char: Character):
     for pos in sorted(area.loot, key=lambda p: (chebyshev(char.x, char.y, *p), p)):
         if chebyshev(char.x, char.y, *pos) <= world.content.place.reach:
             return pos, area.loot[pos]
-    raise Refusal("no_target", "there is no loot bag on or next to this tile")
+    raise Refusal(codes.NO_TARGET, "there is no loot bag on or next to this tile")
 
 
 def _check_pick(world: World, char: Character, args: dict) -> None:
     _, bag = _bag_near(world, char)
     if not any(inventory.room_for(char, item, world.content) for item in bag.items):
-        raise Refusal("inventory_full", f"{char.name} has no room for anything in the bag")
+        raise Refusal(codes.INVENTORY_FULL, f"{char.name} has no room for anything in the bag")
 
 
 def _pick(world: World, char: Character, op: Op) -> bool:
