@@ -133,6 +133,7 @@ def _shown_diff(p: stats.Paired | None) -> float | None:
 
 def write(out: Path, runs: list[dict[str, Any]], across: Aggregate | None = None) -> dict[str, Path]:
     """The LaTeX tables of a run (or a comparison, with `across`) into out/tables/."""
+    (out / "tables").mkdir(parents=True, exist_ok=True)
     paths = {}
     for spec in tables.TABLES:
         if spec.number in GRIDS:

@@ -93,6 +93,20 @@ def _horizon(meta: dict[str, Any]) -> str:
     return f"{float(meta['minutes']):g} minutes"
 
 
+def _clock(meta: dict[str, Any]) -> str:
+    if meta.get("clock"):
+        return str(meta["clock"])
+    return f"headless lockstep, {meta.get('think_ticks', '?')} ticks per decision"
+
+
+def sources(study: Study) -> str:
+    """Where a study's rows come from and how its time ran (the clock is not checked: a
+    leaderboard may well rank the same configuration on two clocks, and says which)."""
+    worlds = len(study.runs)
+    return (f"{study.source}: {worlds} world{'s' if worlds != 1 else ''}; clock "
+            + " and ".join(study.values(_clock)))
+
+
 def check_comparable(studies: list[Study]) -> None:
     """Refuse studies that are not one setting: a different content hash (other rules or
     numbers of the game) or horizon, naming each study's value."""
@@ -174,10 +188,9 @@ NOTE = ("Each configuration is its study's: its mean score over that study's wor
 def markdown(board: list[Entry], studies: list[Study]) -> str:
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "|".join("---" for _ in HEADER) + "|"]
     lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in grid(board)]
-    sources = "\n".join(f"- **{s.name}**: {s.source} ({len(s.runs)} world"
-                        f"{'s' if len(s.runs) != 1 else ''})" for s in studies)
+    read = "\n".join(f"- **{s.name}**: {sources(s)}" for s in studies)
     return "\n\n".join(["# ASIWorld leaderboard", setting(studies), NOTE, "\n".join(lines),
-                        "## Results read", sources]) + "\n"
+                        "## Results read", read]) + "\n"
 
 
 def _triple(e: stats.Estimate | None) -> list[Any]:
@@ -261,8 +274,7 @@ def page(board: list[Entry], studies: list[Study]) -> str:
                 shown = "" if value is None else repr(float(value))
                 cells.append(f'<td data-value="{shown}">{esc(text)}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
-    sources = "".join(f"<li><b>{esc(s.name)}</b>: {esc(str(s.source))} ({len(s.runs)} "
-                      f"world{'s' if len(s.runs) != 1 else ''})</li>" for s in studies)
+    read = "".join(f"<li><b>{esc(s.name)}</b>: {esc(sources(s))}</li>" for s in studies)
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         "<title>ASIWorld leaderboard</title>\n"
@@ -271,7 +283,7 @@ def page(board: list[Entry], studies: list[Study]) -> str:
         "header to sort by it.</p>\n"
         f'<table class="board">\n<thead><tr>{head}</tr></thead>\n<tbody>\n'
         + "\n".join(body) + "\n</tbody>\n</table>\n"
-        f"<h2>Results read</h2>\n<ul>{sources}</ul>\n<script>{_SCRIPT}</script>\n"
+        f"<h2>Results read</h2>\n<ul>{read}</ul>\n<script>{_SCRIPT}</script>\n"
         "</body>\n</html>\n"
     )
 
