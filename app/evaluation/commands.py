@@ -76,7 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     board.add_argument("dirs", nargs="+", metavar="DIR",
                        help="a run, a --seeds folder or a study's output folder")
-    board.add_argument("--out", required=True,
+    board.add_argument("--out", required=True, type=checked.writable_dir,
                        help="where leaderboard.md, .csv, .html and .tex go")
     board.set_defaults(func=run_leaderboard)
 
@@ -170,7 +170,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         studies = [leaderboard.read_study(Path(d)) for d in args.dirs]
         leaderboard.check_comparable(studies)
         board = leaderboard.rank(studies)
-        paths = leaderboard.write(Path(args.out), board, studies)
+        paths = leaderboard.write(args.out, board, studies)
     except leaderboard.LeaderboardError as err:
         return checked.refuse(err.code, err.message)
     worlds = sum(len(s.runs) for s in studies)
