@@ -334,6 +334,13 @@ MIXED_RUNS = _code("mixed_runs", "the runs differ in horizon, content or clock: 
 NO_RUNS = _code("no_runs", "no run to compare", EVALUATION)
 NO_RUNS_FOLDER = _code("no_runs_folder", "the server has no runs folder", API, status=404)
 RUN_DIR_MISSING = _code("run_dir_missing", "the run folder named is not a folder", EVALUATION)
+BAD_RESULTS = _code("bad_results", "a results file is not JSON or fails the results schema",
+                    EVALUATION)
+DUPLICATE_STUDY = _code("duplicate_study", "the same folder was given twice", EVALUATION)
+MIXED_STUDIES = _code("mixed_studies", "the studies differ in content or horizon: not one "
+                      "leaderboard", EVALUATION)
+RESULTS_MISSING = _code("results_missing", "the folder holds no results.json or comparison.json",
+                        EVALUATION)
 RUN_NOT_FOUND = _code("run_not_found", "no run of that name", API, status=404)
 UNKNOWN_REFERENCE = _code("unknown_reference", "the reference is not a configuration of the "
                           "runs", EVALUATION)

@@ -76,13 +76,13 @@ class Aggregate:
                   f"Δ score vs {self.reference}", "Ahead/behind/level", "Sign test p"]
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
         for name in self.ranked():
-            cells = [name, str(self._worlds_of(name))]
-            cells += [_estimate_cell(self.estimate(name, m)) for m, _ in HEADLINE]
+            cells = [name, str(self.worlds_of(name))]
+            cells += [estimate_cell(self.estimate(name, m)) for m, _ in HEADLINE]
             diff = self.difference(name, "score")
             if diff is None:
                 cells += ["(reference)", "", ""]
             else:
-                cells += [_interval_cell(diff.mean_difference, diff.low, diff.high, signed=True),
+                cells += [interval_cell(diff.mean_difference, diff.low, diff.high, signed=True),
                           f"{diff.ahead}/{diff.behind}/{diff.level}", f"{diff.sign_p:.3g}"]
             lines.append("| " + " | ".join(cells) + " |")
         parts = [
@@ -100,12 +100,12 @@ class Aggregate:
         parts.append("\n".join(lines))
         return "\n\n".join(parts)
 
-    def _worlds_of(self, name: str) -> int:
+    def worlds_of(self, name: str) -> int:
         e = self.estimate(name, "score")
         return e.worlds if e else 0
 
 
-def _interval_cell(mean: float, low: float | None, high: float | None, signed: bool = False,
+def interval_cell(mean: float, low: float | None, high: float | None, signed: bool = False,
                    percent: bool = False) -> str:
     def fmt(v: float) -> str:
         v = 100 * v if percent else v
@@ -116,10 +116,10 @@ def _interval_cell(mean: float, low: float | None, high: float | None, signed: b
     return f"{fmt(mean)} [{fmt(low)}, {fmt(high)}]"
 
 
-def _estimate_cell(e: stats.Estimate | None) -> str:
+def estimate_cell(e: stats.Estimate | None) -> str:
     if e is None:
         return "–"
-    return _interval_cell(e.mean, e.low, e.high, percent=e.kind == "rate")
+    return interval_cell(e.mean, e.low, e.high, percent=e.kind == "rate")
 
 
 def aggregate(runs: list[dict[str, Any]], reference: str | None = None) -> Aggregate:

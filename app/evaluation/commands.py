@@ -4,6 +4,9 @@
                                                rebuild each run's reports; compare when several
                                                (a folder of E1, E2, ... from --seeds is its runs)
     asiworld score FILE.csv [--json]           composite score and rank for a table of measures
+    asiworld leaderboard DIR [DIR...] --out OUT
+                                               rank the configurations of several studies/runs
+                                               of one setting (leaderboard.py)
 
 Failures print `error: <code>: <sentence>` on stderr and exit with status 2.
 """
@@ -17,6 +20,7 @@ from typing import Any
 
 from asiworld import arguments as checked
 from asiworld.engine import codes
+from asiworld.evaluation import leaderboard
 from asiworld.evaluation.report import (
     ReportError,
     compare_runs,
@@ -61,6 +65,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     score.add_argument("file", type=checked.existing_file, metavar="FILE.csv")
     score.add_argument("--json", action="store_true", help="print JSON instead of a table")
     score.set_defaults(func=run_score)
+
+    board = subparsers.add_parser(
+        "leaderboard",
+        help="rank the configurations of several studies or runs (Markdown, CSV, HTML, LaTeX)",
+        description="Rank every configuration of the given studies or runs by its mean score "
+        "over its own study's worlds, with its interval, task success rates, cost in dollars "
+        "(where the study set prices) and score per dollar. A DIR is a run, a folder that "
+        "--seeds wrote, or a study's --out. The results must share one content hash and one "
+        "horizon, and pass the results schema; otherwise nothing is written.",
+    )
+    board.add_argument("dirs", nargs="+", metavar="DIR",
+                       help="a run, a --seeds folder or a study's output folder")
+    board.add_argument("--out", required=True, type=checked.writable_dir,
+                       help="where leaderboard.md, .csv, .html and .tex go")
+    board.set_defaults(func=run_leaderboard)
 
 
 def rebuild_run(run_dir: Path) -> dict[str, Any]:
@@ -144,6 +163,21 @@ def run_report(args: argparse.Namespace) -> int:
             print(f"comparison ({tags}) written to {paths['markdown']}")
     except ReportError as err:
         return checked.refuse(err.code, err.message)
+    return 0
+
+
+def run_leaderboard(args: argparse.Namespace) -> int:
+    try:
+        # every DIR is read, validated and compared before anything is written
+        studies = [leaderboard.read_study(Path(d)) for d in args.dirs]
+        leaderboard.check_comparable(studies)
+        board = leaderboard.rank(studies)
+        paths = leaderboard.write(args.out, board, studies)
+    except leaderboard.LeaderboardError as err:
+        return checked.refuse(err.code, err.message)
+    worlds = sum(len(s.runs) for s in studies)
+    print(f"{len(board)} configurations of {len(studies)} studies ({worlds} worlds) ranked: "
+          f"{paths['html']}")
     return 0
 
 

@@ -3,7 +3,8 @@ the figures, read events.jsonl back.
 
     results = evaluate(events, characters, meta)   # characters: [{id, name, label}, ...]
     write_reports(out_dir, results)                # results.json, report.md (Tables 2-9),
-                                                   # tables/*.csv, figures/F4*, F5* (png, svg, pdf)
+                                                   # tables/*.csv, tables/*.tex (latex.py),
+                                                   # figures/F4*, F5* (png, svg, pdf)
     compare_runs(out_dir, [results_e1, results_e2]) # report.md with "E1 / E2" cells, and the
                                                     # statistics across worlds (aggregate.py)
 """
@@ -19,7 +20,7 @@ from typing import Any
 from asiworld import provenance
 from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
-from asiworld.evaluation import longform, tables
+from asiworld.evaluation import latex, longform, tables
 from asiworld.evaluation.aggregate import Aggregate, AggregateError, aggregate, differences
 from asiworld.evaluation.live import LiveAssessment
 
@@ -142,6 +143,7 @@ def _write(
         target.write_text(tables.csv_text(spec.rows(runs)), encoding="utf-8")
         csvs[spec.number] = target
     paths["tables"] = csvs
+    paths["latex"] = latex.write(out, runs, across)  # for a paper to \input, beside the CSVs
     if across is not None:
         paths.update(across.write(out))
     else:  # one run: its long-format rows, also in results.json

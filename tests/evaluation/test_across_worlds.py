@@ -1,8 +1,8 @@
 """Statistics across worlds: the long-format CSV, means with bootstrap intervals, success rates,
 paired differences against a reference, and `asiworld report` on seed folders and mixed runs.
 
-One small real study (three seeds, five minutes, three built-in configurations) serves the file
-tests; the statistics are also checked on numbers with known answers."""
+One small real study (three seeds, five minutes, three built-in configurations: conftest.py's
+`seeds_folder`) serves the file tests; the statistics are also checked on numbers with known answers."""
 
 from __future__ import annotations
 
@@ -16,15 +16,7 @@ from asiworld.cli import main
 from asiworld.evaluation import aggregate, longform, stats
 from scipy import stats as scipy_stats
 
-AGENTS = "planner,forager,random"
-
-
-@pytest.fixture(scope="module")
-def seeds_folder(tmp_path_factory):
-    out = tmp_path_factory.mktemp("three-seeds")
-    assert main(["run", "--seeds", "1,2,3", "--minutes", "5", "--agents", AGENTS,
-                 "--out", str(out)]) == 0
-    return out
+from tests.evaluation.conftest import AGENTS
 
 
 def read_csv(path):

@@ -35,6 +35,8 @@ def assert_valid_png(path, min_w=600, min_h=400):
 def test_reports_write_json_csv_markdown_tables_and_two_figures_in_three_formats(tmp_path):
     _, paths = build(tmp_path)
     tables = paths.pop("tables")
+    latex = paths.pop("latex")  # the tables a paper \inputs (test_paper_exports.py)
+    assert {p.name for p in latex.values()} == {"T3_main.tex", "T9_activity.tex"}
     assert {p.name for p in paths.values()} == {
         "results.json",
         "results.csv",
