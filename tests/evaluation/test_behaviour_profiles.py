@@ -173,3 +173,20 @@ def test_each_documented_refusal_code_is_a_measure():
     assert tuple(re.findall(r"`(\w+)`", listed)) == REFUSAL_CODES
     assert [m for m in longform.MEASURES if m.startswith("refusals.")] == [
         *(f"refusals.{c}" for c in REFUSAL_CODES), "refusals.other"]
+
+
+def test_a_hosted_programs_refused_call_is_a_refusal_of_its_character():
+    world = World.create(seed=3, size=48)
+    ada = world.add_character("ada")
+    source = "try:\n    eat('stone')\nexcept GameError as e:\n    log(e.code)\n"
+
+    def drivers(pipeline):
+        assert pipeline.submit_program(ada, "eater", source)["ok"] is True
+        return []
+
+    events = playing(world, drivers, 10)
+    (refused,) = [e for e in events if e["kind"] == "refused"]
+    assert refused["char"] == ada and refused["code"] == "not_in_inventory"
+    assert refused["type"] == "eat" and refused["program"] == 1
+    (row,) = evaluate(events)["configurations"]
+    assert row["profile"]["refusals"] == {"not_in_inventory": 1}
