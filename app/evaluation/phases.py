@@ -35,6 +35,9 @@ PREPARATION_CATEGORIES = {"gathering", "crafting", "building", "trade"}
 PREPARATION_ACTIONS = {"equip", "eat", "use", "unequip", "pick_up"}
 PREPARATION_EVENTS = {"gathered", "crafted", "placed", "equipped", "bought"}
 OP_ENDS = {"op_done", "op_failed", "op_cancelled"}
+# Every kind a rule reads; the others pass by at the cost of one set lookup (a live feed).
+READ = {"action", *OP_ENDS, *PREPARATION_EVENTS, "attacked", "killed", "damaged",
+        "dungeon_entered", "dungeon_left", "down", "recovered"}
 
 Event = dict[str, Any]
 
@@ -77,7 +80,10 @@ class PhaseTrack:
             self._add(phase, start, tick)
 
     def feed(self, ev: Event) -> None:
-        kind, tick = ev.get("kind"), int(ev.get("tick", 0))
+        kind = ev.get("kind")
+        if kind not in READ:
+            return
+        tick = int(ev.get("tick", 0))
         if kind == "action":
             self._close_op(tick - 1)
             phase = _action_phase(ev)
@@ -113,8 +119,7 @@ class PhaseTrack:
                 layers[phase][a : b + 1] = True
 
         for phase, spans in self._spans.items():
-            for start, end in spans:
-                paint(phase, start, end)
+            _paint_all(layers[phase], spans, first, last)
         if self._op is not None:
             paint(self._op[1], self._op[2], last)
         if self._entered is not None:
@@ -147,6 +152,21 @@ class PhaseTrack:
         """Ticks in each phase from `first` to `last`."""
         counts = np.bincount(self.labels(first, last), minlength=len(PHASES))
         return {name: int(n) for name, n in zip(PHASES, counts, strict=True)}
+
+
+def _paint_all(layer: np.ndarray, spans: list[list[int]], first: int, last: int) -> None:
+    """Mark every span's ticks within `first`..`last` in `layer` (a boolean array from
+    `first`), all at once: a long world has many thousands of spans."""
+    if not spans or not len(layer):
+        return
+    both = np.asarray(spans, dtype=np.int64)
+    a = np.maximum(both[:, 0], first) - first
+    b = np.minimum(both[:, 1], last) - first
+    inside = b >= a
+    edges = np.zeros(len(layer) + 1, dtype=np.int64)
+    np.add.at(edges, a[inside], 1)
+    np.add.at(edges, b[inside] + 1, -1)
+    layer |= np.cumsum(edges[:-1]) > 0
 
 
 def tracks(events: list[Event], characters: list[int]) -> dict[int, PhaseTrack]:

@@ -19,6 +19,7 @@ Event = dict[str, Any]
 
 # What "preceded" a knockdown: the damage taken in the simulation minute before it.
 BEFORE_DOWN = 60
+READ = {"refused", "damaged", "dungeon_entered", "dungeon_left", "down"}
 # The engine's stable refusal codes (docs/engine-interface.md lists them): one long-format
 # measure each, so every run has the same rows; any other code counts as `other`.
 REFUSAL_CODES = (
@@ -66,24 +67,27 @@ class Profile:
 
     def feed(self, ev: Event) -> None:
         self.phases.feed(ev)
-        kind, tick = ev.get("kind"), int(ev.get("tick", 0))
+        kind = ev.get("kind")
+        if kind not in READ:
+            return
+        tick = int(ev.get("tick", 0))
         if kind == "refused":
             self.refusals[str(ev.get("code"))] += 1
         elif kind == "damaged" and "entity" not in ev:  # with `entity`, it hit a creature
             health = ev.get("health")
             self._hits.append(Hit(tick, str(ev.get("source")), int(ev.get("amount", 0)),
                                   None if health is None else int(health)))
+            while self._hits[0].tick < tick - BEFORE_DOWN:  # only the last minute's matter
+                self._hits.popleft()
         elif kind == "dungeon_entered":
             self._tier = ev.get("tier")
         elif kind == "dungeon_left":
             self._tier = None
         elif kind == "down":
             self.knockdowns.append(self._knockdown(ev, tick))
-        while self._hits and self._hits[0].tick < tick - BEFORE_DOWN:
-            self._hits.popleft()
 
     def _knockdown(self, ev: Event, tick: int) -> dict[str, Any]:
-        recent = [h for h in self._hits if h.tick >= tick - BEFORE_DOWN]
+        recent = [h for h in self._hits if tick - BEFORE_DOWN <= h.tick <= tick]
         before: Counter[str] = Counter()
         for hit in recent:
             before[hit.source] += hit.amount
