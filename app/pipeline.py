@@ -24,9 +24,10 @@ One tick, in this order:
    `keep_inputs(sink)`, and on a restart brings them back (asiworld.server.persistence);
 4. **the engine** steps (`world.step()`), then the program host reads the tick's events
    (`programs.after_step`);
-5. the tick's events are the engine's, then the program host's lifecycle events (stamped with
-   the tick they happened in), then **outside events** queued by `add_event` from any thread
-   (an agent harness's incident), stamped with the new tick;
+5. the tick's events are the engine's, then the program host's lifecycle events and the
+   `refused` events of actions the world refused at their submission, whoever submitted them
+   (stamped with the tick they happened in), then **outside events** queued by `add_event`
+   from any thread (an agent harness's incident), stamped with the new tick;
 6. the frame is built (when the pipeline has a frame builder) and the **observers** see a `Tick`
    in a fixed order that does not depend on who registered first: OBSERVERS (recorder,
    assessment, agents, live, store; a study may add "transcripts"), then the `watch` callbacks
@@ -63,6 +64,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from asiworld.engine import codes
+from asiworld.engine.events import refused_event
 from asiworld.engine.text import clean
 
 log = logging.getLogger(__name__)
@@ -130,12 +132,13 @@ class Pipeline:
         self._order = tuple(observer_order)
         self._observers: list[_Observer] = []
         self._outside: queue.SimpleQueue[dict] = queue.SimpleQueue()
-        self._program_events: list[dict] = []
+        # program lifecycle events and refusals, stamped when they happen (see step)
+        self._tick_events: list[dict] = []
         self._log_seen = world.input_log_end
         self.engine_seconds = 0.0  # time spent in world.step (benchmarks, a study's costs)
         self.engine_cpu_seconds = 0.0  # the same in this process's CPU time (a shared machine)
         if programs is not None:
-            programs.sink = self._program_event
+            programs.sink = self._tick_event
 
     # --- wiring -----------------------------------------------------------------------------
 
@@ -200,10 +203,15 @@ class Pipeline:
 
     def submit(self, char: int, action: Any) -> dict:
         """A direct action for a character, through the program host when there is one (a direct
-        action stops that character's program). The engine's answer as a dict."""
+        action stops that character's program). The engine's answer as a dict; a refusal also
+        joins the tick's events as `refused` (every seat's, so the evaluation counts them)."""
         if self.programs is not None:
-            return self.programs.submit_direct(char, action).to_dict()
-        return self.world.submit(char, action).to_dict()
+            result = self.programs.submit_direct(char, action).to_dict()
+        else:
+            result = self.world.submit(char, action).to_dict()
+        if not result["ok"] and isinstance(char, int):
+            self._tick_event(refused_event(char, action, result["code"]))
+        return result
 
     def prepare_program(self, name: Any, source: Any) -> Any:
         """Compile a program off the clock's thread before it is handed over (any thread: a
@@ -253,9 +261,9 @@ class Pipeline:
         self.engine_cpu_seconds += time.process_time() - cpu
         if self.programs is not None:
             self.programs.after_step(events)
-        if self._program_events:
-            events = events + self._program_events
-            self._program_events = []
+        if self._tick_events:
+            events = events + self._tick_events
+            self._tick_events = []
         while not self._outside.empty():
             events.append({**self._outside.get_nowait(), "tick": world.tick})
         frame = self.frames.frame(events) if self.frames is not None else None
@@ -284,9 +292,9 @@ class Pipeline:
                 break
         return self.world.tick
 
-    def _program_event(self, event: dict) -> None:
-        # Program starts and ends join the tick's events, stamped when they happen.
-        self._program_events.append({"tick": self.world.tick, **event})
+    def _tick_event(self, event: dict) -> None:
+        # Program starts and ends and refusals join the tick's events, stamped when they happen.
+        self._tick_events.append({"tick": self.world.tick, **event})
 
     # --- forks and resumes ------------------------------------------------------------------
 
@@ -302,7 +310,7 @@ class Pipeline:
             self.frames = type(self.frames)(world)
         if self.programs is not None:
             self.programs.rebind(world)
-        self._program_events = []
+        self._tick_events = []
         self._log_seen = world.input_log_end
         for driver in list(self.drivers):
             replaced = getattr(driver, "world_replaced", None)

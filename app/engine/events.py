@@ -4,12 +4,17 @@ replay viewer, the agents' observations and the docs read.
 Events are dicts with `tick` and `kind`; every event about a character carries `char`. The
 engine emits the kinds in `ENGINE` (`World.emit`); the layers above add those in `OUTSIDE` to the
 same stream (programs' starts and ends from the program manager, agents' incidents from the
-harness and the agent API, `resumed` from a resumed study). `tests/engine/test_event_kinds.py`
+harness and the agent API, `resumed` from a resumed study, `refused` from the pipeline and the
+program host). `tests/engine/test_event_kinds.py`
 holds every `emit`, every comparison with a kind in the evaluation, and docs/engine-interface.md
 to these tables.
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+from .text import clean
 
 ENGINE: dict[str, str] = {
     "joined": "char, name, label, x, y",
@@ -63,6 +68,19 @@ OUTSIDE: dict[str, str] = {
     "incident": "char, cause, start, end, detail: a harness or the agent API (a model's error, "
     "a lost connection, a budget)",
     "resumed": "char, how its player came back: a resumed study",
+    "refused": "char, type (the action's), code, program (the program's id when a program's call "
+    "was refused, else absent): an action the world refused when it was submitted, through the "
+    "pipeline (every seat: built-in, python, model, the agent API) or by a hosted program; "
+    "nothing in the world changed",
 }
 
 KINDS: dict[str, str] = ENGINE | OUTSIDE
+
+
+def refused_event(char: int, action: Any, code: str) -> dict[str, Any]:
+    """The `refused` event of an action the world refused at its submission (without `tick`:
+    stamped by whoever adds it to the stream)."""
+    kind = action.get("type") if isinstance(action, dict) else None
+    # an action's type is a client's text: kept short and valid in the event stream
+    kind = clean(kind)[:40] if isinstance(kind, str) else None
+    return {"kind": "refused", "char": char, "type": kind, "code": code}

@@ -5,6 +5,7 @@ Figure 4: dungeon performance by difficulty level, (a) the share of attempts tha
 level's boss, (b) the mean damage taken in those clears. Figure 5: the composition of executed
 game actions by category. Both take the pooled per-configuration data of
 `asiworld.evaluation.tables.pool`, so one run and several runs (titled as pooled) draw alike.
+Figure 7: the time in each phase, from `asiworld.evaluation.behaviour.pool`.
 Colours come from the one palette (`asiworld.evaluation.palette`).
 """
 
@@ -14,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from asiworld.evaluation.measures import CATEGORIES, LEVEL_NAMES, LEVELS
-from asiworld.evaluation.palette import category_colours, character_colours
+from asiworld.evaluation.palette import category_colours, character_colours, phase_colours
+from asiworld.evaluation.phases import PHASES
 from matplotlib import rc_context
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -171,6 +173,48 @@ def actions_figure(stem: Path, pooled: dict[str, dict[str, Any]], runs: int = 1)
         if handles:
             ax.legend(handles=handles, title="Category", loc="upper left",
                       bbox_to_anchor=(1.01, 1.0))  # fmt: skip
+        return _save(fig, stem)
+
+
+def profiles_figure(stem: Path, pooled: dict[str, dict[str, Any]], runs: int = 1) -> Path:
+    """Figure 7: one stacked bar per configuration, the share of its ticks in each phase
+    (`pooled`: asiworld.evaluation.behaviour.pool), its minutes in the world above it."""
+    names = [n for n, d in pooled.items() if sum(d["ticks"].values())]
+    fill = phase_colours()
+    colour = character_colours((n, pooled[n].get("label")) for n in names)
+    with rc_context(STYLE):
+        fig = _figure(max(4.8, 1.8 + 0.62 * len(names)), 3.4)
+        ax = fig.subplots()
+        ax.set_title("Figure 7: Time in each phase" + pooled_note(runs), fontsize=10, color=INK)
+        for ni, name in enumerate(names):
+            ticks = pooled[name]["ticks"]
+            total = sum(ticks.values())
+            bottom = 0.0
+            for phase in PHASES:
+                share = 100 * ticks.get(phase, 0) / total
+                if share:
+                    ax.bar(ni, share, 0.66, bottom=bottom, color=fill[phase],
+                           edgecolor="white", linewidth=0.4)  # fmt: skip
+                    if share >= 7:
+                        ax.text(ni, bottom + share / 2, f"{share:.0f}", ha="center",
+                                va="center", fontsize=6.5, color=_ink_on(fill[phase]))  # fmt: skip
+                bottom += share
+            ax.text(ni, 101.5, f"{total / 60:.0f} min", ha="center", va="bottom", fontsize=7,
+                    color=INK)  # fmt: skip
+        ax.set_xticks(range(len(names)), names, rotation=30 if len(names) > 5 else 0,
+                      ha="right" if len(names) > 5 else "center")  # fmt: skip
+        for label, name in zip(ax.get_xticklabels(), names, strict=True):
+            label.set_color(colour[name])
+            label.set_fontweight("bold")
+        ax.set_xlim(-0.6, max(0, len(names) - 1) + 0.6)
+        ax.set_ylim(0, 108)
+        ax.set_yticks([0, 25, 50, 75, 100])
+        ax.set_ylabel("Share of time in the world (%)")
+        ax.set_xlabel("Configuration")
+        if not names:
+            ax.text(0, 50, "no time in the world", ha="center", color=MUTED)
+        handles = [Patch(color=fill[p], label=p) for p in reversed(PHASES)]
+        ax.legend(handles=handles, title="Phase", loc="upper left", bbox_to_anchor=(1.01, 1.0))
         return _save(fig, stem)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from asiworld.evaluation.achievements import AchievementRecord, Thresholds, shipped_thresholds
 from asiworld.evaluation.measures import Measures, with_duration
+from asiworld.evaluation.profile import Daylight, Profile
 from asiworld.evaluation.score import RawMeasures, contributions, score_cohort
 
 Event = dict[str, Any]
@@ -22,14 +23,17 @@ SCHEMA = "asiworld-evaluation/1"
 class CharacterAssessment:
     """Everything assessed about one character (one configuration in an evaluation)."""
 
-    def __init__(self, cid: int, name: str, label: str, thresholds: Thresholds) -> None:
+    def __init__(self, cid: int, name: str, label: str, thresholds: Thresholds,
+                 daylight: Daylight | None = None) -> None:
         self.id, self.name, self.label = cid, name, label
         self.achievements = AchievementRecord(thresholds)
         self.measures = Measures(day_ticks=thresholds.day_ticks)
+        self.profile = Profile(daylight)
 
     def feed(self, ev: Event) -> None:
         self.achievements.feed(ev)
         self.measures.feed(ev)
+        self.profile.feed(ev)
 
     def raw(self) -> RawMeasures:
         m = self.measures
@@ -65,6 +69,7 @@ class LiveAssessment:
 
     def _start(self, characters: Iterable[dict[str, Any]]) -> None:
         self.characters: dict[int, CharacterAssessment] = {}
+        self.daylight = Daylight()  # the world's time of day, for the knockdowns' profile
         self.world_incidents: list[Event] = []  # incidents that name no known character
         self.tick = 0
         self.events_seen = 0
@@ -82,7 +87,7 @@ class LiveAssessment:
         found = self.characters.get(cid)
         if found is None:
             found = CharacterAssessment(
-                cid, str(name or f"char{cid}"), str(label or ""), self.thresholds
+                cid, str(name or f"char{cid}"), str(label or ""), self.thresholds, self.daylight
             )
             self.characters[cid] = found
         return found
@@ -96,6 +101,7 @@ class LiveAssessment:
             self.events_seen += 1
             self.tick = max(self.tick, int(ev.get("tick", 0)))
             cid = ev.get("char")
+            self.daylight.feed(ev)
             if ev.get("kind") == "joined" and cid is not None:
                 known = self._character(int(cid), ev.get("name"), ev.get("label"))
                 # A joined event names the character better than a placeholder does.
@@ -155,6 +161,7 @@ class LiveAssessment:
                     "actions": dict(m.actions),
                     "dungeons": m.dungeon_performance(),
                     "incidents": m.incident_list(self.tick),
+                    "profile": c.profile.to_dict(m.presence.entered, self.tick, m.expeditions),
                 }
             )
         configurations.sort(key=lambda row: row["rank"])

@@ -24,6 +24,8 @@ from typing import Any
 
 from asiworld.evaluation.achievements import STAGE_NAMES
 from asiworld.evaluation.measures import CATEGORIES, LEVELS
+from asiworld.evaluation.phases import PHASES
+from asiworld.evaluation.profile import REFUSAL_CODES, refusal_measure
 from asiworld.evaluation.score import COMPONENTS
 
 Results = dict[str, Any]
@@ -41,6 +43,14 @@ def _measure(key: str) -> Callable[[Row], Any]:
 
 def _cost(key: str) -> Callable[[Row], Any]:
     return lambda r: (r.get("_cost") or {}).get(key)
+
+
+def _profile(read: Callable[[dict[str, Any]], Any]) -> Callable[[Row], Any]:
+    return lambda r: read(r["profile"])
+
+
+def _downs(where: Callable[[dict[str, Any]], bool]) -> Callable[[Row], Any]:
+    return _profile(lambda p: sum(1 for k in p["knockdowns"] if where(k)))
 
 
 # name -> how it is read from a configuration's row of results.json. Order is the CSV's order.
@@ -66,6 +76,17 @@ MEASURES: dict[str, Callable[[Row], Any]] = {
     "cost.completion_tokens": _cost("completion_tokens"),
     "cost.dollars": _cost("dollars"),
     "cost.failures": _cost("failures"),
+    # the behaviour profile (profile.py): phase shares, clear costs, knockdowns, refusals
+    **{f"phase.{ph}": _profile(lambda p, ph=ph: p["phases"][ph]) for ph in PHASES},
+    **{f"clear.{k}": _profile(lambda p, k=k: p["clears"]["all"][k]) for k in ("damage", "supplies")},
+    **{f"clear.{lv}.{k}": _profile(lambda p, lv=lv, k=k: p["clears"][str(lv)][k])
+       for lv in LEVELS for k in ("damage", "supplies")},
+    "downs.dungeon": _downs(lambda k: k["where"] != "surface"),
+    "downs.night": _downs(lambda k: k["daytime"] == "night"),
+    "downs.hunger": _downs(lambda k: (k["last_damage"] or {}).get("source") == "hunger"),
+    "refusals": _profile(lambda p: sum(p["refusals"].values())),
+    **{f"refusals.{c}": _profile(lambda p, c=c: refusal_measure(p, c))
+       for c in (*REFUSAL_CODES, "other")},
 }  # fmt: skip
 # Measures that are yes/no: their mean over worlds is a success rate (Wilson intervals).
 RATES = frozenset({"outfit", "hero", *(f"stage.{i + 1}" for i in range(len(STAGE_NAMES)))})

@@ -41,6 +41,7 @@ class Expedition:
     boss: bool = False
     left: bool = False
     damage: int = 0
+    supplies: int = 0  # dungeon supplies eaten inside
 
 
 @dataclass
@@ -121,6 +122,9 @@ class Measures:
     def _on_ate(self, ev: Event) -> None:
         if ev.get("supply") and ev.get("in_dungeon"):
             self.supplies_used += 1
+            for exp in self.expeditions.values():
+                if not exp.left:
+                    exp.supplies += 1
 
     def _on_action(self, ev: Event) -> None:
         category = str(ev.get("category") or "idle")
@@ -139,6 +143,7 @@ class Measures:
         if exp is not None:
             exp.left = True
             exp.damage = int(ev.get("damage", exp.damage))  # the exit's own count is authoritative
+            exp.supplies = int(ev.get("supplies", exp.supplies))
             exp.boss = exp.boss or bool(ev.get("cleared"))
 
     def _on_incident(self, ev: Event) -> None:
@@ -148,7 +153,7 @@ class Measures:
 
     def dungeon_performance(self) -> dict[str, dict[str, Any]]:
         """Per difficulty level: attempts, clears, share of attempts that defeat the boss, mean
-        damage taken in clears (None when there was no clear)."""
+        damage taken and supplies eaten in clears (None when there was no clear)."""
         table: dict[str, dict[str, Any]] = {}
         for level in LEVELS:
             runs = [e for e in self.expeditions.values() if e.tier == level]
@@ -161,6 +166,7 @@ class Measures:
                 "mean_damage_in_clears": (
                     sum(e.damage for e in clears) / len(clears) if clears else None
                 ),
+                "clear_supplies": sum(e.supplies for e in clears),
             }
         return table
 

@@ -75,3 +75,8 @@ def with_colours(results: dict[str, Any]) -> dict[str, Any]:
 
 def category_colours() -> dict[str, str]:
     return dict(palette()["categories"])
+
+
+def phase_colours() -> dict[str, str]:
+    """The phases' colours, the replay viewer's timeline's (Figure 7 draws with them)."""
+    return dict(palette()["phases"])

@@ -2,9 +2,10 @@
 the figures, read events.jsonl back.
 
     results = evaluate(events, characters, meta)   # characters: [{id, name, label}, ...]
-    write_reports(out_dir, results)                # results.json, report.md (Tables 2-9),
-                                                   # tables/*.csv, tables/*.tex (latex.py),
-                                                   # figures/F4*, F5* (png, svg, pdf)
+    write_reports(out_dir, results)                # results.json, report.md (Tables 2-9,
+                                                   # Behaviour), tables/*.csv, tables/*.tex
+                                                   # (latex.py), figures/F4*, F5*, F7* (png,
+                                                   # svg, pdf)
     compare_runs(out_dir, [results_e1, results_e2]) # report.md with "E1 / E2" cells, and the
                                                     # statistics across worlds (aggregate.py)
 """
@@ -20,13 +21,14 @@ from typing import Any
 from asiworld import provenance
 from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
-from asiworld.evaluation import latex, longform, tables
+from asiworld.evaluation import behaviour, latex, longform, tables
 from asiworld.evaluation.aggregate import Aggregate, AggregateError, aggregate, differences
 from asiworld.evaluation.live import LiveAssessment
 
 Event = dict[str, Any]
 # Each figure is written as PNG, SVG and PDF beside each other; report.md shows the PNG.
-FIGURES = {"dungeons": "figures/F4_dungeon_performance.png", "actions": "figures/F5_actions.png"}
+FIGURES = {"dungeons": "figures/F4_dungeon_performance.png", "actions": "figures/F5_actions.png",
+           "profiles": "figures/F7_profiles.png"}
 
 
 class ReportError(CodedError):
@@ -78,13 +80,21 @@ def write_reports(out_dir: str | Path, results: dict[str, Any],
 
 
 def draw_figure(key: str, stem: Path, pooled: dict[str, Any], runs: int) -> Path:
-    """One of FIGURES (by key) from pooled data, as figures.py draws it; its PNG's path."""
+    """One of FIGURES (by key) from pooled data (`figure_data`), as figures.py draws it; its
+    PNG's path."""
     # matplotlib takes seconds to import: only code that draws figures pays for it (the
     # Gymnasium environment and the MCP server read the evaluation without drawing).
     from asiworld.evaluation import figures
 
-    drawn = {"dungeons": figures.dungeon_figure, "actions": figures.actions_figure}[key]
+    drawn = {"dungeons": figures.dungeon_figure, "actions": figures.actions_figure,
+             "profiles": figures.profiles_figure}[key]
     return drawn(stem, pooled, runs=runs)
+
+
+def figure_data(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """What each of FIGURES is drawn from: the runs pooled per configuration."""
+    pooled = tables.pool(runs)
+    return {"dungeons": pooled, "actions": pooled, "profiles": behaviour.pool(runs)}
 
 
 def compare_runs(out_dir: str | Path, runs: list[dict[str, Any]],
@@ -128,15 +138,15 @@ def _write(
     out.mkdir(parents=True, exist_ok=True)
     (out / "figures").mkdir(exist_ok=True)
     (out / "tables").mkdir(exist_ok=True)
-    pooled = tables.pool(runs)
+    data = figure_data(runs)
     stem = {key: (out / path).with_suffix("") for key, path in FIGURES.items()}
     paths: dict[str, Any] = {}
     drawing = {}  # on `draw`, while the tables and the report are written
     for key in FIGURES:
         if draw is None:
-            paths[key] = draw_figure(key, stem[key], pooled, len(runs))
+            paths[key] = draw_figure(key, stem[key], data[key], len(runs))
         else:
-            drawing[key] = draw.submit(draw_figure, key, stem[key], pooled, len(runs))
+            drawing[key] = draw.submit(draw_figure, key, stem[key], data[key], len(runs))
     csvs = {}
     for spec in tables.TABLES + tables.FIGURE_DATA:
         target = out / spec.csv_name
@@ -144,6 +154,7 @@ def _write(
         csvs[spec.number] = target
     paths["tables"] = csvs
     paths["latex"] = latex.write(out, runs, across)  # for a paper to \input, beside the CSVs
+    paths.update(behaviour.write(out, runs))
     if across is not None:
         paths.update(across.write(out))
     else:  # one run: its long-format rows, also in results.json
@@ -157,6 +168,7 @@ def _write(
     json_path.write_text(json.dumps(results_json, indent=1, sort_keys=False, default=str) + "\n")
     md_path = out / "report.md"
     sections = [] if across is None else [across.markdown()]
+    sections.append(behaviour.markdown(runs, FIGURES["profiles"]))
     if mixed:
         sections.insert(0, "**Warning:** these runs are not repeats of one setting: "
                         + "; ".join(mixed) + ".")

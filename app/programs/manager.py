@@ -40,6 +40,7 @@ from functools import partial
 from typing import Any
 
 from asiworld.engine import ActionResult, Refusal, World, codes
+from asiworld.engine.events import refused_event
 from asiworld.engine.seeding import program_seed
 from asiworld.engine.text import clean, first_invalid
 from asiworld.engine.text import valid as valid_text
@@ -430,6 +431,8 @@ class ProgramManager:
         record.op = None
         record.status = "running"
         self.replies[record.key] = _refusal(result.code, result.message)
+        if self.sink is not None:  # counted with every seat's refusals (the `refused` event)
+            self.sink({**refused_event(record.char, action, result.code), "program": record.id})
         self._feedback(
             record,
             "program_call",

@@ -61,7 +61,7 @@ def test_aggregates_and_paired_csv_columns_and_types(seeds_folder):
 
 def test_the_comparison_report_ranks_by_mean_score_and_warns_below_five_worlds(seeds_folder):
     report = (seeds_folder / "report.md").read_text(encoding="utf-8")
-    across = report[report.index("## Across worlds"):report.index("## Table 2")]
+    across = report[report.index("## Across worlds"):report.index("## Behaviour")]
     assert "Only 3 worlds" in across
     summary = json.loads((seeds_folder / "comparison.json").read_text())
     means = {a["configuration"]: a["mean"] for a in summary["aggregates"]

@@ -127,6 +127,7 @@ def test_dungeon_performance_shares_clears_and_averages_damage_in_clears():
         "clear_share": None,
         "clear_damage": 0,
         "mean_damage_in_clears": None,
+        "clear_supplies": 0,
     }
 
 

@@ -1,4 +1,4 @@
-"""Report generation: results.json, report.md with every table, and the two PNG figures.
+"""Report generation: results.json, report.md with every table, and the three figures (PNG, SVG, PDF).
 
 Bad inputs tried: a run where nobody entered a dungeon or acted (empty figures must still
 draw), a single configuration, many configurations with long names, blank lines in events.jsonl.
@@ -32,7 +32,7 @@ def assert_valid_png(path, min_w=600, min_h=400):
         assert len(img.convert("RGB").getcolors(maxcolors=100000) or []) > 20
 
 
-def test_reports_write_json_csv_markdown_tables_and_two_figures_in_three_formats(tmp_path):
+def test_reports_write_json_csv_markdown_tables_and_three_figures_in_three_formats(tmp_path):
     _, paths = build(tmp_path)
     tables = paths.pop("tables")
     latex = paths.pop("latex")  # the tables a paper \inputs (test_paper_exports.py)
@@ -43,10 +43,12 @@ def test_reports_write_json_csv_markdown_tables_and_two_figures_in_three_formats
         "report.md",
         "F4_dungeon_performance.png",
         "F5_actions.png",
+        "F7_profiles.png",
+        "profiles.csv",
+        "knockdowns.csv",
     }
-    assert_valid_png(paths["dungeons"])
-    assert_valid_png(paths["actions"])
-    for key in ("dungeons", "actions"):
+    for key in ("dungeons", "actions", "profiles"):
+        assert_valid_png(paths[key])
         assert paths[key].with_suffix(".svg").read_text().lstrip().startswith("<?xml")
         assert paths[key].with_suffix(".pdf").read_bytes().startswith(b"%PDF")
     assert sorted(tables) == ["F4", "F5", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9"]
