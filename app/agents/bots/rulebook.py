@@ -29,3 +29,33 @@ def station_costs(stations: tuple[str, ...]) -> dict[str, dict[str, int]]:
 def day_ticks() -> int:
     time = content().time
     return int(time.day_minutes) * int(time.ticks_per_minute)
+
+
+def inputs(recipe: str, *materials: str) -> dict[str, int]:
+    """What `recipe` takes, in the content's order; only `materials` when named (what a plan
+    gathers itself before the craft, the rest being made by an earlier step)."""
+    needs = content().recipes[recipe].inputs
+    return {m: int(n) for m, n in needs.items() if not materials or m in materials}
+
+
+def ingots(piece: str) -> int:
+    """Iron ingots a piece takes: a station's cost to place, else its recipe's."""
+    structure = content().structures.get(piece)
+    if structure is not None and "cost" in structure:
+        return int(structure["cost"].get("iron_ingot", 0))
+    return inputs(piece).get("iron_ingot", 0)
+
+
+def price(item: str) -> int:
+    """Coins the merchant asks for one `item`."""
+    return int(content().raw["merchant"]["sells"][item])
+
+
+def streak_days() -> int:
+    """Days in a row without a knockdown that the Royal Tomb stage asks for."""
+    return int(content().raw["achievements"]["thresholds"]["streak_days"])
+
+
+def altar_distance() -> int:
+    """Tiles from the plaza's centre to the Shadow King's altar."""
+    return int(content().map.altar_distance)

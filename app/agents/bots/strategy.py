@@ -20,7 +20,7 @@ from . import program_library
 from .base import Agent
 from .parameters import Params
 from .parameters import params as parameter_set
-from .rulebook import day_ticks, station_costs
+from .rulebook import altar_distance, day_ticks, ingots, inputs, price, station_costs, streak_days
 from .skills import (
     WALKABLE_GROUND,
     House,
@@ -43,19 +43,13 @@ WALKABLE_INSIDE = set(":EoO;")  # dungeon floor, entrance, portals, sanctum floo
 FOODS = ("berry_stew", "cooked_meat", "berries")
 MEALS = ("berry_stew", "cooked_meat")  # what cooking means: food made at the stove
 # Ingots each piece of the plan needs (the parameter set says which pieces are in its plan).
-INGOTS = {
-    "anvil": 3,
-    "iron_sword": 2,
-    "iron_armor": 5,
-    "stove": 1,
-    "tailoring_table": 1,
-    "travel_outfit": 1,
-    "lock": 1,
-}
+INGOTS = {piece: ingots(piece) for piece in (
+    "anvil", "iron_sword", "iron_armor", "stove", "tailoring_table", "travel_outfit", "lock")}
 EXTRA_IRON = frozenset({"iron_armor", "lock"})  # what it gives up when iron cannot be found
 IRON_SEARCH = 1500  # ticks of looking for unknown iron or coal before it gives those up
-OUTFIT_PRICE = 40  # coins for the travel-outfit design (content/merchant.toml)
-TORCH_PRICE = 3
+OUTFIT_PRICE = price("travel_outfit_design")  # the merchant's prices (merchant.toml)
+TORCH_PRICE = price("torch")
+POTION_PRICE = price("healing_potion")
 WAYPOINT_STEP = 10  # tiles between the points it explores toward
 EXPLORE_PATIENCE = 300  # ticks it walks toward one such point before it gives it up
 LOST = 3  # such points in a row with no way to them before it walks to remembered ground
@@ -75,9 +69,10 @@ OPEN = set(".,_=123")  # open ground a character walks on
 MINE_COST = 7  # a rock tile mined costs about this many steps of walking (6 units, fast)
 DIG_REACH = 5000  # the most route cost it searches
 DIG_PATIENCE = 30  # ticks standing in one place on its way to a tile before it tries another
-STREAK_DAYS = 5  # days in a row without a knockdown, for the Royal Tomb stage
+STREAK_DAYS = streak_days()  # days in a row without a knockdown, for the Royal Tomb stage
 STREAK_BY = 9600  # hold the risky tiers for a streak that ends by this tick (minute 160)
 MOST_POTIONS = 24  # the most it carries into one tier
+KEEP_BERRIES = 4  # berries kept to eat while it gathers for potions
 FLIPS = 10  # turns back in a row between two sources before it keeps to one
 JAMMED = 3  # walks stopped by others' bodies in a row before it steps aside to let them pass
 JAM_WINDOW = 60  # ... all from one place within this many ticks, another character beside it
@@ -88,6 +83,7 @@ PASSING_WAIT = (20, 180)  # ticks it waits there, a random while (two that both 
 # change to structures.toml reaches the bots (they copied these numbers before).
 COST = station_costs(("workbench", "furnace", "anvil", "loom", "stove", "tailoring_table"))
 DAY_TICKS = day_ticks()  # one day: 30 simulation minutes of 60 ticks (world.toml)
+ALTAR_DISTANCE = altar_distance()  # from the plaza (world.toml)
 WANTED = {
     "hide",
     "outer_sigil",
@@ -227,7 +223,6 @@ class Strategy(Agent):
         self.altar_tries: list[Pos] | None = None
         self.altar_rounds = 0  # times it went through the altar's candidate points
         self.losses: dict[int, int] = {}  # knockdowns inside each tier (4: the Sanctum)
-        self.hides_wanted = 2
         self.house = House()  # the locked stone home with the bed inside (skills.House)
         self.seen_structures: set[Pos] = set()  # anyone's, so the house site avoids them
         self.others_floors: set[Pos] = set()  # floor tiles others laid (a house of theirs)
@@ -466,26 +461,26 @@ class Strategy(Agent):
         if items.get("berries", 0) < 4 and s["hunger"] < 70:
             return self._fetch(obs, "b")
         if "workbench" not in self.sites:
-            if items.get("wood", 0) < 4:
+            if items.get("wood", 0) < COST["workbench"]["wood"]:
                 return self._fetch(obs, "T")
             if self._crowded(obs):
                 return self._explore(obs)  # others' stations all round: set up further off
             return self._place(obs, "workbench")
-        for tool, needs in (("wooden_pickaxe", {"wood": 3}), ("wooden_sword", {"wood": 3})):
+        for tool in ("wooden_pickaxe", "wooden_sword"):
             if (
                 tool not in have
                 and "stone_pickaxe" not in have
                 and not (tool == "wooden_sword" and ("iron_sword" in have))
             ):
-                return self._make(obs, items, "workbench", tool, needs)
+                return self._make(obs, items, "workbench", tool, inputs(tool))
         if "wooden_sword" in items and eq["weapon"] is None:
             return {"type": "equip", "item": "wooden_sword"}
         if "stone_pickaxe" not in have:
-            return self._make(obs, items, "workbench", "stone_pickaxe", {"wood": 1, "stone": 3})
+            return self._make(obs, items, "workbench", "stone_pickaxe", inputs("stone_pickaxe"))
         if "axe" not in have:
-            return self._make(obs, items, "workbench", "axe", {"wood": 2, "stone": 1})
+            return self._make(obs, items, "workbench", "axe", inputs("axe"))
         if self.p.weapon == "stone" and "stone_sword" not in have:
-            return self._make(obs, items, "workbench", "stone_sword", {"wood": 1, "stone": 3})
+            return self._make(obs, items, "workbench", "stone_sword", inputs("stone_sword"))
         if "stone_sword" in items and eq["weapon"] in (None, "wooden_sword"):
             return {"type": "equip", "item": "stone_sword"}
         # Iron, for the pieces of its plan: the ones the tasks need first, then armor and lock
@@ -503,7 +498,7 @@ class Strategy(Agent):
                 continue
             if gear not in have:
                 return self._make(
-                    obs, items, "anvil", gear, {"wood": 1} if gear == "iron_sword" else {}
+                    obs, items, "anvil", gear, inputs(gear, "wood")
                 )
             if gear in items:
                 return {"type": "equip", "item": gear}
@@ -514,21 +509,25 @@ class Strategy(Agent):
         # Cloth and leather for the table and the outfit.
         outfit_done = not self.p.production or self._done("travel_outfit", have, tasks)
         table = "tailoring_table" in self.sites or not self.p.production
-        cloth_need = (0 if table else 2) + (0 if outfit_done else 4)
+        cloth_need = ((0 if table else COST["tailoring_table"]["cloth"])
+                      + (0 if outfit_done else inputs("travel_outfit")["cloth"]))
         if items.get("cloth", 0) < cloth_need:
             if "loom" not in self.sites:
-                if items.get("fibre", 0) < 2:
+                if items.get("fibre", 0) < COST["loom"]["fibre"]:
                     return self._fetch(obs, "f")
                 return self._place(obs, "loom", near_site="workbench")
             missing = cloth_need - items.get("cloth", 0)
-            if items.get("fibre", 0) < 3 * missing:
+            if items.get("fibre", 0) < inputs("cloth")["fibre"] * missing:
                 return self._fetch(obs, "f")
             return self._make(obs, items, "loom", "cloth", {}, count=missing)
         if not table:
             return self._place(obs, "tailoring_table", near_site="workbench")
-        leather_need = (0 if outfit_done else 2) + (4 if self._wants_leather_armor(have) else 0)
+        leather_need = ((0 if outfit_done else inputs("travel_outfit")["leather"])
+                        + (inputs("leather_armor")["leather"]
+                           if self._wants_leather_armor(have) else 0))
         if items.get("leather", 0) < leather_need:
-            if items.get("hide", 0) >= leather_need - items.get("leather", 0):
+            hides = inputs("leather")["hide"] * (leather_need - items.get("leather", 0))
+            if items.get("hide", 0) >= hides:
                 return self._make(
                     obs, items, "workbench", "leather", {},
                     count=leather_need - items.get("leather", 0),
@@ -540,14 +539,15 @@ class Strategy(Agent):
         if "leather_armor" in items and eq["armor"] is None:
             return {"type": "equip", "item": "leather_armor"}
         if self.p.cook and "stove" not in self.sites:
-            if items.get("stone", 0) < 4:
+            if items.get("stone", 0) < COST["stove"]["stone"]:
                 return self._fetch(obs, "#")
             return self._place(obs, "stove", near_site="workbench")
         if self.p.cook and not self.cooked_meal and items.get("raw_meat"):
-            return self._make(obs, items, "stove", "cooked_meat", {"wood": 1})
+            return self._make(obs, items, "stove", "cooked_meat", inputs("cooked_meat", "wood"))
         # The outfit as soon as the design is affordable.
         if not outfit_done:
-            if items.get("travel_outfit_design") and items.get("leather", 0) >= 2:
+            if (items.get("travel_outfit_design")
+                    and items.get("leather", 0) >= inputs("travel_outfit")["leather"]):
                 return self._make(obs, items, "tailoring_table", "travel_outfit", {})
             if s["coins"] >= OUTFIT_PRICE:
                 return self._buy(obs, "travel_outfit_design", 1)
@@ -560,8 +560,9 @@ class Strategy(Agent):
         want = self._potions_for(tier)
         if items.get("healing_potion", 0) < want:
             reserve = 0 if outfit_done else OUTFIT_PRICE
-            if self.p.buy_potions and s["coins"] >= 10 + reserve:
-                n = min(want - items.get("healing_potion", 0), (s["coins"] - reserve) // 10)
+            if self.p.buy_potions and s["coins"] >= POTION_PRICE + reserve:
+                n = min(want - items.get("healing_potion", 0),
+                        (s["coins"] - reserve) // POTION_PRICE)
                 if n > 0:
                     return self._buy(obs, "healing_potion", n)
             if "stove" in self.sites:
@@ -571,7 +572,7 @@ class Strategy(Agent):
         if tier >= 3 and "torch" not in have:
             if s["coins"] >= TORCH_PRICE:
                 return self._buy(obs, "torch", min(2, s["coins"] // TORCH_PRICE))
-            return self._make(obs, items, "workbench", "torch", {"wood": 1, "coal": 1})
+            return self._make(obs, items, "workbench", "torch", inputs("torch"))
         if tier >= 3 and self._hold_for_streak(obs):
             return self._pastime(obs, items)
         if s["health"] < self.p.enter_above:
@@ -628,7 +629,7 @@ class Strategy(Agent):
         """Ore and coal for `short` ingots, then the furnace. When one of them is nowhere in
         sight, what it carries is smelted first, so the next piece can be made meanwhile."""
         if "furnace" not in self.sites:
-            if items.get("stone", 0) < 6:
+            if items.get("stone", 0) < COST["furnace"]["stone"]:
                 return self._fetch(obs, "#")
             return self._place(obs, "furnace", near_site="workbench")
         ore, coal = items.get("iron_ore", 0), items.get("coal", 0)
@@ -665,9 +666,10 @@ class Strategy(Agent):
     def _cook_potions(self, obs: dict[str, Any], items: dict[str, int], n: int) -> dict[str, Any]:
         """Gather berries and flax for `n` potions (some berries kept to eat), then cook them."""
         n = max(1, min(n, 8))
-        if items.get("fibre", 0) < n:
+        potion = inputs("healing_potion")
+        if items.get("fibre", 0) < potion["fibre"] * n:
             return self._fetch(obs, "f")
-        if items.get("berries", 0) < 4 * n + 4:
+        if items.get("berries", 0) < potion["berries"] * n + KEEP_BERRIES:
             return self._fetch(obs, "b")
         return self._make(obs, items, "stove", "healing_potion", {}, count=n)
 
@@ -677,7 +679,7 @@ class Strategy(Agent):
         if "stove" in self.sites and items.get("healing_potion", 0) < spare:
             return self._cook_potions(obs, items, spare - items.get("healing_potion", 0))
         if items.get("torch", 0) < self.p.spare_torches:
-            return self._make(obs, items, "workbench", "torch", {"wood": 1, "coal": 1})
+            return self._make(obs, items, "workbench", "torch", inputs("torch"))
         return {"type": "wait", "ticks": 30}
 
     # ------------------------------------------------------------------ the streak
@@ -764,7 +766,7 @@ class Strategy(Agent):
             for k in range(8):
                 if k in steps:
                     continue
-                for dist in (54, 48):
+                for dist in (ALTAR_DISTANCE, ALTAR_DISTANCE - 6):  # a little short too
                     a = k * math.pi / 4 + offset
                     x = min(max(int(round(cx + dist * math.cos(a))), 3), size - 4)
                     y = min(max(int(round(cy + dist * math.sin(a))), 3), size - 4)
@@ -819,12 +821,13 @@ class Strategy(Agent):
             return None
         if items.get("bed"):
             return self._place_at(obs, "bed", self.house.bed_tile())
-        if items.get("cloth", 0) < 3:
+        bed = inputs("cloth_bed")
+        if items.get("cloth", 0) < bed["cloth"]:
             if "loom" not in self.sites:
                 return self._place(obs, "loom", near_site="workbench")
-            need = 3 - items.get("cloth", 0)
-            return self._make(obs, items, "loom", "cloth", {"fibre": 3}, count=need)
-        return self._make(obs, items, "workbench", "cloth_bed", {"wood": 4, "cloth": 3})
+            need = bed["cloth"] - items.get("cloth", 0)
+            return self._make(obs, items, "loom", "cloth", inputs("cloth"), count=need)
+        return self._make(obs, items, "workbench", "cloth_bed", bed)
 
     def _house_site(self, obs: dict[str, Any]) -> Pos | None:
         taken = self.seen_structures | self.others_floors | set(self.sites.values()) | self.avoid
