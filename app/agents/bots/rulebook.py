@@ -1,10 +1,10 @@
 """What the built-in bots read of the rules: the content, once per process, read-only.
 
-The bots' plans (asiworld.agents.bots.strategy) name the stations and recipes they use; the numbers
-(what a station costs, how long a day is) come from here, so a change to the content's tables
-reaches them instead of silently breaking the planner. `tests/agents/test_rulebook.py` holds
-the numbers the bots still write in their plans (what they gather before a craft) to the
-content's recipes.
+The strategy's goals (asiworld.agents.bots.goals) name the stations and recipes they use; the
+numbers (what a station costs and a recipe takes, the ingots of each piece, the merchant's
+prices, how long a day is, the streak's days, the altar's distance) come from here, so a change
+to the content's tables reaches them instead of silently breaking the planner.
+`tests/agents/test_rulebook.py` holds the crafts the goals write to the content's recipes.
 """
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ class Program(Goal):
     def _program_running(self, obs: dict[str, Any]) -> bool:
         return any(p["status"] in ("running", "waiting") for p in obs.get("programs", ()))
 
-    def _while_program_runs(self, obs: dict[str, Any], items: dict[str, int]):
+    def _while_program_runs(
+            self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any] | None:
         """The program keeps the beat; step in (which stops it) only to stay alive or fed."""
         s = obs["self"]
         if s["health"] < 30 and items.get("healing_potion"):
