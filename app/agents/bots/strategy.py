@@ -42,7 +42,10 @@ class Strategy(Agent):
 
     def goal(self, name: str) -> Goal:
         """Its goal of that name (KeyError when its set leaves it out)."""
-        return next(g for g in self.goals if g.name == name)
+        for goal in self.goals:
+            if goal.name == name:
+                return goal
+        raise KeyError(name)
 
     def feedback(self, result: dict[str, Any]) -> None:
         self.me.feedback(result)
