@@ -16,20 +16,27 @@ from asiworld.engine import load_content
 
 CONTENT = load_content()
 BOTS = Path(strategy.__file__).parent
-PLANS = [BOTS / "strategy.py", BOTS / "moves.py", *sorted((BOTS / "goals").glob("*.py"))]
+PLANS = [BOTS / "strategy.py", BOTS / "moves.py", BOTS / "skills.py",
+         *sorted((BOTS / "goals").glob("*.py"))]
 
 
 def crafts_written_in_the_plans() -> list[tuple[str, str, str, ast.expr]]:
     """(where, station, recipe, what it gathers first) of every `.make(obs, items, STATION,
-    RECIPE, NEEDS)` whose station and recipe are written out."""
+    RECIPE, NEEDS)` and the house's `craft(STATION, RECIPE, NEEDS, count)` whose station and
+    recipe are written out."""
     found = []
     for path in PLANS:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and ast.unparse(node.func).endswith(".make")
-                    and len(node.args) >= 5 and isinstance(node.args[2], ast.Constant)
-                    and isinstance(node.args[3], ast.Constant)):
+            if not isinstance(node, ast.Call):
+                continue
+            func = ast.unparse(node.func)
+            first = 2 if func.endswith(".make") else 0 if func == "craft" else None
+            if (first is not None and len(node.args) >= first + 3
+                    and isinstance(node.args[first], ast.Constant)
+                    and isinstance(node.args[first + 1], ast.Constant)):
                 where = f"{path.name}:{node.lineno}"
-                found.append((where, node.args[2].value, node.args[3].value, node.args[4]))
+                station, recipe = node.args[first].value, node.args[first + 1].value
+                found.append((where, station, recipe, node.args[first + 2]))
     return found
 
 
