@@ -46,14 +46,14 @@ def test_a_character_walled_in_by_rock_mines_its_way_out():
 def test_a_station_it_has_no_way_to_is_set_up_again():
     world = World.create(seed=3, content=CONTENT, size=48)
     char, agent, pipeline = planner_in(world)
-    agent.sites["workbench"] = (1, 1)  # a corner it cannot stand beside
-    walks = [agent._to_site({}, "workbench") for _ in range(3)]
+    agent.me.sites["workbench"] = (1, 1)  # a corner it cannot stand beside
+    walks = [agent.moves.to_site({}, "workbench") for _ in range(3)]
     assert all(w["type"] == "move_to" for w in walks)
     for _ in range(3):
-        agent.site_walk = "workbench"
+        agent.me.site_walk = "workbench"
         agent.feedback({"ok": False, "code": "no_path"})
-    assert agent._to_site({}, "workbench")["type"] == "wait"
-    assert "workbench" not in agent.sites  # the plan places a new one
+    assert agent.moves.to_site({}, "workbench")["type"] == "wait"
+    assert "workbench" not in agent.me.sites  # the plan places a new one
 
 
 def test_after_unseen_points_with_no_way_to_them_it_walks_to_ground_it_remembers():
@@ -78,4 +78,4 @@ def test_a_walk_answered_again_and_again_from_one_place_is_given_up():
     obs = {"self": {"x": 4, "y": 6, "area": 0}}
     for _ in range(SAME_WALK + 1):  # the first time, then again and again
         agent.decide(obs)
-    assert (5, 6) in agent.avoid
+    assert (5, 6) in agent.me.avoid

@@ -4,8 +4,8 @@ is skipped when a flood fill finds no seam at all (the answer must be the same e
 
 from __future__ import annotations
 
+from asiworld.agents.bots.moves import dig_route
 from asiworld.agents.bots.skills import MapNotes
-from asiworld.agents.bots.strategy import dig_route
 
 
 def notes_of(rows: list[str]) -> MapNotes:

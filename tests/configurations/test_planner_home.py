@@ -37,31 +37,31 @@ def day_report(day: int, downs: int = 0, full: bool = True) -> dict:
 def test_the_risky_tiers_wait_while_a_five_day_streak_can_end_by_the_limit():
     planner = Planner(seed=1)
     for day in (1, 2):
-        planner._day_report(day_report(day))
+        planner.me.day_report(day_report(day))
     # Day 3 under way, two good days behind: the streak ends with day 5, before the limit.
     assert 5 * DAY_TICKS <= STREAK_BY
-    assert planner._hold_for_streak({"time": {"day": 3}})
+    assert planner.me.hold_for_streak({"time": {"day": 3}})
     # A knockdown today: the streak would now end too late, so it goes anyway.
-    planner.down_today = True
-    assert not planner._hold_for_streak({"time": {"day": 3}})
+    planner.me.down_today = True
+    assert not planner.me.hold_for_streak({"time": {"day": 3}})
 
 
 def test_a_day_with_a_knockdown_restarts_the_streak_and_five_good_days_complete_it():
     planner = Planner(seed=1)
-    planner._day_report(day_report(1))
-    planner._day_report(day_report(2, downs=1))
-    assert planner.streak == 0 and not planner.streak_met
-    planner._day_report(day_report(3, full=False))  # joined part-way: neither counts nor breaks
-    assert planner.streak == 0
+    planner.me.day_report(day_report(1))
+    planner.me.day_report(day_report(2, downs=1))
+    assert planner.me.streak == 0 and not planner.me.streak_met
+    planner.me.day_report(day_report(3, full=False))  # joined part-way: neither counts nor breaks
+    assert planner.me.streak == 0
     for day in range(3, 8):
-        planner._day_report(day_report(day))
-    assert planner.streak_met
-    assert not planner._hold_for_streak({"time": {"day": 9}})
+        planner.me.day_report(day_report(day))
+    assert planner.me.streak_met
+    assert not planner.me.hold_for_streak({"time": {"day": 9}})
 
 
 def test_late_in_the_horizon_the_planner_never_holds_back():
     planner = Planner(seed=1)
-    assert not planner._hold_for_streak({"time": {"day": 6}})
+    assert not planner.me.hold_for_streak({"time": {"day": 6}})
 
 
 @pytest.mark.slow

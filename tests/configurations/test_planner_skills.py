@@ -235,4 +235,4 @@ def test_a_planner_deciding_every_tick_still_places_its_bed_in_its_own_house():
     while run.world.tick < 3000 and not beds:
         beds = [e for e in run.step() if e["kind"] == "placed" and e["item"] == "bed"]
     assert beds, "the bed was placed within the first 3,000 ticks"
-    assert run.agents.seats[0].agent.house.inside((beds[0]["x"], beds[0]["y"]))
+    assert run.agents.seats[0].agent.me.house.inside((beds[0]["x"], beds[0]["y"]))

@@ -13,6 +13,8 @@ from typing import Any
 
 from asiworld.engine.content import CONTENT_DIR
 
+from .goals import GOALS
+
 FILE = "configurations.toml"
 WEAPONS = ("iron", "stone", "wooden")
 ARMORS = ("iron", "leather", "none")
@@ -20,7 +22,11 @@ TIERS = 4  # three tiers and the Sanctum
 
 
 class ParameterError(ValueError):
-    """configurations.toml holds a value the strategy cannot use."""
+    """configurations.toml holds a value the strategy cannot use; `code` names the kind."""
+
+    def __init__(self, message: str, code: str = "bad_parameter"):
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,7 @@ class Params:
     spare_potions: int
     spare_torches: int
     loss_potions: int  # more potions carried into a tier for each knockdown it had in there
+    goals: tuple[str, ...]  # the goals the strategy asks, in this order (goals/)
 
     def potions_for(self, tier: int) -> int:
         return self.potions[min(tier, TIERS) - 1]
@@ -87,12 +94,32 @@ def _check(name: str, key: str, value: Any) -> Any:
     elif key in ("drink_below", "enter_above"):
         if type(value) is not int or not 0 <= value <= 100:
             raise bad("a health from 0 to 100")
+    elif key == "goals":
+        return _goals(name, value)
     elif key in ("spare_potions", "spare_torches", "loss_potions"):
         if type(value) is not int or value < 0:
             raise bad("a whole number >= 0")
     else:
         raise ParameterError(f"{FILE} [sets.{name}] has unknown key {key!r}")
     return value
+
+
+def _goals(name: str, value: Any) -> tuple[str, ...]:
+    """The goals' order: known names, each once, at least one."""
+    where = f"{FILE} [sets.{name}] goals"
+    if not isinstance(value, list) or any(not isinstance(g, str) for g in value):
+        raise ParameterError(f"{where} must be a list of goal names, not {value!r}", "bad_goals")
+    if not value:
+        raise ParameterError(f"{where} is empty: the strategy would have nothing to ask; "
+                             f"goals: {', '.join(GOALS)}", "no_goals")
+    for goal in value:
+        if goal not in GOALS:
+            raise ParameterError(f"{where} names unknown goal {goal!r}; goals: "
+                                 f"{', '.join(GOALS)}", "unknown_goal")
+    twice = next((g for i, g in enumerate(value) if g in value[:i]), None)
+    if twice is not None:
+        raise ParameterError(f"{where} names goal {twice!r} twice", "repeated_goal")
+    return tuple(value)
 
 
 def read_sets(folder: Path | str | None = None) -> dict[str, Params]:

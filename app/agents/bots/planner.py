@@ -3,8 +3,9 @@ README's main run and most tests use by this name."""
 
 from __future__ import annotations
 
+from .character import DAY_TICKS, STREAK_BY, STREAK_DAYS
 from .parameters import params
-from .strategy import DAY_TICKS, STREAK_BY, STREAK_DAYS, Strategy
+from .strategy import Strategy
 
 __all__ = ["DAY_TICKS", "STREAK_BY", "STREAK_DAYS", "Planner"]
 

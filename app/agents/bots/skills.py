@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from .rulebook import inputs
+
 TILE = {  # the one-character tile codes of observations (content/terrain.toml)
     "tree": "T", "rock": "#", "coal": "c", "iron": "i", "flax": "f", "bush": "b",
     "water": "~", "grass": ".", "sand": ",", "ground": "_", "plaza": "=",
@@ -458,25 +460,26 @@ def build_house(
     todo_floors = [p for p in floors if p not in house.built]
     if todo_floors:
         if not items.get("floor"):
-            return craft("workbench", "floor", {"wood": 1}, len(todo_floors))
+            return craft("workbench", "floor", inputs("floor"), len(todo_floors))
         return place_at("floor", todo_floors[0])
     todo_walls = [p for p in walls if p not in house.built]
     if todo_walls:
         if not items.get("wall"):
-            if items.get("stone", 0) < 2:
+            stones = inputs("stone_wall")["stone"]
+            if items.get("stone", 0) < stones:
                 return fetch("stone")
             return craft(
                 "workbench",
                 "stone_wall",
-                {"stone": 2},
-                min(len(todo_walls), items.get("stone", 0) // 2),
+                inputs("stone_wall"),
+                min(len(todo_walls), items.get("stone", 0) // stones),
             )
         here = me(obs)
         todo_walls.sort(key=lambda p: (abs(p[0] - here[0]) + abs(p[1] - here[1]), p))
         return place_at("wall", todo_walls[0])
     if door not in house.built:
         if not items.get("door"):
-            return craft("workbench", "door", {"wood": 4}, 1)
+            return craft("workbench", "door", inputs("door"), 1)
         return place_at("door", door)
     here = me(obs)
     if not adjacent(here, door):

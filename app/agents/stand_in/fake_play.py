@@ -200,14 +200,17 @@ class Player:
         self.probe = [0, 0]
         self.program_area = 0  # the dungeon instance a program was last handed for
         self.fetching: str | None = None  # the source kind the agent's last decision fetched
-        if hasattr(self.agent, "_fetch"):  # hear which kind its fetch steps are after
-            fetch = self.agent._fetch
+        # hear which kind its fetch steps are after (the strategy's moves, or the forager's)
+        owner, method = (self.agent.moves, "fetch") if hasattr(self.agent, "moves") else (
+            self.agent, "_fetch")
+        if hasattr(owner, method):
+            fetch = getattr(owner, method)
 
             def fetching(obs: dict, kind: str) -> dict:
                 self.fetching = kind
                 return fetch(obs, kind)
 
-            self.agent._fetch = fetching
+            setattr(owner, method, fetching)
 
     def decide(self, obs: dict, feedback: list[str], programs: bool = False,
                program_running: bool = False) -> tuple[str, dict] | None:
