@@ -167,3 +167,18 @@ def test_any_twelve_names_are_told_apart():
     assert len(set(colours(named[:12]).values())) == 12
     assert len(set(colours(named[2:]).values())) == 12
     assert len(set(colours([f"model-{i}" for i in range(12)]).values())) == 12
+
+
+def test_planner_and_steady_are_no_longer_two_blues():
+    picked = colours(["planner", "steady"])
+    planner, steady = (linear(picked[n]) for n in ("planner", "steady"))
+    assert ciede2000(lab(planner), lab(steady)) >= 30
+    assert ciede2000(lab(seen_by_deuteranope(planner)), lab(seen_by_deuteranope(steady))) >= 30
+
+
+def test_the_twin_listed_later_gives_way():
+    fixed = palette()["configurations"]
+    assert fixed["steady"] == fixed["builder"]  # 14 names on 12 colours
+    picked = colours(["builder", "steady"])
+    assert picked["builder"] == fixed["builder"] and picked["steady"] != fixed["steady"]
+    assert colours(["steady", "planner"])["steady"] == fixed["steady"]
