@@ -32,19 +32,20 @@ def assert_valid_png(path, min_w=600, min_h=400):
         assert len(img.convert("RGB").getcolors(maxcolors=100000) or []) > 20
 
 
-def test_reports_write_json_csv_markdown_tables_and_two_figures_in_three_formats(tmp_path):
+def test_reports_write_json_csv_markdown_tables_and_three_figures_in_three_formats(tmp_path):
     _, paths = build(tmp_path)
     tables = paths.pop("tables")
     assert {p.name for p in paths.values()} == {
         "results.json",
         "results.csv",
+        "progress.csv",
         "report.md",
         "F4_dungeon_performance.png",
         "F5_actions.png",
+        "F6_progress.png",
     }
-    assert_valid_png(paths["dungeons"])
-    assert_valid_png(paths["actions"])
-    for key in ("dungeons", "actions"):
+    for key in ("dungeons", "actions", "progress"):
+        assert_valid_png(paths[key])
         assert paths[key].with_suffix(".svg").read_text().lstrip().startswith("<?xml")
         assert paths[key].with_suffix(".pdf").read_bytes().startswith(b"%PDF")
     assert sorted(tables) == ["F4", "F5", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9"]
