@@ -521,7 +521,8 @@ def markdown(runs: list[Results], figures: dict[str, str], sections: list[str] =
                      "clears; a flat mark on the zero line is clears without damage. × marks no "
                      "attempt (a) or no clear (b)." + whiskers, FIGURE_DATA[0]),
         "actions": ("Figure 5", "Composition of executed game actions by category" + pooled,
-                    "n is the number of executed actions; shares of the pooled counts.",
+                    "n is the number of executed actions." + (" Shares of the counts pooled "
+                    "over the runs: a composition, without intervals." if many else ""),
                     FIGURE_DATA[1]),
         "progress": ("Figure 6", "Progress by minute", "(a) Score, (b) Trial stage reached, "
                      "(c) Outfit and (d) Hero task done, at the end of each minute, read from "
