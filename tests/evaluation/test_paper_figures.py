@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 from asiworld.cli import main
 from asiworld.evaluation import figure_data
-from asiworld.evaluation.figure_options import FigureOptions
 from asiworld.evaluation.figures import dungeon_figure
 from asiworld.evaluation.measures import LEVELS
 from asiworld.evaluation.tables import pool
