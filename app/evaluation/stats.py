@@ -87,14 +87,15 @@ def configurations(rows: list[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(row["configuration"] for row in rows))
 
 
-def bootstrap_means(data: np.ndarray, batch: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def bootstrap_means(data: np.ndarray, batch: int | None = None,
+                    resamples: int = RESAMPLES) -> tuple[np.ndarray, np.ndarray]:
     """The percentile-bootstrap interval of the mean of each row of `data` (measures x worlds),
     all rows resampled with the same draws of worlds. `batch`: resamples drawn at a time, to
     bound the memory of many rows (rows x batch x worlds numbers; None: all at once)."""
     with warnings.catch_warnings():  # a constant row is a valid, degenerate interval
         warnings.simplefilter("ignore")
         result = stats.bootstrap((data,), np.mean, axis=-1, vectorized=True,
-                                 confidence_level=CONFIDENCE, n_resamples=RESAMPLES,
+                                 confidence_level=CONFIDENCE, n_resamples=resamples,
                                  batch=batch, method="percentile",
                                  rng=np.random.default_rng(SEED))
     return result.confidence_interval.low, result.confidence_interval.high
@@ -127,8 +128,8 @@ def ratio_interval(numerators: list[float], denominators: list[float]) -> tuple[
     return float(ci.low), float(ci.high)
 
 
-def intervals(series: dict[Any, dict[str, float]],
-              batch: int | None = None) -> dict[Any, tuple[float, float]]:
+def intervals(series: dict[Any, dict[str, float]], batch: int | None = None,
+              resamples: int = RESAMPLES) -> dict[Any, tuple[float, float]]:
     """Bootstrap intervals for named series of values over worlds, batched by world count (a
     measure missing in some worlds, such as a task's minute, has its own sample). A name with
     fewer than two worlds has none."""
@@ -139,7 +140,7 @@ def intervals(series: dict[Any, dict[str, float]],
     out = {}
     for runs, names in by_runs.items():
         data = np.array([[series[name][run] for run in runs] for name in names], dtype=float)
-        low, high = bootstrap_means(data, batch)
+        low, high = bootstrap_means(data, batch, resamples)
         out.update({name: (float(lo), float(hi)) for name, lo, hi in zip(names, low, high, strict=True)})
     return out
 
