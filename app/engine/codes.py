@@ -364,6 +364,14 @@ MODEL_MISSING = _code("model_missing", "the model package holds no model file", 
 SERVER_FAILED = _code("server_failed", "llama.cpp could not start the model", LOCAL_MODEL)
 
 # Agents' own side: the SDK, the agent interface, MCP, the environments.
+# The built-in configurations' parameter sets (content/configurations.toml, read by the bots).
+BAD_GOALS = _code("bad_goals", "a parameter set's goals are not a list of goal names", CLIENT)
+BAD_PARAMETER = _code("bad_parameter", "a parameter set has a bad value or an unknown key",
+                      CLIENT)
+NO_GOALS = _code("no_goals", "a parameter set's goals list is empty", CLIENT)
+REPEATED_GOAL = _code("repeated_goal", "a parameter set names a goal twice", CLIENT)
+UNKNOWN_GOAL = _code("unknown_goal", "a parameter set names a goal the strategy does not have",
+                     CLIENT)
 BAD_PARAMS = _code("bad_params", "an agent class refused its parameters", CLIENT)
 NOT_AN_AGENT = _code("not_an_agent", "the class named is not an agent", CLIENT)
 NOT_JOINED = _code("not_joined", "the client has not joined yet", CLIENT)

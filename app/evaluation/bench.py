@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"events: {len(events)} ({args.characters} characters, {args.ticks} ticks)")
     print(f"live feed: {fed:.2f} s ({len(events) / fed / 1000:.0f}k events/s)")
     print(f"results(): {summarised * 1000:.1f} ms")
-    print(f"write_reports (json, markdown, 2 PNG): {written * 1000:.0f} ms")
+    print(f"write_reports (json, markdown, CSVs, 3 figures x 3 formats): {written * 1000:.0f} ms")
     return 0
 
 

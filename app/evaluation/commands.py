@@ -20,7 +20,8 @@ from typing import Any
 
 from asiworld import arguments as checked
 from asiworld.engine import codes
-from asiworld.evaluation import leaderboard
+from asiworld.evaluation import figure_options, leaderboard
+from asiworld.evaluation.figure_options import DEFAULT, FigureOptions
 from asiworld.evaluation.report import (
     ReportError,
     compare_runs,
@@ -54,6 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     report.add_argument("--allow-mixed", action="store_true",
                         help="compare runs whose horizon, content or clock differ (refused "
                         "otherwise); the report names the differences")
+    figure_options.add_arguments(report)
     report.set_defaults(func=run_report)
 
     score = subparsers.add_parser(
@@ -82,10 +84,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     board.set_defaults(func=run_leaderboard)
 
 
-def rebuild_run(run_dir: Path) -> dict[str, Any]:
+def rebuild_run(run_dir: Path, figures: FigureOptions = DEFAULT) -> dict[str, Any]:
     """Re-assess DIR/events.jsonl and write its reports again (reassess_run)."""
     results = reassess_run(run_dir)
-    write_reports(run_dir, results)
+    write_reports(run_dir, results, figures=figures)
     return results
 
 
@@ -147,6 +149,7 @@ def run_report(args: argparse.Namespace) -> int:
     if len(dirs) == 1 and (args.reference or args.allow_mixed):
         return checked.refuse(codes.BAD_ARGUMENT, "--reference and --allow-mixed compare several "
                               "runs; give several DIRs or a folder that --seeds wrote")
+    figures = figure_options.from_args(args)
     try:
         # every run is read and the comparison checked before anything is written
         runs = [reassess_run(d) for d in dirs]
@@ -154,9 +157,9 @@ def run_report(args: argparse.Namespace) -> int:
             out = Path(args.out) if args.out else (
                 default_out or dirs[0].resolve().parent / "comparison")
             paths = compare_runs(out, runs, reference=args.reference,
-                                 allow_mixed=args.allow_mixed)
+                                 allow_mixed=args.allow_mixed, figures=figures)
         for d, results in zip(dirs, runs, strict=True):
-            write_reports(d, results)
+            write_reports(d, results, figures=figures)
             print(f"{d}: report.md, results.json, figures/ rebuilt ({results['events']} events)")
         if len(runs) > 1:
             tags = ", ".join(f"E{i + 1}={d}" for i, d in enumerate(dirs))

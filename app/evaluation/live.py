@@ -126,6 +126,12 @@ class LiveAssessment:
             if seen[c.name] > 1:
                 c.name = f"{c.name}#{c.id}"
 
+    def advance(self, tick: int) -> None:
+        """The clock reached `tick` with nothing to report (a minute's end with no event on
+        it): what depends on time alone, a survival day, is assessed up to there."""
+        with self._lock:
+            self.tick = max(self.tick, int(tick))
+
     def results(self, meta: dict[str, Any] | None = None) -> dict[str, Any]:
         with self._lock:
             return self._results(meta)

@@ -1,8 +1,10 @@
 """One colour per configuration, the same in every figure and in the browser.
 
 The colours live in app/static/palette.json, which the evaluation page also reads (the server
-passes it to the template). A configuration named there keeps its colour; any other name takes
-a colour of the cycle picked by a hash of its name, so it too is the same wherever it is drawn.
+passes it to the template): twelve colours that colour-blind readers tell apart too (the file
+cites its sources). A configuration named there keeps its colour (unless its twin, a name of
+the same colour listed before it, is in the same run); any other name takes a colour of the
+cycle picked by a hash of its name, so it too is the same wherever it is drawn.
 A character is drawn in its configuration's colour (`character_colours`: planner-1 and planner-2
 are both the planner's blue), on the evaluation page, in the replay viewer and in the figures.
 Two unnamed configurations that hash to one colour are told apart in name order, the rule that
@@ -38,21 +40,30 @@ def name_hash(name: str) -> int:
 
 
 def colours(names: Iterable[str]) -> dict[str, str]:
-    """A colour for each configuration name; named ones fixed, others from the cycle."""
-    names = list(names)
+    """A colour for each configuration name: named ones their own, others from the cycle, and
+    no two alike while the cycle lasts (12 colours). Named ones go first, in the palette's
+    order: one whose colour an earlier one took (two names share each of the last colours)
+    takes the next free colour of the cycle after its own."""
     data = palette()
     fixed: dict[str, str] = data["configurations"]
     cycle: list[str] = data["cycle"]
-    out = {n: fixed[n] for n in names if n in fixed}
-    used = set(out.values())
-    for name in sorted(n for n in set(names) if n not in fixed):
-        slot = name_hash(name) % len(cycle)
+    wanted = set(names)
+    out: dict[str, str] = {}
+    used: set[str] = set()
+
+    def take(name: str, slot: int) -> None:
+        candidate = cycle[slot % len(cycle)]
         for step in range(len(cycle)):  # the next free colour when two names meet
             candidate = cycle[(slot + step) % len(cycle)]
             if candidate not in used:
                 break
         out[name] = candidate
         used.add(candidate)
+
+    for name in (n for n in fixed if n in wanted):
+        take(name, cycle.index(fixed[name]))
+    for name in sorted(n for n in wanted if n not in fixed):
+        take(name, name_hash(name) % len(cycle))
     return out
 
 

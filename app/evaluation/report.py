@@ -4,8 +4,8 @@ the figures, read events.jsonl back.
     results = evaluate(events, characters, meta)   # characters: [{id, name, label}, ...]
     write_reports(out_dir, results)                # results.json, report.md (Tables 2-9,
                                                    # Behaviour), tables/*.csv, tables/*.tex
-                                                   # (latex.py), figures/F4*, F5*, F7* (png,
-                                                   # svg, pdf)
+                                                   # (latex.py), progress.csv, figures/F4*, F5*,
+                                                   # F6*, F7* (png, svg, pdf: FigureOptions)
     compare_runs(out_dir, [results_e1, results_e2]) # report.md with "E1 / E2" cells, and the
                                                     # statistics across worlds (aggregate.py)
 """
@@ -21,13 +21,15 @@ from typing import Any
 from asiworld import provenance
 from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
-from asiworld.evaluation import behaviour, latex, longform, tables
+from asiworld.evaluation import behaviour, figure_data, latex, longform, progress, tables
 from asiworld.evaluation.aggregate import Aggregate, AggregateError, aggregate, differences
-from asiworld.evaluation.live import LiveAssessment
+from asiworld.evaluation.figure_options import DEFAULT, FigureOptions
 
 Event = dict[str, Any]
-# Each figure is written as PNG, SVG and PDF beside each other; report.md shows the PNG.
+# Each figure is written as PNG, SVG and PDF beside each other (FigureOptions.formats);
+# report.md shows the PNG.
 FIGURES = {"dungeons": "figures/F4_dungeon_performance.png", "actions": "figures/F5_actions.png",
+           "progress": "figures/F6_progress.png",
            "profiles": "figures/F7_profiles.png"}
 
 
@@ -40,10 +42,9 @@ def evaluate(
     characters: Iterable[dict[str, Any]] = (),
     meta: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Assess a whole event stream; characters not listed are taken from `joined` events."""
-    live = LiveAssessment(characters)
-    live.feed(events)
-    return live.results(meta)
+    """Assess a whole event stream; characters not listed are taken from `joined` events. The
+    results carry their progress minute by minute (progress.py)."""
+    return progress.assess(events, characters, meta)
 
 
 def load_events(path: str | Path) -> list[Event]:
@@ -71,35 +72,42 @@ def load_events(path: str | Path) -> list[Event]:
 
 
 def write_reports(out_dir: str | Path, results: dict[str, Any],
-                  draw: Executor | None = None) -> dict[str, Path]:
-    """Write results.json, report.md, a CSV per table and the two figures (PNG, SVG, PDF) for
-    one run; returns their paths (the figures' PNGs; `tables` maps a table number to its CSV).
-    `draw`: an executor the figures are drawn on (a study's worker processes, which imported
-    matplotlib while the world ran) while the rest is written."""
-    return _write(Path(out_dir), [results], results_json=results, draw=draw)
+                  draw: Executor | None = None,
+                  figures: FigureOptions = DEFAULT) -> dict[str, Path]:
+    """Write results.json, report.md, a CSV per table, progress.csv and the three figures (in
+    `figures`' style and formats) for one run; returns their paths (the figures' PNGs, none
+    with no formats; `tables` maps a table number to its CSV). `draw`: an executor the figures
+    are drawn on (a study's worker processes, which imported matplotlib while the world ran)
+    while the rest is written."""
+    return _write(Path(out_dir), [results], results_json=results, draw=draw, figures=figures)
 
 
-def draw_figure(key: str, stem: Path, pooled: dict[str, Any], runs: int) -> Path:
-    """One of FIGURES (by key) from pooled data (`figure_data`), as figures.py draws it; its
-    PNG's path."""
+def figure_inputs(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """What each of FIGURES draws, by key: the pooled counts (and their intervals over worlds),
+    the progress lines. Plain data, so a worker process can draw it."""
+    pooled = tables.pool(runs)
+    return {"dungeons": {"pooled": pooled, "runs": len(runs),
+                         "intervals": figure_data.dungeon_intervals(runs)},
+            "actions": {"pooled": pooled, "runs": len(runs)},
+            "progress": {"lines": figure_data.progress_lines(runs)},
+            "profiles": {"pooled": behaviour.pool(runs), "runs": len(runs)}}
+
+
+def draw_figure(key: str, stem: Path, data: dict[str, Any],
+                options: FigureOptions = DEFAULT) -> Path:
+    """One of FIGURES (by key) from its figure_inputs, as figures.py draws it; its PNG's path."""
     # matplotlib takes seconds to import: only code that draws figures pays for it (the
     # Gymnasium environment and the MCP server read the evaluation without drawing).
     from asiworld.evaluation import figures
 
     drawn = {"dungeons": figures.dungeon_figure, "actions": figures.actions_figure,
-             "profiles": figures.profiles_figure}[key]
-    return drawn(stem, pooled, runs=runs)
-
-
-def figure_data(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """What each of FIGURES is drawn from: the runs pooled per configuration."""
-    pooled = tables.pool(runs)
-    return {"dungeons": pooled, "actions": pooled, "profiles": behaviour.pool(runs)}
+             "progress": figures.progress_figure, "profiles": figures.profiles_figure}[key]
+    return drawn(stem, **data, options=options)
 
 
 def compare_runs(out_dir: str | Path, runs: list[dict[str, Any]],
                  draw: Executor | None = None, reference: str | None = None,
-                 allow_mixed: bool = False) -> dict[str, Path]:
+                 allow_mixed: bool = False, figures: FigureOptions = DEFAULT) -> dict[str, Path]:
     """Write a comparison of several runs (E1, E2, ... in the given order) into `out_dir`: the
     statistics across worlds against `reference` (None: the best mean score), then every table
     with "E1 / E2" cells. Runs of different horizons, content or clocks are refused unless
@@ -123,7 +131,7 @@ def compare_runs(out_dir: str | Path, runs: list[dict[str, Any]],
         "results": runs,
     }
     return _write(Path(out_dir), runs, results_json=summary, json_name="comparison.json",
-                  draw=draw, across=across, mixed=differ)
+                  draw=draw, across=across, mixed=differ, figures=figures)
 
 
 def _write(
@@ -134,19 +142,20 @@ def _write(
     draw: Executor | None = None,
     across: Aggregate | None = None,
     mixed: list[str] | None = None,
+    figures: FigureOptions = DEFAULT,
 ) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
-    (out / "figures").mkdir(exist_ok=True)
     (out / "tables").mkdir(exist_ok=True)
-    data = figure_data(runs)
     stem = {key: (out / path).with_suffix("") for key, path in FIGURES.items()}
     paths: dict[str, Any] = {}
     drawing = {}  # on `draw`, while the tables and the report are written
-    for key in FIGURES:
-        if draw is None:
-            paths[key] = draw_figure(key, stem[key], data[key], len(runs))
-        else:
-            drawing[key] = draw.submit(draw_figure, key, stem[key], data[key], len(runs))
+    if figures.drawn:
+        (out / "figures").mkdir(exist_ok=True)
+        for key, data in figure_inputs(runs).items():
+            if draw is None:
+                paths[key] = draw_figure(key, stem[key], data, figures)
+            else:
+                drawing[key] = draw.submit(draw_figure, key, stem[key], data, figures)
     csvs = {}
     for spec in tables.TABLES + tables.FIGURE_DATA:
         target = out / spec.csv_name
@@ -155,6 +164,9 @@ def _write(
     paths["tables"] = csvs
     paths["latex"] = latex.write(out, runs, across)  # for a paper to \input, beside the CSVs
     paths.update(behaviour.write(out, runs))
+    paths["progress_csv"] = out / "progress.csv"
+    paths["progress_csv"].write_text(
+        longform.csv_text(progress.rows(runs), progress.COLUMNS), encoding="utf-8")
     if across is not None:
         paths.update(across.write(out))
     else:  # one run: its long-format rows, also in results.json
@@ -168,11 +180,12 @@ def _write(
     json_path.write_text(json.dumps(results_json, indent=1, sort_keys=False, default=str) + "\n")
     md_path = out / "report.md"
     sections = [] if across is None else [across.markdown()]
-    sections.append(behaviour.markdown(runs, FIGURES["profiles"]))
+    sections.append(behaviour.markdown(runs, FIGURES["profiles"] if figures.drawn else None))
     if mixed:
         sections.insert(0, "**Warning:** these runs are not repeats of one setting: "
                         + "; ".join(mixed) + ".")
-    md_path.write_text(tables.markdown(runs, FIGURES, sections), encoding="utf-8")
+    md_path.write_text(tables.markdown(runs, FIGURES, sections, figures.formats),
+                       encoding="utf-8")  # fmt: skip
     paths.update({"json": json_path, "markdown": md_path})
     for key, future in drawing.items():
         paths[key] = future.result()

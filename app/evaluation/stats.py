@@ -87,14 +87,17 @@ def configurations(rows: list[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(row["configuration"] for row in rows))
 
 
-def bootstrap_means(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def bootstrap_means(data: np.ndarray, batch: int | None = None,
+                    resamples: int = RESAMPLES) -> tuple[np.ndarray, np.ndarray]:
     """The percentile-bootstrap interval of the mean of each row of `data` (measures x worlds),
-    all rows resampled with the same draws of worlds."""
+    all rows resampled with the same draws of worlds. `batch`: resamples drawn at a time, to
+    bound the memory of many rows (rows x batch x worlds numbers; None: all at once)."""
     with warnings.catch_warnings():  # a constant row is a valid, degenerate interval
         warnings.simplefilter("ignore")
         result = stats.bootstrap((data,), np.mean, axis=-1, vectorized=True,
-                                 confidence_level=CONFIDENCE, n_resamples=RESAMPLES,
-                                 method="percentile", rng=np.random.default_rng(SEED))
+                                 confidence_level=CONFIDENCE, n_resamples=resamples,
+                                 batch=batch, method="percentile",
+                                 rng=np.random.default_rng(SEED))
     return result.confidence_interval.low, result.confidence_interval.high
 
 
@@ -103,17 +106,41 @@ def wilson(successes: int, trials: int) -> tuple[float, float]:
     return float(ci.low), float(ci.high)
 
 
-def _intervals(series: dict[str, dict[str, float]]) -> dict[str, tuple[float, float]]:
+def ratio_interval(numerators: list[float], denominators: list[float]) -> tuple[float, float] | None:
+    """The percentile-bootstrap interval, over worlds, of a pooled ratio sum(num) / sum(den)
+    (clears per attempt, damage per clear): worlds are resampled whole, so the interval is
+    about the same number the pooled bar shows. Worlds with a zero denominator say nothing
+    of the ratio and are left out; None with fewer than two worlds left."""
+    pairs = [(n, d) for n, d in zip(numerators, denominators, strict=True) if d > 0]
+    if len(pairs) < 2:
+        return None
+    num, den = (np.array(x, dtype=float) for x in zip(*pairs, strict=True))
+
+    def pooled(n: np.ndarray, d: np.ndarray, axis: int = -1) -> np.ndarray:
+        return n.sum(axis=axis) / d.sum(axis=axis)
+
+    with warnings.catch_warnings():  # worlds all alike give a valid, degenerate interval
+        warnings.simplefilter("ignore")
+        result = stats.bootstrap((num, den), pooled, paired=True, vectorized=True,
+                                 confidence_level=CONFIDENCE, n_resamples=RESAMPLES,
+                                 method="percentile", rng=np.random.default_rng(SEED))
+    ci = result.confidence_interval
+    return float(ci.low), float(ci.high)
+
+
+def intervals(series: dict[Any, dict[str, float]], batch: int | None = None,
+              resamples: int = RESAMPLES) -> dict[Any, tuple[float, float]]:
     """Bootstrap intervals for named series of values over worlds, batched by world count (a
-    measure missing in some worlds, such as a task's minute, has its own sample)."""
-    by_runs: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    measure missing in some worlds, such as a task's minute, has its own sample). A name with
+    fewer than two worlds has none."""
+    by_runs: dict[tuple[str, ...], list[Any]] = defaultdict(list)
     for name, values in series.items():
         if len(values) >= 2:
             by_runs[tuple(sorted(values))].append(name)
     out = {}
     for runs, names in by_runs.items():
         data = np.array([[series[name][run] for run in runs] for name in names], dtype=float)
-        low, high = bootstrap_means(data)
+        low, high = bootstrap_means(data, batch, resamples)
         out.update({name: (float(lo), float(hi)) for name, lo, hi in zip(names, low, high, strict=True)})
     return out
 
@@ -124,7 +151,7 @@ def estimates(rows: list[dict[str, Any]]) -> list[Estimate]:
     out = []
     for name in configurations(rows):
         mine = {m: worlds[(name, m)] for m in MEASURES if (name, m) in worlds}
-        boot = _intervals({m: v for m, v in mine.items() if not _is_rate(m, v)})
+        boot = intervals({m: v for m, v in mine.items() if not _is_rate(m, v)})
         for measure, values in mine.items():
             xs = np.array(list(values.values()), dtype=float)
             n = len(xs)
@@ -158,7 +185,7 @@ def paired(rows: list[dict[str, Any]], reference: str) -> list[Paired]:
             both = sorted(set(mine) & set(theirs))
             if both:
                 diffs[measure] = {run: mine[run] - theirs[run] for run in both}
-        boot = _intervals(diffs)
+        boot = intervals(diffs)
         for measure, values in diffs.items():
             d = np.array(list(values.values()), dtype=float)
             ahead, behind = int((d > 0).sum()), int((d < 0).sum())

@@ -489,9 +489,11 @@ def _section(spec: TableSpec, runs: list[Results]) -> list[str]:
     return [heading, spec.caption, body, f"CSV: [{spec.csv_name}]({spec.csv_name})"]
 
 
-def markdown(runs: list[Results], figures: dict[str, str], sections: list[str] = ()) -> str:
+def markdown(runs: list[Results], figures: dict[str, str], sections: list[str] = (),
+             formats: tuple[str, ...] = ("png", "svg", "pdf")) -> str:
     """report.md: the header, `sections` (a comparison's statistics across worlds), Tables 2-9,
-    Figures 4 and 5 with their data."""
+    Figures 4-6 with their captions (the figures carry none) and their data. `formats`: the
+    figure files written (none: the captions and data stay, without a picture)."""
     title = "ASIWorld evaluation report" if len(runs) == 1 else "ASIWorld evaluation: runs compared"
     parts = [f"# {title}", header_block(runs)]
     if len(runs) > 1:
@@ -503,22 +505,46 @@ def markdown(runs: list[Results], figures: dict[str, str], sections: list[str] =
     parts += list(sections)
     for spec in TABLES:
         parts += _section(spec, runs)
-    pooled = f" (pooled over E1–E{len(runs)})" if len(runs) > 1 else ""
+    many = len(runs) > 1
+    pooled = f" (pooled over E1–E{len(runs)})" if many else ""
+    whiskers = (" Bars are pooled over the runs; whiskers are 95% bootstrap intervals over "
+                "worlds (worlds resampled whole; a level tried or cleared in fewer than two "
+                "worlds has none).") if many else ""
+    bands = (f" Lines are means over {len(runs)} worlds (a world's value: the mean over the "
+             "configuration's characters there), bands 95% bootstrap intervals over worlds; "
+             "(c) and (d) are the share of worlds with the task done.") if many else \
+        " (c) and (d) step from 0 to 100% when the task is done."
     captions = {
         "dungeons": ("Figure 4", "Dungeon performance by difficulty level" + pooled,
                      "(a) Share of attempts that defeat the level's boss, with clears/attempts "
                      "over each bar; (b) mean damage taken in those clears, with the number of "
-                     "clears. × marks no attempt (a) or no clear (b).", FIGURE_DATA[0]),
+                     "clears; a flat mark on the zero line is clears without damage. × marks no "
+                     "attempt (a) or no clear (b)." + whiskers, FIGURE_DATA[0]),
         "actions": ("Figure 5", "Composition of executed game actions by category" + pooled,
-                    "n is the number of executed actions.", FIGURE_DATA[1]),
+                    "n is the number of executed actions." + (" Shares of the counts pooled "
+                    "over the runs: a composition, without intervals." if many else ""),
+                    FIGURE_DATA[1]),
+        "progress": ("Figure 6", "Progress by minute", "(a) Score, (b) Trial stage reached, "
+                     "(c) Outfit and (d) Hero task done, at the end of each minute, read from "
+                     "the events." + bands, None),
     }  # fmt: skip
     for key, (label, title, caption, data) in captions.items():
         if key not in figures:
             continue
         stem = figures[key].rsplit(".", 1)[0]
-        parts += [f"## {label}: {title}", f"![{label}]({figures[key]})",
-                  f"{label}: {title}. {caption} Also as [SVG]({stem}.svg) and [PDF]({stem}.pdf)."]  # fmt: skip
-        parts += _section(data, runs)
+        others = [f"[{fmt.upper()}]({stem}.{fmt})" for fmt in formats if fmt != "png"]
+        also = f" Also as {' and '.join(others)}." if others else ""
+        parts.append(f"## {label}: {title}")
+        if "png" in formats:
+            parts.append(f"![{label}]({figures[key]})")
+        elif not formats:
+            also = " (Not drawn: --figures none.)"
+        parts.append(f"{label}: {title}. {caption}{also}")
+        if data is not None:
+            parts += _section(data, runs)
+        else:
+            parts.append("Data: [progress.csv](progress.csv), one row per run, character and "
+                         "minute.")
     if any(run.get("costs") for run in runs):
         parts += ["## Model costs", "Per configuration: model requests (failed ones included),"
                   " tokens as the endpoint counted them, request latency, failed requests and"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from asiworld import arguments as checked
 from asiworld.engine import codes
+from asiworld.evaluation import figure_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,6 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument(
         "--json", action="store_true", help="print the run's summary as JSON instead of a table"
     )
+    figure_options.add_arguments(run)
     run.set_defaults(func=cmd_run)
 
     bench = sub.add_parser("bench", help="benchmarks (engine)")
@@ -96,6 +98,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         size=args.size,
         out=args.out,
         progress=True,
+        figures=figure_options.from_args(args),
     )
     try:
         run = Run(config)
@@ -103,7 +106,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except UnknownConfiguration as exc:
         return checked.refuse(codes.UNKNOWN_CONFIGURATION, str(exc))
     if args.out is not None:
-        write_outputs(args.out, run, results)
+        write_outputs(args.out, run, results, figures=config.figures)
     if args.json:
         print(json.dumps(_summary(results), indent=2))
     else:
@@ -179,6 +182,7 @@ def _run_many(args: argparse.Namespace, agents: list[str], seeds: list[int]) -> 
         stagger_ticks=args.stagger,
         think_ticks=max(1, args.think_ticks),
         size=args.size,
+        figures=figure_options.from_args(args),
     )
     specs = plan_runs(base, seeds, args.out)
     try:
@@ -186,7 +190,7 @@ def _run_many(args: argparse.Namespace, agents: list[str], seeds: list[int]) -> 
     except RayUnavailable as exc:
         return checked.refuse(exc.code, str(exc))
     if args.out is not None:
-        compare(args.out, results)
+        compare(args.out, results, base.figures)
         print(
             f"wrote {args.out}/E1..E{len(specs)} and the comparison {args.out}/report.md",
             file=sys.stderr,

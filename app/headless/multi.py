@@ -54,7 +54,7 @@ def execute(spec: RunSpec, write: bool = True) -> dict[str, Any]:
     results = run.run()
     results["run"] = spec.name
     if write and spec.config.out is not None:
-        write_outputs(spec.config.out, run, results)
+        write_outputs(spec.config.out, run, results, figures=spec.config.figures)
         return results
     return {**results, "_events": run.events, "_characters": run.characters}
 
@@ -108,7 +108,7 @@ def _write_returned(spec: RunSpec, res: dict[str, Any]) -> dict[str, Any]:
     events = res.pop("_events", [])
     res.pop("_characters", None)
     if spec.config.out is not None:
-        write_outputs(spec.config.out, _Finished(events), res)
+        write_outputs(spec.config.out, _Finished(events), res, figures=spec.config.figures)
     return res
 
 
@@ -119,8 +119,10 @@ class _Finished:
         self.events = events
 
 
-def compare(out: Path, results: list[dict[str, Any]]) -> None:
-    """The comparison of all runs (cells "E1 / E2 / ...") in `out`."""
+def compare(out: Path, results: list[dict[str, Any]], figures: Any = None) -> None:
+    """The comparison of all runs (cells "E1 / E2 / ...") in `out` (`figures`: FigureOptions,
+    None for the default)."""
     from asiworld.evaluation import compare_runs
+    from asiworld.evaluation.figure_options import DEFAULT
 
-    compare_runs(out, results)
+    compare_runs(out, results, figures=figures or DEFAULT)

@@ -27,6 +27,7 @@ class RunConfig:
     out: Path | None = None
     progress: bool = False
     record: bool = True  # write a replay when `out` is set
+    figures: Any = None  # evaluation's FigureOptions (None: the default), if written
 
 
 class Run:
@@ -124,8 +125,10 @@ class ProgressBar:
             sys.stderr.write("\n")
 
 
-def write_outputs(out: Path, run: Run, results: dict[str, Any], draw: Any = None) -> None:
-    """events.jsonl, then the reports (`draw`: an executor for the figures, write_reports)."""
+def write_outputs(out: Path, run: Run, results: dict[str, Any], draw: Any = None,
+                  figures: Any = None) -> None:
+    """events.jsonl, then the reports (`draw`: an executor for the figures, `figures`: their
+    style and files; write_reports)."""
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "events.jsonl", "w", encoding="utf-8") as f:
         for event in run.events:
@@ -136,4 +139,6 @@ def write_outputs(out: Path, run: Run, results: dict[str, Any], draw: Any = None
         results = {**results, **provenance.stamp()}
         (out / "results.json").write_text(json.dumps(results, indent=2))
         return
-    write_reports(out, results, draw=draw)
+    from asiworld.evaluation.figure_options import DEFAULT
+
+    write_reports(out, results, draw=draw, figures=figures or DEFAULT)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from asiworld import arguments as checked
 from asiworld.engine import codes
+from asiworld.evaluation import figure_options
 
 if TYPE_CHECKING:
     from .spec import Study
@@ -50,6 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--ray", default=None, metavar="ADDRESS",
                      help="play each seed's world as a Ray task: local (start Ray here), "
                           "auto (this machine's cluster) or a cluster address")
+    figure_options.add_arguments(run)
     run.set_defaults(func=cmd_run)
 
     turn = verbs.add_parser(
@@ -183,15 +185,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         why = "a finished study" if state == "done" else "an earlier study"
         return fail(codes.OUT_IN_USE, f"{args.out} holds {why} ({', '.join(found)}); "
                     "give an empty folder, or --force to replace it")
+    figures = figure_options.from_args(args)
     try:
         with stopped_by_sigterm():
             if args.ray is not None:
                 from .fanout import run_on_ray
 
                 results = run_on_ray(study, text, args.out, args.ray, where=str(args.file),
-                                     resume=resume)
+                                     resume=resume, figures=figures)
             else:
-                results = run_study(study, text, args.out, where=str(args.file), resume=resume)
+                results = run_study(study, text, args.out, where=str(args.file), resume=resume,
+                                    figures=figures)
     except StudyError as exc:
         return fail(exc.code, exc.message)
     except (KeyboardInterrupt, Terminated) as exc:

@@ -30,7 +30,8 @@ from .spec import Study, StudyError
 
 
 def play_seed(study: Study, text: str, where: str, seed: int, name: str | None,
-              saved: dict[str, bytes] | None = None) -> tuple[dict[str, Any], dict[str, bytes]]:
+              saved: dict[str, bytes] | None = None,
+              figures: Any = None) -> tuple[dict[str, Any], dict[str, bytes]]:
     """One seed's world in a folder of this process's own (a Ray task): its results and the
     files it wrote, by path inside the folder. `saved`: an interrupted folder to resume."""
     from .run import StudyRun, write_study
@@ -44,7 +45,7 @@ def play_seed(study: Study, text: str, where: str, seed: int, name: str | None,
         results = run.run(say=lambda line: None)
         if name is not None:
             results["run"] = name
-        write_study(folder, run, results)
+        write_study(folder, run, results, figures=figures)
         files = {str(p.relative_to(folder)): p.read_bytes()
                  for p in sorted(folder.rglob("*")) if p.is_file()}
     return results, files
@@ -75,9 +76,11 @@ def start_ray(address: str) -> Any:
 
 
 def run_on_ray(study: Study, text: str, out: Path, address: str, where: str = "study.toml",
-               say: Any = None, resume: bool = False) -> list[dict[str, Any]]:
+               say: Any = None, resume: bool = False,
+               figures: Any = None) -> list[dict[str, Any]]:
     """`run_study`'s results, each seed's world played as a Ray task."""
     from asiworld.evaluation import compare_runs
+    from asiworld.evaluation.figure_options import DEFAULT
 
     from .resume import saved_study
     from .run import clear_outputs, seed_folders
@@ -98,7 +101,7 @@ def run_on_ray(study: Study, text: str, out: Path, address: str, where: str = "s
             saved = {str(p.relative_to(folder)): p.read_bytes()
                      for p in sorted(folder.rglob("*")) if p.is_file()}
             say(f"{folder}: interrupted; its Ray task resumes it")
-        ref = task.remote(study, text, where, seed, f"E{i}" if many else None, saved)
+        ref = task.remote(study, text, where, seed, f"E{i}" if many else None, saved, figures)
         pending[len(results)] = (ref, folder, seed)
         results.append(None)
     say(f"{len(pending)} worlds sent to Ray ({address})")
@@ -115,5 +118,5 @@ def run_on_ray(study: Study, text: str, out: Path, address: str, where: str = "s
         results[index] = res
     done = [r for r in results if r is not None]
     if many:
-        compare_runs(out, done)
+        compare_runs(out, done, figures=figures or DEFAULT)
     return done

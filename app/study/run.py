@@ -421,13 +421,15 @@ def _percentile(values: list[float], q: float) -> float | None:
     return round(float(np.percentile(values, q)), 3)
 
 
-def write_study(out: Path, run: StudyRun, results: dict[str, Any], draw: Any = None) -> None:
+def write_study(out: Path, run: StudyRun, results: dict[str, Any], draw: Any = None,
+                figures: Any = None) -> None:
     """events.jsonl, results.json, report.md and figures, as a headless run writes them (the
     transcripts and the replay are written while the study runs); `draw`: the figures'
-    executor (figure_workers.py)."""
+    executor (figure_workers.py); `figures`: their FigureOptions (None: the default)."""
+    from asiworld.evaluation.figure_options import DEFAULT
     from asiworld.headless.run import write_outputs
 
-    write_outputs(out, run, results, draw=draw)
+    write_outputs(out, run, results, draw=draw, figures=figures or DEFAULT)
 
 
 def figure_workers(study: Study) -> Any:
@@ -441,21 +443,22 @@ def figure_workers(study: Study) -> Any:
 
 
 def run_study(study: Study, text: str, out: Path, where: str = "study.toml",
-              say: Any = None, resume: bool = False) -> list[dict[str, Any]]:
+              say: Any = None, resume: bool = False,
+              figures: Any = None) -> list[dict[str, Any]]:
     """Every seed's world (one seed: DIR itself; several: DIR/E1, DIR/E2, ... and the
     comparison in DIR). With `resume`, a seed whose folder holds its results is kept and one
-    whose folder holds its store is resumed."""
+    whose folder holds its store is resumed. `figures`: FigureOptions (None: the default)."""
     say = say or (lambda line: print(line, file=sys.stderr))
     draw = figure_workers(study)
     try:
-        return _run_seeds(study, text, out, where, say, resume, draw)
+        return _run_seeds(study, text, out, where, say, resume, draw, figures)
     finally:
         if draw is not None:
             draw.shutdown()
 
 
 def _run_seeds(study: Study, text: str, out: Path, where: str, say: Any, resume: bool,
-               draw: Any) -> list[dict[str, Any]]:
+               draw: Any, figures: Any = None) -> list[dict[str, Any]]:
     import json
 
     seeds = study.world.seed_list()
@@ -472,12 +475,13 @@ def _run_seeds(study: Study, text: str, out: Path, where: str, say: Any, resume:
         res = run.run(say)
         if len(seeds) > 1:
             res["run"] = f"E{i}"
-        write_study(folder, run, res, draw)
+        write_study(folder, run, res, draw, figures)
         results.append(res)
     if len(seeds) > 1:
         from asiworld.evaluation import compare_runs
+        from asiworld.evaluation.figure_options import DEFAULT
 
-        compare_runs(out, results, draw=draw)
+        compare_runs(out, results, draw=draw, figures=figures or DEFAULT)
     return results
 
 

@@ -40,14 +40,16 @@ def test_reports_write_json_csv_markdown_tables_and_three_figures_in_three_forma
     assert {p.name for p in paths.values()} == {
         "results.json",
         "results.csv",
+        "progress.csv",
         "report.md",
         "F4_dungeon_performance.png",
         "F5_actions.png",
+        "F6_progress.png",
         "F7_profiles.png",
         "profiles.csv",
         "knockdowns.csv",
     }
-    for key in ("dungeons", "actions", "profiles"):
+    for key in ("dungeons", "actions", "progress", "profiles"):
         assert_valid_png(paths[key])
         assert paths[key].with_suffix(".svg").read_text().lstrip().startswith("<?xml")
         assert paths[key].with_suffix(".pdf").read_bytes().startswith(b"%PDF")

@@ -46,7 +46,7 @@ def test_each_character_comes_with_its_configurations_colour(client):
     want = colours(labels)
     assert [c["colour"] for c in body["characters"]] == [want[label] for label in labels]
     assert {c["name"]: c["colour"] for c in body["configurations"]} == want
-    assert want["planner"] == "#4e79a7"  # palette.json's, as in the report figures
+    assert want["planner"] == "#0072b2"  # palette.json's, as in the report figures
 
 
 def test_the_viewer_draws_characters_in_the_colours_the_server_hands_it():

@@ -11,6 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.engine.content import CONTENT_DIR
 
 from .goals import GOALS
@@ -24,7 +25,7 @@ TIERS = 4  # three tiers and the Sanctum
 class ParameterError(ValueError):
     """configurations.toml holds a value the strategy cannot use; `code` names the kind."""
 
-    def __init__(self, message: str, code: str = "bad_parameter"):
+    def __init__(self, message: str, code: str = codes.BAD_PARAMETER):
         super().__init__(message)
         self.code = code
 
@@ -108,17 +109,17 @@ def _goals(name: str, value: Any) -> tuple[str, ...]:
     """The goals' order: known names, each once, at least one."""
     where = f"{FILE} [sets.{name}] goals"
     if not isinstance(value, list) or any(not isinstance(g, str) for g in value):
-        raise ParameterError(f"{where} must be a list of goal names, not {value!r}", "bad_goals")
+        raise ParameterError(f"{where} must be a list of goal names, not {value!r}", codes.BAD_GOALS)
     if not value:
         raise ParameterError(f"{where} is empty: the strategy would have nothing to ask; "
-                             f"goals: {', '.join(GOALS)}", "no_goals")
+                             f"goals: {', '.join(GOALS)}", codes.NO_GOALS)
     for goal in value:
         if goal not in GOALS:
             raise ParameterError(f"{where} names unknown goal {goal!r}; goals: "
-                                 f"{', '.join(GOALS)}", "unknown_goal")
+                                 f"{', '.join(GOALS)}", codes.UNKNOWN_GOAL)
     twice = next((g for i, g in enumerate(value) if g in value[:i]), None)
     if twice is not None:
-        raise ParameterError(f"{where} names goal {twice!r} twice", "repeated_goal")
+        raise ParameterError(f"{where} names goal {twice!r} twice", codes.REPEATED_GOAL)
     return tuple(value)
 
 
