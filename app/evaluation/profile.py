@@ -12,6 +12,7 @@ from collections import Counter, deque
 from dataclasses import dataclass
 from typing import Any
 
+from asiworld.engine import codes
 from asiworld.evaluation.measures import LEVELS, Expedition
 from asiworld.evaluation.phases import PHASES, PhaseTrack
 
@@ -20,18 +21,9 @@ Event = dict[str, Any]
 # What "preceded" a knockdown: the damage taken in the simulation minute before it.
 BEFORE_DOWN = 60
 READ = {"refused", "damaged", "dungeon_entered", "dungeon_left", "down"}
-# The engine's stable refusal codes (docs/engine-interface.md lists them): one long-format
+# The world's refusal codes (engine/codes.py, the codes of the `action` surface): one long-format
 # measure each, so every run has the same rows; any other code counts as `other`.
-REFUSAL_CODES = (
-    "unknown_action", "bad_argument", "unknown_character", "not_your_character", "out_of_bounds",
-    "blocked", "no_path", "not_adjacent", "nothing_to_gather", "needs_tool", "unknown_recipe",
-    "missing_materials", "needs_station", "inventory_full", "not_in_inventory",
-    "cannot_place_here", "not_owner", "not_edible", "not_equippable", "slot_empty",
-    "character_down", "asleep", "no_bed", "cooldown", "no_target", "needs_lock", "door_locked",
-    "not_a_door", "unknown_item", "needs_design", "needs_sigil", "not_on_gate", "not_in_dungeon",
-    "not_enough_coins", "not_at_merchant", "not_at_altar", "exit_closed", "not_at_exit",
-    "not_sold", "already_offered", "peaceful",
-)  # fmt: skip
+REFUSAL_CODES = tuple(c for c, entry in codes.TABLE.items() if codes.ACTION in entry.where)
 
 
 class Daylight:
