@@ -40,7 +40,7 @@ observers stay where they are and in the same order, and those that keep per-wor
 through their `world_replaced(pipeline)` (drivers) or the observer's `on_replace` callback.
 
 The pipeline holds no clock and no thread: a clock is whoever calls `step()` — a loop for
-headless runs and lockstep studies (`run_until`), `asiworld.server.runner.WorldRunner` for real
+headless runs and lockstep studies (`run_until`), `asiworld.realtime.WorldRunner` for real
 time. It does not import the agents, the server or the replay package, so all of them may use it.
 
 Plugging in other agent kinds (a study): write a driver. `before_step(pipeline)` runs on the

@@ -12,7 +12,7 @@ builder, content) is wired in one place and every entry point gets it.
     session.close()
 
 What differs between entry points is what they add on top: drivers (`pipeline.add_driver`), a
-clock (asiworld.server.runner.WorldRunner, or the caller's loop), recorders and assessments
+clock (asiworld.realtime.WorldRunner, or the caller's loop), recorders and assessments
 (`pipeline.watch`).
 """
 

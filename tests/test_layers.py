@@ -223,6 +223,18 @@ def test_the_public_agent_paths_are_the_clients_themselves():
     assert interface.act is real_interface.act and interface.program is real_interface.program
 
 
+def test_the_clocks_sit_below_the_server():
+    """The realtime clock (asiworld.realtime) is the live server's and a realtime study's: it
+    reaches the pipeline and the engine only, and a study runs on it without the server (the
+    lockstep clock is `Pipeline.step()` in the study's own loop)."""
+    known = modules()
+    clock = module_imports("asiworld.realtime", known["asiworld.realtime"], known)
+    assert {part(m) for m in clock} <= {"engine", "pipeline"}, clock
+    for name in ("asiworld.study.run", "asiworld.study.seats"):
+        reached = {m for m in module_imports(name, known[name], known) if part(m) == "server"}
+        assert not reached, f"{name} imports the server: {reached}"
+
+
 def test_the_engine_imports_only_itself_the_standard_library_numpy_tcod_and_msgpack():
     stdlib = set(sys.stdlib_module_names) | {"__future__"}
     outside = {}

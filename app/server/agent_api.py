@@ -26,11 +26,11 @@ from asiworld.agent_port import EVENTS_KEPT, PROGRAM_ENDS, PipelinePort, program
 from asiworld.engine import codes
 from asiworld.pipeline import Pipeline, Tick
 from asiworld.programs.manager import ProgramManager
+from asiworld.realtime import WorldRunner
 from asiworld.server.auth import new_token, token_hash
 from asiworld.server.errors import ApiError, error_body
 from asiworld.server.extensions import AGENTS
 from asiworld.server.joining import character_count, join_gate
-from asiworld.server.runner import WorldRunner
 from flask import Blueprint, Flask, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 from flask_socketio import ConnectionRefusedError, join_room

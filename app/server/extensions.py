@@ -15,8 +15,8 @@ from flask_socketio import SocketIO
 
 if TYPE_CHECKING:
     from asiworld.agents.bots.driver import BuiltinAgents
+    from asiworld.realtime import WorldRunner
     from asiworld.server.live import LiveRooms
-    from asiworld.server.runner import WorldRunner
 
 # Created once and bound to each app in the factory, so tests can build a fresh app per test.
 socketio = SocketIO()

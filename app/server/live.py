@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from asiworld.pipeline import Tick
+from asiworld.realtime import WorldRunner
 from asiworld.replay.compact import EntityPacker
 from asiworld.server.auth import new_token
 from asiworld.server.extensions import AGENTS, SERVICES, STORE
-from asiworld.server.runner import WorldRunner
 
 if TYPE_CHECKING:
     from flask import Flask

@@ -44,9 +44,9 @@ from asiworld.engine import Content, World, load_content
 from asiworld.engine.frames import FrameBuilder
 from asiworld.engine.resim import ResimMismatch, resimulate
 from asiworld.pipeline import Tick
+from asiworld.realtime import WorldRunner
 from asiworld.server.auth import token_hash
 from asiworld.server.extensions import AGENTS, SERVICES
-from asiworld.server.runner import WorldRunner
 
 log = logging.getLogger(__name__)
 

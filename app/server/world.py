@@ -8,7 +8,7 @@ from asiworld.engine.frames import FrameBuilder
 from asiworld.pipeline import Pipeline
 from asiworld.programs.limits import ENDED_KEPT, HOST_MEMORY_BYTES, PROGRAMS_MEMORY_BYTES
 from asiworld.programs.pool import LIVE_SLICE_DEADLINE
-from asiworld.server.runner import WorldRunner
+from asiworld.realtime import WorldRunner
 from asiworld.session import Session
 
 

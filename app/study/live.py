@@ -29,8 +29,8 @@ from typing import Any
 
 from asiworld.engine import codes
 from asiworld.pipeline import Tick
+from asiworld.realtime import WorldRunner
 from asiworld.server.extensions import AGENTS, RECORDING, STUDY
-from asiworld.server.runner import WorldRunner
 from asiworld.server.settings import ServerSettings
 
 from .run import StudyRun, write_study

@@ -106,7 +106,7 @@ class StudyRun:
             self.runner = runner
             call = None if isinstance(clock, Lockstep) else runner.call
         elif not isinstance(clock, Lockstep):
-            from asiworld.server.runner import WorldRunner
+            from asiworld.realtime import WorldRunner
 
             self.runner = WorldRunner(self.pipeline, speed=clock.speed)
             call = self.runner.call

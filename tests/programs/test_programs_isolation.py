@@ -111,7 +111,7 @@ def test_a_live_world_goes_on_while_every_attack_runs_and_each_ends_as_it_should
     from asiworld.engine.frames import FrameBuilder
     from asiworld.pipeline import Pipeline
     from asiworld.programs.pool import LIVE_SLICE_DEADLINE
-    from asiworld.server.runner import WorldRunner
+    from asiworld.realtime import WorldRunner
 
     world = World.create(seed=3, size=48)
     manager = ProgramManager(world, slice_deadline=LIVE_SLICE_DEADLINE)

@@ -111,7 +111,7 @@ def test_bad_study_inputs_start_nothing(tmp_path, capsys):
 
 
 def test_the_clock_never_steps_past_a_horizon(runner):
-    from asiworld.server.runner import RunnerStopped
+    from asiworld.realtime import RunnerStopped
 
     runner.horizon = 5
     assert runner.step(5) == 5

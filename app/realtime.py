@@ -1,4 +1,7 @@
-"""WorldRunner: the live server's clock and the one thread that owns the world.
+"""WorldRunner: the realtime clock, and the one thread that owns the world while it runs.
+
+The live server runs its world on it, and so does a study on the realtime clock (the lockstep
+clock is simply `Pipeline.step()` called as fast as the seats answer), so it sits below both.
 
 The tick itself is the pipeline's (asiworld.pipeline.Pipeline.step: drivers, program host,
 durability, the engine, observers in their fixed order); the runner only decides *when* it runs
