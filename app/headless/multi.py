@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from asiworld.engine.errors import CodedError
+from asiworld.evaluation import compare_runs
 
 from .run import Run, RunConfig, write_outputs
 
@@ -120,6 +121,4 @@ class _Finished:
 
 def compare(out: Path, results: list[dict[str, Any]]) -> None:
     """The comparison of all runs (cells "E1 / E2 / ...") in `out`."""
-    from asiworld.evaluation import compare_runs
-
     compare_runs(out, results)
