@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from asiworld.replay.format import ReplayError
+from asiworld.server import assessment, services
 from asiworld.server.extensions import STORE
 
 
@@ -29,8 +30,6 @@ def install(app: Any, forked: Any, take_over: int | None, name: str = "",
     """Make `forked` the server's running world; seat a browser player on `take_over`.
     `history` is the events that led to it (the replay's, up to the fork): /evaluation assesses
     the fork's characters from them on."""
-    from asiworld.server import assessment, services
-
     svc = services(app)
     runner, live = svc.runner, svc.live
     if take_over is not None and take_over not in {c.id for c in forked.characters()}:
