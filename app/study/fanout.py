@@ -24,6 +24,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from asiworld.evaluation import compare_runs
+
+from .resume import saved_study
+from .run import StudyRun, clear_outputs, seed_folders, write_study
 from .spec import Study, StudyError
 
 
@@ -31,8 +35,6 @@ def play_seed(study: Study, text: str, where: str, seed: int, name: str | None,
               saved: dict[str, bytes] | None = None) -> tuple[dict[str, Any], dict[str, bytes]]:
     """One seed's world in a folder of this process's own (a Ray task): its results and the
     files it wrote, by path inside the folder. `saved`: an interrupted folder to resume."""
-    from .run import StudyRun, write_study
-
     with tempfile.TemporaryDirectory(prefix="asiworld-study-") as tmp:
         folder = Path(tmp)
         for path, data in (saved or {}).items():
@@ -75,11 +77,6 @@ def start_ray(address: str) -> Any:
 def run_on_ray(study: Study, text: str, out: Path, address: str, where: str = "study.toml",
                say: Any = None, resume: bool = False) -> list[dict[str, Any]]:
     """`run_study`'s results, each seed's world played as a Ray task."""
-    from asiworld.evaluation import compare_runs
-
-    from .resume import saved_study
-    from .run import clear_outputs, seed_folders
-
     say = say or (lambda line: print(line, file=sys.stderr))
     ray = start_ray(address)
     many = len(study.world.seed_list()) > 1
