@@ -27,6 +27,7 @@ def _register_gymnasium_ids() -> None:
 
     if "gymnasium" not in sys.modules and (_own_command() or find_spec("gymnasium") is None):
         return
+    # only once the checks above found Gymnasium wanted and installed (an optional dependency)
     from asiworld.agents.envs.gym_register import register_envs
 
     register_envs()

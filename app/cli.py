@@ -1,52 +1,58 @@
 """The `asiworld` command.
 
-Each layer owns its sub-commands in its own `commands.py` with a `register(subparsers)` function;
-command_table() imports every one directly, so a module that goes missing is an ImportError at
-start-up (of every command but `mcp`, which starts with its own module alone) and in the tests,
-never a command that quietly disappears. What one layer's command needs from a layer above it is
-handed to its `register` here (`serve --study` gets the study package's opener), so no layer
-imports upwards.
+Each layer declares its sub-commands in a `register(subparsers)` function (its `command_line.py`,
+or its `commands.py` where that is all it holds); a sub-command's `func` is the function that runs
+it, or its name as "module:function" for a module heavier than the parser should be. The command
+table names every `register` the same way, and `load` imports them (all but `mcp`'s, which parses
+with its own alone) when a command line is parsed and a command's function when it runs: the one
+place asiworld imports its own modules late, so `asiworld --help` and `asiworld mcp` start without
+the engine, the server or the study runner they do not use. A module that goes missing is still
+an ImportError at start-up and in the tests, never a command that quietly disappears. What one
+layer's command needs from a layer above it is handed to its `register` here (`serve --study`
+gets the study package's opener), so no layer imports upwards.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from asiworld.arguments import Parser
 from asiworld.engine.errors import CodedError
 
 Register = Callable[[argparse._SubParsersAction], None]
+MCP = "asiworld.agents.clients.command_line:register"  # agent and mcp
+
+
+def load(target: str) -> Callable[..., Any]:
+    """The function "module:function" names, its module imported now (see the docstring)."""
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def open_study(*args: Any, **kwargs: Any) -> Any:
+    """`serve --study`'s opener (asiworld.study.live), imported when a study is opened."""
+    return load("asiworld.study.live:open_study")(*args, **kwargs)
 
 
 def command_table() -> tuple[Register, ...]:
     """Every layer's `register`, in the order `asiworld --help` lists their commands."""
-    from asiworld.agents.clients import commands as agent_commands  # agent, mcp
-    from asiworld.agents.stand_in import commands as stand_in_commands  # fake-model
-    from asiworld.evaluation import commands as evaluation_commands  # report, score
-    from asiworld.headless import commands as headless_commands  # run, bench
-    from asiworld.headless import program_run as program_commands  # program run, api-doc
-    from asiworld.headless import samples as samples_commands  # replay samples (after replay)
-    from asiworld.local_model import commands as local_model_commands  # model serve
-    from asiworld.replay import commands as replay_commands  # replay info/verify/export
-    from asiworld.server import commands as server_commands  # serve
-    from asiworld.study import commands as study_commands  # study new/check/run
-    from asiworld.study.live import open_study
-
     return (
-        headless_commands.register,
-        partial(server_commands.register, open_study=open_study),  # serve --study
-        program_commands.register,
-        evaluation_commands.register,
-        replay_commands.register,
-        samples_commands.register,
-        agent_commands.register,
-        stand_in_commands.register,
-        study_commands.register,
-        local_model_commands.register,
+        load("asiworld.headless.command_line:register"),  # run, bench
+        partial(load("asiworld.server.commands:register"), open_study=open_study),  # serve
+        load("asiworld.headless.command_line:register_program"),  # program run, api-doc
+        load("asiworld.evaluation.commands:register"),  # report, score
+        load("asiworld.replay.command_line:register"),  # replay info/verify/export
+        load("asiworld.headless.command_line:register_samples"),  # replay samples (after replay)
+        load(MCP),  # agent, mcp
+        load("asiworld.agents.stand_in.commands:register"),  # fake-model
+        load("asiworld.study.command_line:register"),  # study new/check/run/turn/estimate
+        load("asiworld.local_model.commands:register"),  # model serve
     )
 
 
@@ -70,9 +76,7 @@ def quick_parser(argv: list[str]) -> argparse.ArgumentParser | None:
     its own module alone, so the server layer (flask, socketio) and the rest are not imported."""
     if argv[:1] != ["mcp"]:
         return None
-    from asiworld.agents.clients import commands as agent_commands
-
-    return _parser((agent_commands.register,))
+    return _parser((load(MCP),))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        code = int(args.func(args) or 0)
+        func = load(args.func) if isinstance(args.func, str) else args.func
+        code = int(func(args) or 0)
         sys.stdout.flush()  # inside the try: a closed pipe shows here, not at exit
         return code
     except CodedError as exc:  # a user's mistake a command did not catch: a sentence, exit 2

@@ -85,6 +85,8 @@ def action_schema(action: dict[str, Any]) -> dict[str, Any]:
 
 def actions() -> list[dict[str, Any]]:
     """The engine's action table, read now (a test may have changed a bound)."""
+    # the engine when the table is read: `asiworld mcp` imports this module and answers its
+    # client first (tests/agents/test_mcp_server.py keeps the engine out of its start-up)
     from asiworld.engine import actions as table
 
     return table.describe()

@@ -10,6 +10,8 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
+import asiworld
+
 
 def version() -> str:
     """The installed distribution's version; the package's own when it is not installed."""
@@ -19,8 +21,6 @@ def version() -> str:
     try:
         return installed("asiworld")
     except PackageNotFoundError:
-        import asiworld
-
         return asiworld.__version__
 
 

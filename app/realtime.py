@@ -24,7 +24,7 @@ from typing import Any
 from asiworld.engine import World, codes
 from asiworld.engine.errors import ActionResult, CodedError
 from asiworld.engine.frames import FrameBuilder
-from asiworld.pipeline import Pipeline, Tick
+from asiworld.pipeline import Pipeline, Tick, TickNotSaved
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +49,6 @@ RETRY_SECONDS = 5.0  # a world paused because it could not save tries again this
 def _saving_failed(exc: BaseException) -> bool:
     """Whether a failure is the store's (a full disk, an I/O error), which may pass."""
     import sqlite3
-
-    from asiworld.pipeline import TickNotSaved
 
     seen: BaseException | None = exc
     while seen is not None:

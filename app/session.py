@@ -23,6 +23,7 @@ from typing import Any
 
 from asiworld.engine import World, load_content
 from asiworld.engine.content import Content
+from asiworld.engine.frames import FrameBuilder
 from asiworld.pipeline import Pipeline
 from asiworld.programs.limits import ENDED_KEPT, HOST_MEMORY_BYTES, PROGRAMS_MEMORY_BYTES
 from asiworld.programs.manager import ProgramManager
@@ -71,8 +72,6 @@ class Session:
                 program_memory=program_memory,
             )
         if frames is True:
-            from asiworld.engine.frames import FrameBuilder
-
             frames = FrameBuilder(world)
         pipeline = Pipeline(world, programs=manager, frames=frames or None)
         return cls(content=world.content, world=world, programs=manager, pipeline=pipeline)

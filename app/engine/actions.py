@@ -174,10 +174,11 @@ def describe() -> list[dict[str, Any]]:
 
 # The rule modules register their handlers on import.
 def _load_rules() -> None:
+    # after this module's body: the rules need the registry it fills, in this order
     from .rules import building, combat, consumption, crafting, gathering, movement, rest, trade
 
     del building, combat, consumption, crafting, gathering, movement, rest, trade
-    from .rules import dungeons, merchant
+    from .rules import dungeons, merchant  # the same, after the rules above
 
     del dungeons, merchant
 

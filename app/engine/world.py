@@ -13,6 +13,7 @@ from . import actions, clock, codes, creatures, dungeons, hashing, homes, snapsh
 from .content import Content, load_content
 from .errors import ActionResult, Refusal, WorldFull
 from .model import SURFACE, Area, Character, Creature, DungeonLedger, Entity, LootBag, Pos
+from .observation import observe, observe_text
 from .seeding import world_rng
 from .worldgen import Landmarks, generate_surface
 
@@ -370,13 +371,9 @@ class World:
         return clock.time_of(self.tick, self.content)
 
     def observe(self, char_id: int, *, full_memory: bool = False, consume: bool = True) -> dict:
-        from .observation import observe
-
         return observe(self, self.character(char_id), full_memory=full_memory, consume=consume)
 
     def observe_text(self, char_id: int, obs: dict | None = None) -> str:
-        from .observation import observe_text
-
         return observe_text(self, self.character(char_id), obs)
 
     def state_hash(self) -> str:

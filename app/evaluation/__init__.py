@@ -3,7 +3,10 @@
 The same code scores a headless run, a live world (`LiveAssessment`) and a replay.
 """
 
+from asiworld.evaluation.achievements import STAGE_NAMES
 from asiworld.evaluation.live import LiveAssessment
+from asiworld.evaluation.measures import CATEGORIES, LEVEL_NAMES, LEVELS
+from asiworld.evaluation.palette import palette
 from asiworld.evaluation.report import compare_runs, evaluate, load_events, write_reports
 
 __all__ = [
@@ -20,10 +23,6 @@ def definitions() -> dict:
     """The evaluation's own lists, for pages that draw its results: the curriculum's stages, the
     action categories and the dungeon levels, in the order the reports show them, and the one
     palette the figures use (a configuration's colour is the same on the page)."""
-    from asiworld.evaluation.achievements import STAGE_NAMES
-    from asiworld.evaluation.measures import CATEGORIES, LEVEL_NAMES, LEVELS
-    from asiworld.evaluation.palette import palette
-
     return {
         "stages": list(STAGE_NAMES),
         "categories": list(CATEGORIES),

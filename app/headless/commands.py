@@ -8,69 +8,16 @@ import sys
 from pathlib import Path
 
 from asiworld import arguments as checked
+from asiworld.agents.bots.builtin import UnknownConfiguration, available
 from asiworld.engine import codes
 from asiworld.evaluation import figure_options
 
-
-def register(sub: argparse._SubParsersAction) -> None:
-    run = sub.add_parser("run", help="a headless run with built-in configurations")
-    run.add_argument("--seed", type=checked.count, default=7)
-    run.add_argument("--minutes", type=checked.positive_int, default=300, help="simulation minutes (default 300)")
-    run.add_argument(
-        "--agents",
-        default="forager",
-        help="comma-separated configurations; repeat a name for several characters",
-    )
-    run.add_argument("--out", type=checked.writable_dir, default=None, help="folder for results.json and more")
-    run.add_argument("--stagger", type=checked.count, default=2, help="ticks between two characters' entry")
-    run.add_argument("--think-ticks", type=checked.count, default=3, help="model latency, in ticks")
-    run.add_argument("--size", type=checked.map_size, default=None,
-                     help="map width and height (default the content's, 128)")
-    run.add_argument(
-        "--runs",
-        type=checked.positive_int,
-        default=None,
-        help="repeated evaluations E1..EN (seeds SEED, SEED+1, ... unless --seeds)",
-    )
-    run.add_argument(
-        "--seeds", default=None, help="comma-separated seeds, one evaluation (E1, E2, ...) per seed"
-    )
-    run.add_argument(
-        "--workers",
-        type=checked.positive_int,
-        default=1,
-        help="run repeated evaluations on this many local processes",
-    )
-    run.add_argument(
-        "--ray",
-        default=None,
-        metavar="ADDRESS",
-        help="fan repeated evaluations out on a Ray cluster (needs ray installed)",
-    )
-    run.add_argument(
-        "--json", action="store_true", help="print the run's summary as JSON instead of a table"
-    )
-    figure_options.add_arguments(run)
-    run.set_defaults(func=cmd_run)
-
-    bench = sub.add_parser("bench", help="benchmarks (engine)")
-    bench.add_argument("what", choices=["engine"])
-    bench.add_argument("--ticks", type=checked.positive_int, default=1800)
-    bench.add_argument("--counts", type=checked.counts, default=(1, 9, 100), metavar="N,N,...",
-                       help="how many characters in each case (default 1,9,100)")
-    bench.add_argument("--size", type=checked.map_size, default=None,
-                       help="map width and height (default the content's, 128)")
-    bench.add_argument("--spread", action="store_true",
-                       help="move each character to a random free tile after joining (default: "
-                            "packed round the plaza, where every join lands)")
-    bench.set_defaults(func=cmd_bench)
+from .bench import main
+from .multi import RayUnavailable, compare, plan_runs, run_many
+from .run import Run, RunConfig, write_outputs
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from asiworld.agents.bots.builtin import UnknownConfiguration, available
-
-    from .run import Run, RunConfig, write_outputs
-
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     if not agents:
         return checked.refuse(codes.BAD_ARGUMENT, "--agents needs at least one configuration")
@@ -172,9 +119,6 @@ def _seeds(args: argparse.Namespace) -> list[int] | int:
 
 
 def _run_many(args: argparse.Namespace, agents: list[str], seeds: list[int]) -> int:
-    from .multi import RayUnavailable, compare, plan_runs, run_many
-    from .run import RunConfig
-
     base = RunConfig(
         seed=seeds[0],
         minutes=args.minutes,
@@ -217,7 +161,5 @@ def _summary(results: dict) -> dict:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .bench import main
-
     main(ticks=args.ticks, counts=args.counts, size=args.size, spread=args.spread)
     return 0

@@ -18,6 +18,8 @@ from typing import Any
 
 from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
+from asiworld.evaluation import compare_runs
+from asiworld.evaluation.figure_options import DEFAULT
 
 from .run import Run, RunConfig, write_outputs
 
@@ -122,7 +124,4 @@ class _Finished:
 def compare(out: Path, results: list[dict[str, Any]], figures: Any = None) -> None:
     """The comparison of all runs (cells "E1 / E2 / ...") in `out` (`figures`: FigureOptions,
     None for the default)."""
-    from asiworld.evaluation import compare_runs
-    from asiworld.evaluation.figure_options import DEFAULT
-
     compare_runs(out, results, figures=figures or DEFAULT)

@@ -8,54 +8,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from asiworld.engine import actions
+from asiworld.programs.api import api_doc
+from asiworld.programs.kit import start_in_tier as enter_tier
+from asiworld.session import Session
+
 ACTIVE = ("running", "waiting")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
-        "program",
-        help="author tools for hosted programs",
-        description="Tools for agent-authored programs (see docs/programs.md).",
-    )
-    sub = p.add_subparsers(dest="program_command", metavar="SUBCOMMAND")
-    run = sub.add_parser(
-        "run",
-        help="run a program for one character headless and print status, logs and outcome as JSON",
-    )
-    run.add_argument("file", help="the program's source file (.py)")
-    run.add_argument("--seed", type=int, default=7)
-    run.add_argument(
-        "--minutes", type=float, default=10.0, help="simulation minutes (60 ticks each)"
-    )
-    run.add_argument("--in-process", action="store_true", help="run programs in this process")
-    run.add_argument("--name", default=None, help="program name (default: the file name)")
-    run.add_argument(
-        "--start-in-tier",
-        type=int,
-        choices=(1, 2, 3),
-        default=None,
-        help="start inside a fresh instance of this dungeon tier with iron gear, the sigils it "
-        "needs and (Tier 3) a lit torch: a set-up for dungeon programs, outside the rules",
-    )
-    run.add_argument(
-        "--keep-ticking",
-        action="store_true",
-        help="run all the minutes even after the program ends",
-    )
-    run.set_defaults(func=run_command)
-    doc = sub.add_parser(
-        "api-doc",
-        help="print the table of action calls that docs/programs.md holds (from the engine's "
-        "action table)",
-    )
-    doc.set_defaults(func=api_doc_command)
-    p.set_defaults(func=lambda _args: (p.print_help(), 2)[1])
-
-
 def api_doc_command(_args: argparse.Namespace) -> int:
-    from asiworld.engine import actions
-    from asiworld.programs.api import api_doc
-
     print(api_doc(actions.describe()))
     return 0
 
@@ -71,9 +32,6 @@ def run_program(
     start_in_tier: int | None = None,
 ) -> dict[str, Any]:
     """Run `source` for a fresh character in a fresh world; return a JSON-ready report."""
-    from asiworld.programs.kit import start_in_tier as enter_tier
-    from asiworld.session import Session
-
     session = Session.build(seed=seed, in_process=in_process)
     world, manager, pipeline = session.world, session.programs, session.pipeline
     char = world.add_character(name="author", label="program")

@@ -16,7 +16,10 @@ from pathlib import Path
 
 from asiworld import arguments as checked
 from asiworld.engine import codes
+from asiworld.replay.headless import REPLAY_NAME
 from asiworld.resources import shipped
+
+from .run import Run, RunConfig
 
 SAMPLES_DIR = shipped("replays")
 
@@ -54,26 +57,7 @@ SAMPLES = (
 )
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    replay = subparsers.choices.get("replay")
-    actions = [
-        a for a in getattr(replay, "_actions", []) if isinstance(a, argparse._SubParsersAction)
-    ]
-    # `asiworld replay samples` when the replay command exists; else a command of its own.
-    parent, name = (actions[0], "samples") if actions else (subparsers, "replay-samples")
-    p = parent.add_parser(name, help="make the sample replays in replays/ (built-in agents)")
-    p.add_argument("--out", type=Path, default=SAMPLES_DIR, help="folder (default: replays/)")
-    p.add_argument("--only", default=None, help="one sample by name")
-    p.add_argument("--minutes", type=int, default=None, help="override every sample's length")
-    p.add_argument("--list", action="store_true", help="list the samples and exit")
-    p.set_defaults(func=cmd_samples)
-
-
 def make_sample(sample: Sample, out: Path, minutes: int | None = None) -> Path:
-    from asiworld.replay.headless import REPLAY_NAME
-
-    from .run import Run, RunConfig
-
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         config = RunConfig(

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from asiworld.engine.model import SURFACE
+
 TIERS = (1, 2, 3)
 NEEDS = {1: [], 2: ["outer_sigil"], 3: ["outer_sigil", "inner_sigil"]}  # sigils to enter
 GEAR = {"weapon": "iron_sword", "armor": "iron_armor"}
@@ -21,7 +23,6 @@ def start_in_tier(pipeline: Any, char_id: int, tier: int) -> None:
     exist and RuntimeError when the engine refuses the entry."""
     if tier not in TIERS:
         raise ValueError(f"there is no tier {tier!r}; tiers are 1, 2 and 3")
-    from asiworld.engine.model import SURFACE
 
     world = pipeline.world
     char = world.entities[char_id]

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from asiworld.engine import ActionResult, Refusal, World, codes
+from asiworld.engine import ActionResult, Refusal, World, actions, codes
 from asiworld.engine.events import refused_event
 from asiworld.engine.seeding import program_seed
 from asiworld.engine.text import clean, first_invalid
@@ -66,8 +66,6 @@ LOG_LINES = 200
 
 def action_table() -> list[dict]:
     """The engine's action table as plain data, read at each submit (never a stale copy)."""
-    from asiworld.engine import actions
-
     return actions.describe()
 
 

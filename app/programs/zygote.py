@@ -30,6 +30,7 @@ import threading
 import time
 from typing import Any
 
+from asiworld.programs import host
 from asiworld.programs.host import ZygoteGone
 
 _STATUS = struct.Struct(">i")
@@ -164,8 +165,6 @@ class ForkedProcess:
 
 def zygote_main(fd: int) -> None:
     """Import the host, then fork one host per request on the socket `fd` until it closes."""
-    from asiworld.programs import host
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's to handle
     control = socket.socket(fileno=fd)
     wake_in, wake_out = os.pipe()

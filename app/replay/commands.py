@@ -10,42 +10,14 @@ from typing import Any
 from asiworld import arguments as checked
 from asiworld.engine import codes
 
+from .apply import apply_frame
 from .format import ReplayError
 from .reader import Replay
+from .render import render_state
+from .verify import provenance_notes, verify_replay
 
 TICKS_PER_MINUTE = 60
 MAX_GIF_FRAMES = 1200
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    replay = subparsers.add_parser("replay", help="inspect, verify and export replay files")
-    sub = replay.add_subparsers(dest="replay_command", metavar="ACTION")
-    replay.set_defaults(func=lambda args: (replay.print_help(), 2)[1])
-
-    info = sub.add_parser("info", help="header, duration, counts and size of a replay")
-    info.add_argument("file", type=checked.existing_file)
-    info.add_argument("--json", action="store_true", help="print one JSON object")
-    info.add_argument("--check", action="store_true", help="also read every chunk (CRC check)")
-    info.set_defaults(func=cmd_info)
-
-    verify = sub.add_parser("verify", help="re-simulate from the input log and compare hashes")
-    verify.add_argument("file", type=checked.existing_file)
-    verify.add_argument("--until", type=int, default=None, help="stop after this tick")
-    verify.set_defaults(func=cmd_verify)
-
-    export = sub.add_parser("export", help="draw a tick as PNG, or a tick range as GIF")
-    export.add_argument("file", type=checked.existing_file)
-    export.add_argument("--at", type=checked.count, help="the tick for --png")
-    export.add_argument("--png", type=checked.writable_file, help="output PNG path")
-    export.add_argument("--gif", type=checked.writable_file, help="output GIF path")
-    export.add_argument("--from", dest="start", type=int, help="first tick of the GIF")
-    export.add_argument("--to", dest="end", type=int, help="last tick of the GIF")
-    export.add_argument("--fps", type=checked.positive_number, default=10.0, help="GIF frames per second")
-    export.add_argument("--every", type=checked.positive_int, default=1, help="ticks between GIF frames")
-    export.add_argument("--area", default=None, help="area to draw (default: the surface)")
-    export.add_argument("--focus", type=int, help="character id: draw its area and ring it")
-    export.add_argument("--scale", type=checked.positive_int, default=None, help="pixels per tile")
-    export.set_defaults(func=cmd_export)
 
 
 def _damaged(path: object, exc: Exception) -> int:
@@ -159,8 +131,6 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from .verify import provenance_notes, verify_replay
-
     try:
         with Replay.open(args.file) as replay:
             damaged = replay.integrity()  # a flipped byte is refused before any re-simulation
@@ -186,8 +156,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .render import render_state
-
     if not args.png and not args.gif:
         return checked.refuse(codes.BAD_ARGUMENT, "give --png OUT (with --at) or --gif OUT")
     try:
@@ -231,9 +199,6 @@ def _area(state: dict, args: argparse.Namespace) -> str:
 
 
 def _export_gif(replay: Replay, args: argparse.Namespace, names: dict[int, str]) -> int:
-    from .apply import apply_frame
-    from .render import render_state
-
     start = replay.first_tick if args.start is None else args.start
     end = replay.last_tick if args.end is None else args.end
     every = max(1, args.every)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from asiworld.engine import World
+from asiworld.engine.frames import FrameBuilder
 
 from .session import RunRecording, header_for_world
 
@@ -22,8 +23,6 @@ def record_run(
     """Start recording a headless run's `world` into `out/replay.asirep` (the configurations by
     name, `horizon` in ticks); add `recording.on_tick` as its pipeline's "recorder" observer and
     `close()` the recording when the run ends."""
-    from asiworld.engine.frames import FrameBuilder
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     names = list(dict.fromkeys(configurations))

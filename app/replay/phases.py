@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from asiworld.evaluation.achievements import AchievementRecord
 from asiworld.evaluation.phases import COMBAT_AFTER, COMBAT_BEFORE, PHASES, RECOVERY_AFTER, tracks
 
 __all__ = ["COMBAT_AFTER", "COMBAT_BEFORE", "MARKER_KINDS", "PHASES", "RECOVERY_AFTER", "timeline"]
@@ -81,16 +82,10 @@ class _Achievements:
     """The evaluation layer's curriculum per character: the stages each event newly meets."""
 
     def __init__(self) -> None:
-        try:
-            from asiworld.evaluation.achievements import AchievementRecord
-        except ImportError:  # the viewer still works without the evaluation layer
-            AchievementRecord = None
         self.make = AchievementRecord
         self.records: dict[int, Any] = {}
 
     def feed(self, char: int, ev: dict[str, Any]) -> list[str]:
-        if self.make is None:
-            return []
         record = self.records.get(char)
         if record is None:
             record = self.records[char] = self.make()

@@ -22,6 +22,7 @@ from .apply import State, apply_frame, copy_state, keyframe_frame
 from .compact import unpack_frames
 from .format import ChunkRef, ReplayError
 from .header import ReplayHeader
+from .snapshots import check_blob
 
 
 class Replay:
@@ -328,8 +329,6 @@ class Replay:
         """The world snapshot of a W chunk (the engine's plain-data schema), CRC checked and of
         this engine's schema version (`World.restore` takes it); ReplayError `corrupt_chunk`,
         `bad_snapshot`, `snapshot_version` or `snapshot_pickled` (an older replay) otherwise."""
-        from .snapshots import check_blob
-
         return check_blob(self.chunk_payload(ref))
 
     def integrity(self) -> list[ReplayError]:

@@ -24,6 +24,7 @@ from .format import ReplayError
 from .header import Configuration, ReplayHeader
 from .recorder import Recorder
 from .snapshots import world_blob
+from .turns import transcript_chunks
 
 # Ticks between world snapshots in a recording (10 simulation minutes): a point of view or a
 # fork then re-simulates at most this many steps. See docs/replays.md for the size it costs.
@@ -130,8 +131,6 @@ class RunRecording:
         transcripts/) into the replay, one T chunk per configuration; `characters` maps names
         to character ids. Returns the number of turns."""
         from pathlib import Path
-
-        from .turns import transcript_chunks
 
         count = 0
         for t0, t1, body in transcript_chunks(Path(folder), characters):

@@ -10,7 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from asiworld.engine import codes
+import asiworld
+from asiworld.engine import World, codes, load_content
+from asiworld.engine.errors import SnapshotError
+from asiworld.engine.resim import ResimMismatch, replay_inputs, resimulate
 
 from .format import ReplayError
 from .header import ReplayHeader
@@ -68,9 +71,6 @@ class HashCheck:
 
 def provenance_notes(header: ReplayHeader) -> list[str]:
     """Why a re-simulation may differ before it starts: other content or another engine build."""
-    import asiworld
-    from asiworld.engine import load_content
-
     notes = []
     current = load_content().hash
     if header.content_hash and header.content_hash != current:
@@ -87,9 +87,6 @@ def provenance_notes(header: ReplayHeader) -> list[str]:
 
 def _start_world(replay: Replay, tick: int, blob: bytes, hashes: dict[int, str]) -> World:
     """The world a mid-run recording begins with, once its recorded hash confirms it."""
-    from asiworld.engine import World, load_content
-    from asiworld.engine.errors import SnapshotError
-
     try:
         world = World.restore(blob, load_content())
     except SnapshotError as exc:
@@ -106,9 +103,6 @@ def _start_world(replay: Replay, tick: int, blob: bytes, hashes: dict[int, str])
 
 def verify_replay(replay: Replay, until: int | None = None) -> Verdict:
     """Re-simulate `replay` with the engine and compare its hashes (up to `until`)."""
-    from asiworld.engine import load_content
-    from asiworld.engine.resim import ResimMismatch, replay_inputs, resimulate
-
     hashes = replay.hashes()
     if until is not None:
         hashes = {t: h for t, h in hashes.items() if t <= until}

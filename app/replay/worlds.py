@@ -21,7 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from asiworld.engine import codes
+from asiworld.engine import World, codes, load_content
+from asiworld.engine.errors import SnapshotError
 from asiworld.engine.resim import ResimMismatch, inputs_by_tick, resimulate
 
 from .format import ReplayError
@@ -66,7 +67,6 @@ class ReplayWorlds:
             raise ReplayError(
                 codes.TICK_OUT_OF_RANGE, f"tick {tick} is outside the recorded ticks {first}-{last}"
             )
-        from asiworld.engine import World, load_content
 
         with self._lock:
             if self._content is None:
@@ -162,9 +162,6 @@ class ReplayWorlds:
 
     def _proven(self, replay: Replay, tick: int, blob: bytes, rows: list) -> Any:
         """The restored world, once it is the one the replay describes at `tick`."""
-        from asiworld.engine import World
-        from asiworld.engine.errors import SnapshotError
-
         try:
             world = World.restore(blob, self._content)
         except SnapshotError as exc:  # nothing in it was run: it is plain data

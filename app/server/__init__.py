@@ -12,9 +12,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from asiworld.server import assessment, auth, recording
+from asiworld.server.admin import admin
+from asiworld.server.agent_api import init_agent_api
+from asiworld.server.api import api
 from asiworld.server.extensions import SERVICES, Services, services, socketio
+from asiworld.server.fanout import Fanout
 from asiworld.server.live import LiveRooms
 from asiworld.server.nesting import BoundedJSON
+from asiworld.server.pages import pages
+from asiworld.server.sockets import register
+from asiworld.server.world import build_runner
 from flask import Flask
 
 APP_DIR = Path(__file__).resolve().parent.parent
@@ -43,12 +51,6 @@ DEFAULTS = {
 
 
 def create_app(config: dict | None = None) -> Flask:
-    from asiworld.server.admin import admin
-    from asiworld.server.agent_api import init_agent_api
-    from asiworld.server.api import api
-    from asiworld.server.pages import pages
-    from asiworld.server.world import build_runner
-
     app = Flask(
         __name__,
         static_folder=str(APP_DIR / "static"),
@@ -71,13 +73,9 @@ def create_app(config: dict | None = None) -> Flask:
         runner=runner, live=LiveRooms(socketio, runner), builtin=builtin
     )
     if app.config["MESSAGE_QUEUE"]:
-        from asiworld.server.fanout import Fanout
-
         app.extensions[SERVICES].live.fanout = Fanout(
             app.config["MESSAGE_QUEUE"], runner.keyframe, runner.call, app.config["ASYNC_MODE"]
         )
-
-    from asiworld.server import assessment, auth, recording
 
     # Validation, rate limits and spectator checks for the whole app (REST and Socket.IO).
     auth.install(app)
@@ -94,8 +92,6 @@ def create_app(config: dict | None = None) -> Flask:
 
 
 def _register_handlers() -> None:
-    from asiworld.server.sockets import register
-
     register(socketio)
 
 

@@ -29,8 +29,9 @@ from asiworld.programs.manager import ProgramManager
 from asiworld.realtime import WorldRunner
 from asiworld.server.auth import new_token, token_hash
 from asiworld.server.errors import ApiError, error_body
-from asiworld.server.extensions import AGENTS
+from asiworld.server.extensions import AGENTS, services, socketio
 from asiworld.server.joining import character_count, join_gate
+from asiworld.server.openapi import spec
 from flask import Blueprint, Flask, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 from flask_socketio import ConnectionRefusedError, join_room
@@ -263,8 +264,6 @@ def _int_arg(name: str, default: int) -> int:
 
 @agent_api.get("/api/openapi.json")
 def openapi_spec() -> ResponseReturnValue:
-    from asiworld.server.openapi import spec
-
     return jsonify(spec())
 
 
@@ -426,8 +425,6 @@ def register_socket_handlers(socketio: Any) -> None:
 
 def init_agent_api(app: Flask) -> None:
     """Attach the agent API to an app made by create_app (after socketio.init_app)."""
-    from asiworld.server.extensions import services, socketio
-
     # socketio.on() binds to the current Socket.IO server only, and init_app makes a new server
     # per app, so the namespace is registered once per server.
     if NAMESPACE not in getattr(socketio.server, "handlers", {}):

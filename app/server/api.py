@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from asiworld.engine import codes
+from asiworld.evaluation.palette import with_colours
 from asiworld.server import assessment, auth
 from asiworld.server.errors import ApiError
 from asiworld.server.extensions import SERVICES
@@ -53,8 +54,6 @@ def healthz() -> ResponseReturnValue:
 def evaluation() -> ResponseReturnValue:
     """The evaluation as JSON (asiworld.evaluation's results): the live world's, or with ?run=NAME a
     finished run's results.json from the runs folder."""
-    from asiworld.evaluation.palette import with_colours
-
     run = request.args.get("run")
     if run:  # a RunResultsError is answered by the server's error handler
         return jsonify(with_colours(assessment.run_results(current_app, run)))

@@ -22,6 +22,7 @@ from typing import Any
 
 from asiworld.engine import codes
 from asiworld.replay.format import ReplayError
+from asiworld.server import assessment, services
 from asiworld.server.extensions import STORE
 
 
@@ -30,8 +31,6 @@ def install(app: Any, forked: Any, take_over: int | None, name: str = "",
     """Make `forked` the server's running world; seat a browser player on `take_over`.
     `history` is the events that led to it (the replay's, up to the fork): /evaluation assesses
     the fork's characters from them on."""
-    from asiworld.server import assessment, services
-
     svc = services(app)
     runner, live = svc.runner, svc.live
     if take_over is not None and take_over not in {c.id for c in forked.characters()}:

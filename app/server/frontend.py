@@ -18,8 +18,10 @@ import threading
 from typing import Any
 
 from asiworld.engine import codes
+from asiworld.engine.content import load_content
 from asiworld.engine.errors import CodedError
 from asiworld.server import APP_DIR
+from asiworld.server.api import content_summary
 from asiworld.server.errors import error_body
 from asiworld.server.extensions import FRONTEND
 from asiworld.server.fanout import CHANNEL, NAMESPACE, SPECTATORS, request_spectate
@@ -164,9 +166,6 @@ class FrontEnd:
 
 def create_frontend_app(url: str) -> Flask:
     """The front end's Flask app: the spectate page, its static files and /api/content."""
-    from asiworld.engine.content import load_content
-    from asiworld.server.api import content_summary
-
     app = Flask(
         __name__,
         static_folder=str(APP_DIR / "static"),

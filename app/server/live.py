@@ -17,7 +17,7 @@ from asiworld.pipeline import Tick
 from asiworld.realtime import WorldRunner
 from asiworld.replay.compact import EntityPacker
 from asiworld.server.auth import new_token
-from asiworld.server.extensions import AGENTS, SERVICES, STORE
+from asiworld.server.extensions import AGENTS, SERVICES, STORE, socketio
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -261,8 +261,6 @@ def restore_player_seat(app: Flask, token: str) -> Any:
 def kick(app: Flask, char: int) -> dict:
     """Revoke every token of a character and disconnect its connections. The character stays
     in the world (the engine has no removal); nobody can act for it any more."""
-    from asiworld.server.extensions import socketio
-
     live = app.extensions[SERVICES].live
     service = app.extensions.get(AGENTS)
     sids: list[tuple[str, str]] = []

@@ -45,8 +45,11 @@ from asiworld.engine.frames import FrameBuilder
 from asiworld.engine.resim import ResimMismatch, resimulate
 from asiworld.pipeline import Tick
 from asiworld.realtime import WorldRunner
+from asiworld.server import services
+from asiworld.server.agent_api import EVENTS_KEPT, AgentSeat
 from asiworld.server.auth import token_hash
 from asiworld.server.extensions import AGENTS, SERVICES
+from asiworld.server.world import engine_world
 
 log = logging.getLogger(__name__)
 
@@ -240,8 +243,6 @@ class WorldStore:
 
     def world_factory(self, config: dict) -> tuple[World, FrameBuilder]:
         """A WORLD_FACTORY for create_app: the saved world when there is one, else a new one."""
-        from asiworld.server.world import engine_world
-
         if not self.exists():
             return engine_world(config)
         world = self.load_world()
@@ -254,8 +255,6 @@ class WorldStore:
 
         A new world gets its first snapshot now (with its built-in agents' seats); a resumed one
         gets its built-in agents, agent seats and program records back."""
-        from asiworld.server import services
-
         self.app = app
         self.runner = runner = services(app).runner
         world = runner.world
@@ -289,8 +288,6 @@ class WorldStore:
             self._write_snapshot(world)
 
     def _resume_server_state(self, app: Any) -> None:
-        from asiworld.server import services
-
         saved = self.meta("builtin", [])
         last_saved = int(self.meta("last_tick", 0))  # the last tick whose events were seen
         world = self.runner.world
@@ -337,8 +334,6 @@ class WorldStore:
 
     def _restore_agent_events(self, service: Any) -> None:
         """Each agent's saved events back in its buffer; numbering goes on after the last."""
-        from asiworld.server.agent_api import EVENTS_KEPT
-
         with self._lock:
             last = self.db.execute("SELECT MAX(seq) FROM agent_events").fetchone()[0]
             for char, seat in service.seats.items():
@@ -536,8 +531,6 @@ class WorldStore:
         )
 
     def _write_snapshot(self, world: World) -> None:
-        from asiworld.server.agent_api import EVENTS_KEPT
-
         blob = world.snapshot()
         self._insert_journal()  # the records saved below include every journal row so far
         state = self._server_state()
@@ -594,8 +587,6 @@ def replay_onto(world: World, rows: list[tuple[int, int | None, dict]], until_ti
 
 def restore_agent_seats(service: Any, rows: list[dict]) -> None:
     """Agents reconnect with the tokens they had: put their hashed seats back."""
-    from asiworld.server.agent_api import AgentSeat
-
     for row in rows:
         seat = AgentSeat(
             char=row["char"], name=row["name"], label=row["label"], token_hash=row["hash"]

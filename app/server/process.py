@@ -20,8 +20,14 @@ from typing import Any
 
 from asiworld.arguments import refuse as fail
 from asiworld.engine import codes
+from asiworld.server import auth, datalock, eventlet_mode, services, socketio
+from asiworld.server.connections import serve_bounded
 from asiworld.server.extensions import FRONTEND, RECORDING
+from asiworld.server.fanout import QueueUnavailable, check_queue
+from asiworld.server.frontend import create_frontend_app
+from asiworld.server.persistence import DB_NAME, StoreError
 from asiworld.server.settings import ServerSettings
+from asiworld.server.wsgi import build_app
 
 # asiworld.study.live.open_study: a LiveStudy for these settings, or a CodedError (exit 2)
 StudyOpener = Callable[[ServerSettings], Any]
@@ -35,8 +41,6 @@ def serve(settings: ServerSettings, open_study: StudyOpener | None = None) -> in
     if settings.frontend:
         return serve_frontend(settings)
     if settings.message_queue is not None:
-        from asiworld.server.fanout import QueueUnavailable, check_queue
-
         try:
             check_queue(settings.message_queue)
         except QueueUnavailable as exc:
@@ -54,7 +58,6 @@ def serve(settings: ServerSettings, open_study: StudyOpener | None = None) -> in
         settings = replace(settings, ephemeral=True, agents=())
     if settings.world_dir is None:
         return _serve_world(settings, live_study)
-    from asiworld.server import datalock
 
     try:  # first: a second server must not even read the world the first one is running
         lock = datalock.acquire(settings.world_dir)
@@ -72,8 +75,6 @@ def _serve_world(settings: ServerSettings, live_study: Any) -> int:
         return fail(codes.PORT_UNAVAILABLE, problem)
     data_dir = settings.world_dir
     if data_dir is not None and not settings.new:
-        from asiworld.server.persistence import DB_NAME
-
         if settings.agents and (data_dir / DB_NAME).exists():
             asked = sorted(settings.agents)
             saved = saved_agents(data_dir / DB_NAME)
@@ -90,8 +91,6 @@ def _serve_world(settings: ServerSettings, live_study: Any) -> int:
             print(f"{data_dir} holds a saved world with these agents: resuming it",
                   file=sys.stderr)
     if settings.async_mode == "eventlet":
-        from asiworld.server import eventlet_mode
-
         if importlib.util.find_spec("eventlet") is None:
             print(
                 "asiworld serve: eventlet is not installed (pip install eventlet)", file=sys.stderr
@@ -100,10 +99,6 @@ def _serve_world(settings: ServerSettings, live_study: Any) -> int:
         if not eventlet_mode.patched_by_eventlet():
             eventlet_mode.restart_patched_first(settings)  # does not return
         eventlet_mode.stop_on_ctrl_c_in_main_greenlet()
-
-    from asiworld.server import auth, services
-    from asiworld.server.persistence import StoreError
-    from asiworld.server.wsgi import build_app
 
     _quiet_logging()
     given_admin_token = settings.admin_token
@@ -172,11 +167,8 @@ def _serve_world(settings: ServerSettings, live_study: Any) -> int:
 def _listen(app: Any, settings: ServerSettings) -> None:
     """Serve requests until Ctrl-C."""
     if settings.async_mode == "threading":
-        from asiworld.server.connections import serve_bounded
-
         serve_bounded(app, settings.host, settings.port, settings.max_connections)
     else:  # eventlet: the green-thread pool is the bound
-        from asiworld.server import socketio
 
         socketio.run(
             app,
@@ -197,8 +189,6 @@ def _quiet_logging() -> None:
 
 def serve_frontend(settings: ServerSettings) -> int:
     """`serve --frontend`: the spectate page and Socket.IO for a world in another process."""
-    from asiworld.server.fanout import QueueUnavailable, check_queue
-
     if settings.message_queue is None:
         return fail(codes.BAD_ARGUMENT, "--frontend needs --message-queue URL: the world's Redis queue")
     given = [name for name in WORLD_ONLY if getattr(settings, name) not in (None, False, "", ())]
@@ -215,8 +205,6 @@ def serve_frontend(settings: ServerSettings) -> int:
         check_queue(settings.message_queue)
     except QueueUnavailable as exc:
         return fail(exc.code, exc.message)
-    from asiworld.server.connections import serve_bounded
-    from asiworld.server.frontend import create_frontend_app
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
@@ -286,8 +274,6 @@ def move_world_aside(data_dir: str | os.PathLike) -> Path | None:
     """For --new: the saved world's files go to DATA_DIR/previous-<time>/; returns that folder
     (None when there was no world)."""
     import time
-
-    from asiworld.server.persistence import DB_NAME
 
     folder = Path(data_dir)
     files = sorted(folder.glob(DB_NAME + "*"))  # the database and its -wal / -shm

@@ -24,6 +24,7 @@ from typing import Any
 from asiworld.pipeline import Pipeline, Tick
 from asiworld.replay.format import EXTENSION, ReplayError
 from asiworld.replay.session import RunRecording, header_for_world
+from asiworld.server.extensions import RECORDING, services
 
 log = logging.getLogger(__name__)
 
@@ -93,8 +94,6 @@ class LiveRecording:
 
 def attach(app: Any) -> LiveRecording | None:
     """Record the app's live world into config RECORD_DIR (nothing when it is not set)."""
-    from asiworld.server.extensions import RECORDING, services
-
     folder = app.config.get("RECORD_DIR")
     if not folder:
         return None

@@ -29,13 +29,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-from asiworld.engine import codes
+from asiworld.engine import codes, load_content
+from asiworld.engine.errors import CodedError
+from asiworld.evaluation.palette import colours
+from asiworld.replay.fork import reseed
 from asiworld.replay.format import ReplayError
 from asiworld.replay.library import ReplayLibrary
 from asiworld.replay.worlds import ReplayWorlds, point_of_view
 from asiworld.resources import shipped
-from asiworld.server.errors import status_of
+from asiworld.server.admin import check_admin
+from asiworld.server.auth import gate
+from asiworld.server.errors import error_response, status_of
 from asiworld.server.extensions import RECORDING, REPLAYS
+from asiworld.server.fork import install
 from flask import Blueprint, Response, current_app, render_template, request
 from flask.typing import ResponseReturnValue
 
@@ -63,8 +69,6 @@ def _is_private(path: Path) -> bool:
 
 
 def _may_read(path: Path) -> bool:
-    from asiworld.server.auth import gate
-
     return not _is_private(path) or gate(current_app).may_spectate_http(request)
 
 
@@ -72,8 +76,6 @@ def _may_read(path: Path) -> bool:
 def _damaged(exc: Exception) -> ResponseReturnValue:
     """What a replay's own bytes break beyond the reader's checks (a chunk whose JSON is well
     formed but not what a replay holds): that replay's fault, said as such, never a 500."""
-    from asiworld.engine.errors import CodedError
-    from asiworld.server.errors import error_response
     from werkzeug.exceptions import HTTPException
 
     if isinstance(exc, CodedError):  # a refusal with its own code: answered as everywhere
@@ -168,8 +170,6 @@ def _int_arg(name: str, value: Any = None) -> int:
 
 def _content_note(replay: Any) -> str | None:
     try:
-        from asiworld.engine import load_content
-
         ours = load_content().hash
     except Exception:
         return None
@@ -255,8 +255,6 @@ def coloured(body: dict[str, Any]) -> dict[str, Any]:
     """The replay's characters and configurations with their configuration's colour from the
     one palette (asiworld.evaluation.palette): the timeline and the charts draw a configuration
     as the evaluation page and the report figures do."""
-    from asiworld.evaluation.palette import colours
-
     def configuration(c: dict[str, Any]) -> str:
         return c.get("label") or c.get("name") or "unlabelled"  # palette.character_colours' rule
 
@@ -343,10 +341,6 @@ def pov(rid: str) -> Response:
 
 @replays.post("/api/replays/<rid>/fork")
 def fork(rid: str) -> ResponseReturnValue:
-    from asiworld.replay.fork import reseed
-    from asiworld.server.admin import check_admin
-    from asiworld.server.fork import install
-
     refused = check_admin()  # the admin token when one is configured, else loopback only
     if refused is not None:
         return refused

@@ -14,7 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from asiworld.engine import codes
+from asiworld.server import create_app, datalock, services
 from asiworld.server.extensions import DATA_LOCK, STORE
+from asiworld.server.fanout import QueueUnavailable, check_queue
+from asiworld.server.persistence import StoreError, WorldStore
+from asiworld.server.replays import DEFAULT_DIR
 from asiworld.server.settings import ServerSettings, SettingsError
 from flask import Flask
 
@@ -27,9 +31,6 @@ def build_app(settings: ServerSettings, live_study: Any = None) -> tuple[Flask, 
 
     Returns (app, store or None). Raises StoreError when the data dir holds a world of another
     seed than the one asked for, ValueError for an unknown built-in configuration."""
-    from asiworld.server import create_app
-    from asiworld.server.persistence import StoreError, WorldStore
-
     if live_study is not None:  # its own world on the server's clock, store and replay (in --out)
         config = {**_config(settings, 7, [], False), **live_study.prepare()}
         config["REPLAY_DIRS"] = [*_replay_dirs(settings), str(live_study.out)]
@@ -68,8 +69,6 @@ def build_app(settings: ServerSettings, live_study: Any = None) -> tuple[Flask, 
 
 
 def _replay_dirs(settings: ServerSettings) -> list[str]:
-    from asiworld.server.replays import DEFAULT_DIR
-
     return [str(d) for d in settings.replays or [DEFAULT_DIR]]
 
 
@@ -111,20 +110,15 @@ def wsgi_app() -> Flask:
         settings = replace(settings, record_dir=base / "replays")
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if settings.message_queue:
-        from asiworld.server.fanout import QueueUnavailable, check_queue
-
         try:
             check_queue(settings.message_queue)
         except QueueUnavailable as exc:
             raise RuntimeError(f"ASIWORLD_MESSAGE_QUEUE: {exc.code}: {exc.message}") from None
     lock = None
     if settings.world_dir is not None:
-        from asiworld.server import datalock
-
         lock = datalock.acquire(settings.world_dir)  # DataInUse: another server has it
     app, _store = build_app(settings)
     app.extensions[DATA_LOCK] = lock  # held for the process's life
-    from asiworld.server import services
 
     gc.freeze()  # as in `serve`: start-up's objects out of the collector's sight
     services(app).runner.start()

@@ -10,75 +10,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from asiworld import arguments as checked
+from asiworld.agents.clients.transcript import RequestMissing, read_transcript, rebuild
 from asiworld.engine import codes
 from asiworld.evaluation import figure_options
 
+from .demo import demo_text, local_text
+from .estimate import estimate, report
+from .fanout import run_on_ray
+from .resume import STORE_NAME
+from .run import OUTPUTS, check_resumable, clear_outputs, run_study
+from .seats import check_endpoints
+from .spec import StudyError, example_text, load_study
+
 if TYPE_CHECKING:
     from .spec import Study
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    study = sub.add_parser("study", help="a study: N agent configurations in one shared world")
-    verbs = study.add_subparsers(dest="verb", metavar="VERB")
-
-    new = verbs.add_parser("new", help="write a commented example study file")
-    new.add_argument("file", nargs="?", type=Path, default=Path("study.toml"))
-    new.add_argument("--force", action="store_true", help="overwrite an existing file")
-    kind = new.add_mutually_exclusive_group()
-    kind.add_argument("--demo", action="store_true",
-                      help="the nine-configuration demo (six seats through asiworld fake-model)")
-    kind.add_argument("--local-model", action="store_true",
-                      help="two seats of a real model (SmolLM2-135M on asiworld model serve) "
-                           "and the planner")
-    new.set_defaults(func=cmd_new)
-
-    check = verbs.add_parser("check", help="check a study file without running it")
-    check.add_argument("file", type=Path)
-    check.set_defaults(func=cmd_check)
-
-    run = verbs.add_parser("run", help="run a study: every configuration in one shared world")
-    run.add_argument("file", type=Path)
-    run.add_argument("--out", type=Path, required=True, help="folder for the results")
-    run.add_argument("--force", action="store_true",
-                     help="replace the results of an earlier study in --out (an interrupted "
-                          "study in --out is resumed without it)")
-    run.add_argument("--port", type=checked.port, default=None,
-                     help="loopback port of the external seats' agent API (default: the study "
-                     "file's [serve] port, else a free one)")
-    run.add_argument("--seeds", type=checked.seed_list, default=None, metavar="A..B",
-                     help="one world per seed (1..4 or 3,5,8), instead of the file's seeds")
-    run.add_argument("--ray", default=None, metavar="ADDRESS",
-                     help="play each seed's world as a Ray task: local (start Ray here), "
-                          "auto (this machine's cluster) or a cluster address")
-    figure_options.add_arguments(run)
-    run.set_defaults(func=cmd_run)
-
-    turn = verbs.add_parser(
-        "turn", help="print the exact request of one model call of a study (rebuilt from its "
-        "transcript, byte for byte)")
-    turn.add_argument("folder", type=Path, help="the study's --out folder (or one seed's E1, ...)")
-    turn.add_argument("name", help="the model configuration's name")
-    turn.add_argument("call", type=checked.positive_int, help="the call number (from 1)")
-    turn.add_argument("--pretty", action="store_true",
-                      help="indented JSON for reading (not the bytes sent)")
-    turn.add_argument("--answer", action="store_true",
-                      help="also print what the model answered and what it did (to stderr)")
-    turn.set_defaults(func=cmd_turn)
-
-    estimate = verbs.add_parser(
-        "estimate", help="what a study's model seats will cost at most: calls, tokens, dollars")
-    estimate.add_argument("file", type=Path)
-    estimate.add_argument("--seeds", type=checked.seed_list, default=None, metavar="A..B",
-                          help="as for study run: one world per seed")
-    estimate.set_defaults(func=cmd_estimate)
-
-    study.set_defaults(func=lambda args: _usage(study))
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help(sys.stderr)
-    return 2
 
 
 def fail(code: str, message: str) -> int:
@@ -87,9 +32,6 @@ def fail(code: str, message: str) -> int:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    from .demo import demo_text, local_text
-    from .spec import example_text
-
     if args.file.exists() and not args.force:
         return fail(codes.FILE_EXISTS, f"{args.file} exists; give another name or --force")
     try:
@@ -103,8 +45,6 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .spec import StudyError, load_study
-
     try:
         study, _ = load_study(args.file, imports=False)  # checking a file runs none of its code
     except StudyError as exc:
@@ -118,8 +58,6 @@ def cmd_check(args: argparse.Namespace) -> int:
 def earlier_study(out: Path, force: bool = False) -> list[str]:
     """What an earlier study left in `out` (to replace, with `force`); StudyError `bad_out` or
     `out_in_use` (without `force`) when `out` cannot take a new study."""
-    from .spec import StudyError
-
     if out.exists() and not out.is_dir():
         raise StudyError(codes.BAD_OUT, f"{out} exists and is not a folder")
     _, earlier = folder_state(out, many=False)
@@ -135,8 +73,6 @@ def resumes(study: Study, text: str, out: Path, many: bool = False,
     """Whether `out` holds this study, interrupted (so it is resumed, not started); StudyError
     `resume_mismatch` when it holds another study's (`remedy`: how the command at hand starts a
     new one there). `study run` and `serve --study` decide so."""
-    from .run import check_resumable
-
     if folder_state(out, many)[0] != "interrupted":
         return False
     check_resumable(study, text, out, remedy)
@@ -146,8 +82,6 @@ def resumes(study: Study, text: str, out: Path, many: bool = False,
 def cmd_run(args: argparse.Namespace) -> int:
     import json
 
-    from .run import clear_outputs, run_study
-    from .spec import StudyError, load_study
 
     try:
         study, text = load_study(args.file)
@@ -163,8 +97,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         return fail(codes.BAD_OUT, f"{args.out} exists and is not a folder")
     if args.ray is None:  # on Ray the workers call the models: the check is theirs to make
         try:
-            from .seats import check_endpoints
-
             check_endpoints(study)  # before anything is written
         except StudyError as exc:
             return fail(exc.code, exc.message)
@@ -189,8 +121,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         with stopped_by_sigterm():
             if args.ray is not None:
-                from .fanout import run_on_ray
-
                 results = run_on_ray(study, text, args.out, args.ray, where=str(args.file),
                                      resume=resume, figures=figures)
             else:
@@ -217,7 +147,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_turn(args: argparse.Namespace) -> int:
     import json
 
-    from asiworld.agents.clients.transcript import RequestMissing, read_transcript, rebuild
 
     folder = args.folder / "transcripts"
     path = folder / f"{args.name}.jsonl"
@@ -256,9 +185,6 @@ def cmd_turn(args: argparse.Namespace) -> int:
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
-    from .estimate import estimate, report
-    from .spec import StudyError, load_study
-
     try:
         study, _ = load_study(args.file)
     except StudyError as exc:
@@ -297,9 +223,6 @@ def folder_state(out: Path, many: bool) -> tuple[str, list[str]]:
     """What --out holds: "empty" (nothing a study writes), "done" (a finished study),
     "interrupted" (a study of this shape that stopped before its end) or "earlier" (anything
     else a study writes: another shape, or an older version's); and the names found."""
-    from .resume import STORE_NAME
-    from .run import OUTPUTS
-
     if not out.is_dir():
         return "empty", []
     found = sorted(p.name for p in out.iterdir()

@@ -22,6 +22,10 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from asiworld.agents.clients.harness import PROGRAM_TOOLS, clock_line
+from asiworld.agents.clients.tools import openai_tools
+from asiworld.engine import World, load_content
+
 from .spec import Lockstep, OpenAIConfiguration, Study, render_prompt
 
 CHARACTERS_PER_TOKEN = 2
@@ -40,10 +44,6 @@ class SeatEstimate:
 
 
 def estimate(study: Study) -> list[SeatEstimate]:
-    from asiworld.agents.clients.harness import PROGRAM_TOOLS, clock_line
-    from asiworld.agents.clients.tools import openai_tools
-    from asiworld.engine import World, load_content
-
     content = load_content()
     horizon = study.world.minutes * content.time.ticks_per_minute
     seeds = len(study.world.seed_list())

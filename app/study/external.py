@@ -27,6 +27,10 @@ from collections.abc import Callable
 from typing import Any
 
 from asiworld.engine import codes
+from asiworld.engine.frames import FrameBuilder
+from asiworld.server import create_app
+from asiworld.server.auth import new_token
+from asiworld.server.connections import BoundedWSGIServer
 from asiworld.server.extensions import AGENTS
 
 from .spec import ExternalConfiguration, ServeSection, StudyError
@@ -56,8 +60,6 @@ class ExternalSeats:
             self._bind(serve.port)
 
     def _bind(self, port: int) -> None:
-        from asiworld.server.connections import BoundedWSGIServer
-
         # Bound now, so a port in use stops the study before anything starts (and here, not
         # in Werkzeug, which answers a bind error with sys.exit).
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -84,10 +86,6 @@ class ExternalSeats:
     def open(self, runner: Any, say: Callable[[str], None]) -> None:
         """Serve the agent API on the study's runner and print every seat's token (the
         characters are in the world already, the clock has not started)."""
-        from asiworld.engine.frames import FrameBuilder
-        from asiworld.server import create_app
-        from asiworld.server.auth import new_token
-
         pipeline = runner.pipeline
         if pipeline.frames is None:  # spectators with the token watch the study's world
             pipeline.frames = FrameBuilder(pipeline.world)

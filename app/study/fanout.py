@@ -25,7 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from asiworld.engine import codes
+from asiworld.evaluation import compare_runs
+from asiworld.evaluation.figure_options import DEFAULT
 
+from .resume import saved_study
+from .run import StudyRun, clear_outputs, seed_folders, write_study
 from .spec import Study, StudyError
 
 
@@ -34,8 +38,6 @@ def play_seed(study: Study, text: str, where: str, seed: int, name: str | None,
               figures: Any = None) -> tuple[dict[str, Any], dict[str, bytes]]:
     """One seed's world in a folder of this process's own (a Ray task): its results and the
     files it wrote, by path inside the folder. `saved`: an interrupted folder to resume."""
-    from .run import StudyRun, write_study
-
     with tempfile.TemporaryDirectory(prefix="asiworld-study-") as tmp:
         folder = Path(tmp)
         for path, data in (saved or {}).items():
@@ -79,12 +81,6 @@ def run_on_ray(study: Study, text: str, out: Path, address: str, where: str = "s
                say: Any = None, resume: bool = False,
                figures: Any = None) -> list[dict[str, Any]]:
     """`run_study`'s results, each seed's world played as a Ray task."""
-    from asiworld.evaluation import compare_runs
-    from asiworld.evaluation.figure_options import DEFAULT
-
-    from .resume import saved_study
-    from .run import clear_outputs, seed_folders
-
     say = say or (lambda line: print(line, file=sys.stderr))
     ray = start_ray(address)
     many = len(study.world.seed_list()) > 1

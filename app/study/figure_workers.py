@@ -17,7 +17,7 @@ WORKERS = 2  # one per figure
 
 def _ready() -> None:
     """Imports what drawing needs, in the worker (its first task)."""
-    import asiworld.evaluation.figures  # noqa: F401
+    import asiworld.evaluation.figures  # noqa: F401  (matplotlib: in the worker process alone)
 
 
 class FigureWorkers(Executor):

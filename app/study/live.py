@@ -28,13 +28,17 @@ from pathlib import Path
 from typing import Any
 
 from asiworld.engine import codes
+from asiworld.engine.frames import FrameBuilder
 from asiworld.pipeline import Tick
 from asiworld.realtime import WorldRunner
+from asiworld.server.auth import new_token
 from asiworld.server.extensions import AGENTS, RECORDING, STUDY
 from asiworld.server.settings import ServerSettings
 
+from .commands import earlier_study, resumes
 from .run import StudyRun, write_study
-from .spec import Lockstep, Study, StudyError
+from .seats import check_endpoints
+from .spec import Lockstep, Study, StudyError, load_study
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +56,6 @@ class LiveStudy:
                 f"the study lists {len(seeds)} seeds; the live server runs one world: give the "
                 "study one seed, or run it with asiworld study run",
             )
-        from asiworld.server.auth import new_token
 
         self.study, self.out, self.url = study, Path(out), url.rstrip("/")
         # Only the study's seats play its world; the external seats play on this server's own
@@ -79,8 +82,6 @@ class LiveStudy:
     def prepare(self) -> dict[str, Any]:
         """Seat the configurations and start the recording; the create_app settings that put
         this pipeline on the server (its runner, its built-in agents, DIR among the replays)."""
-        from asiworld.engine.frames import FrameBuilder
-
         # its store, its seats, and an interrupted study brought back (study/resume.py)
         self.run.begin(self.runner, say=_say)
         # The recording's frame builder is the pipeline's: the live rooms and the replay see
@@ -204,10 +205,6 @@ class LiveStudy:
 def open_study(settings: ServerSettings) -> LiveStudy:
     """The LiveStudy for `asiworld serve --study FILE [--out DIR] [--speed S]`; StudyError for
     a bad file, a study of several seeds, or an --out holding an earlier study."""
-    from .commands import earlier_study, resumes
-    from .seats import check_endpoints
-    from .spec import load_study
-
     assert settings.study is not None  # serve opens a study only when one is given
     study, text = load_study(settings.study)
     out = settings.out

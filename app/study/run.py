@@ -29,11 +29,20 @@ from typing import Any
 from asiworld import provenance
 from asiworld.agents.bots.driver import AgentDriver, BuiltinAgents, builtin_seed
 from asiworld.agents.clients.interface import InterfaceError, make_interface_agent
+from asiworld.agents.clients.transcript import read_transcript
 from asiworld.engine import codes
+from asiworld.evaluation import compare_runs
+from asiworld.evaluation.figure_options import DEFAULT
+from asiworld.evaluation.report import evaluate
+from asiworld.headless.run import write_outputs
 from asiworld.pipeline import Tick
+from asiworld.programs.pool import LIVE_SLICE_DEADLINE
+from asiworld.realtime import WorldRunner
+from asiworld.replay.headless import record_run
 from asiworld.session import Session
 
 from .external import ExternalSeats
+from .figure_workers import FigureWorkers
 from .resume import (
     STORE_NAME,
     Catchup,
@@ -106,8 +115,6 @@ class StudyRun:
             self.runner = runner
             call = None if isinstance(clock, Lockstep) else runner.call
         elif not isinstance(clock, Lockstep):
-            from asiworld.realtime import WorldRunner
-
             self.runner = WorldRunner(self.pipeline, speed=clock.speed)
             call = self.runner.call
         world = self.pipeline.world
@@ -164,8 +171,6 @@ class StudyRun:
     def _replay_transcript(self, seat: ModelSeat) -> None:
         """A resumed seat: its calls so far are answered from its transcript, numbered from 1
         again (the transcript skips the lines it has), and their back-off is not slept again."""
-        from asiworld.agents.clients.transcript import read_transcript
-
         harness = seat.harness
         replayed = ReplayedModel(harness.llm, read_transcript(seat.transcript.path))
         sleep = harness.sleep
@@ -216,8 +221,6 @@ class StudyRun:
         """Record into DIR/replay.asirep and seat every configuration at tick 0. `runner`: a
         clock that is already there (the live server's WorldRunner on this pipeline), which
         the caller starts, then `start_models()`, and stops at the horizon."""
-        from asiworld.replay.headless import record_run
-
         labels = [c.label or c.name for c in self.study.configurations]
         self.recording = record_run(self.world, labels, self.horizon, self.out,
                                     title=self.study.title)
@@ -293,7 +296,6 @@ class StudyRun:
         if self.programs is not None:
             # after the store is attached: the interruptions are journaled like any end
             self.programs.restore_state({}, catchup.programs)
-        from asiworld.agents.clients.transcript import read_transcript
 
         for seat in self.model_seats:
             mine = [e for e in self.events
@@ -353,8 +355,6 @@ class StudyRun:
     # --- results ---------------------------------------------------------------------------
 
     def results(self, wall_seconds: float) -> dict[str, Any]:
-        from asiworld.evaluation.report import evaluate
-
         clock = self.study.clock
         meta = {
             "seed": self.seed, "minutes": self.study.world.minutes, "ticks": self.world.tick,
@@ -408,7 +408,6 @@ def program_deadline(clock: Any) -> float | None:
     be scheduled held every tick, and a study at 100 ticks/s ran at a third of that."""
     if isinstance(clock, Lockstep):
         return None
-    from asiworld.programs.pool import LIVE_SLICE_DEADLINE
 
     return min(LIVE_SLICE_DEADLINE, 0.5 / clock.speed)
 
@@ -426,9 +425,6 @@ def write_study(out: Path, run: StudyRun, results: dict[str, Any], draw: Any = N
     """events.jsonl, results.json, report.md and figures, as a headless run writes them (the
     transcripts and the replay are written while the study runs); `draw`: the figures'
     executor (figure_workers.py); `figures`: their FigureOptions (None: the default)."""
-    from asiworld.evaluation.figure_options import DEFAULT
-    from asiworld.headless.run import write_outputs
-
     write_outputs(out, run, results, draw=draw, figures=figures or DEFAULT)
 
 
@@ -437,7 +433,6 @@ def figure_workers(study: Study) -> Any:
     imports take a few seconds of the other core); None: the study draws its figures itself."""
     if study.world.minutes * len(study.world.seed_list()) < FIGURE_WORKERS_FROM_MINUTES:
         return None
-    from .figure_workers import FigureWorkers
 
     return FigureWorkers()
 
@@ -478,9 +473,6 @@ def _run_seeds(study: Study, text: str, out: Path, where: str, say: Any, resume:
         write_study(folder, run, res, draw, figures)
         results.append(res)
     if len(seeds) > 1:
-        from asiworld.evaluation import compare_runs
-        from asiworld.evaluation.figure_options import DEFAULT
-
         compare_runs(out, results, draw=draw, figures=figures or DEFAULT)
     return results
 

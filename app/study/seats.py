@@ -29,7 +29,7 @@ from asiworld.agents.clients.harness import Harness, HarnessConfig, Pending
 from asiworld.agents.clients.transcript import Transcript
 from asiworld.engine import codes
 
-from .spec import Lockstep, OpenAIConfiguration, Study, render_prompt
+from .spec import Lockstep, OpenAIConfiguration, Study, StudyError, render_prompt
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +43,6 @@ def make_llm(conf: OpenAIConfiguration) -> Endpoint:
 def check_endpoints(study: Study, timeout: float = 10.0) -> None:
     """StudyError `model_unreachable` when a model seat's endpoint does not answer HTTP at all:
     said before the study writes anything, rather than as a study of failed calls."""
-    from .spec import StudyError
-
     asked: dict[str, str | None] = {}
     for conf in study.configurations:
         if not isinstance(conf, OpenAIConfiguration):

@@ -16,6 +16,9 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from asiworld.agents.bots.builtin import available
+from asiworld.agents.clients import guide
+from asiworld.agents.clients.interface import InterfaceError, load_agent_class
 from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
@@ -339,9 +342,6 @@ def _check_names(study: Study, text: str, where: str) -> None:
 def _check_agents(study: Study, text: str, where: str, imports: bool = True) -> None:
     """Built-in names exist, python agents import and look like the interface (without
     `imports`: their module is found, not run)."""
-    from asiworld.agents.bots.builtin import available
-    from asiworld.agents.clients.interface import InterfaceError, load_agent_class
-
     for i, conf in enumerate(study.configuration):
         if isinstance(conf, BuiltinConfiguration) and conf.agent not in available():
             at = _at(text, where, ("configuration", i, "agent"))
@@ -387,8 +387,6 @@ def _check_external(study: Study, text: str, where: str) -> None:
 def _read_prompts(study: Study, text: str, where: str, base: Path) -> None:
     """Read each model seat's prompt template and render it once, so a missing file or an
     unknown placeholder stops the study before anything starts."""
-    from asiworld.agents.clients import guide
-
     for i, conf in enumerate(study.configuration):
         if not isinstance(conf, OpenAIConfiguration):
             continue
@@ -414,8 +412,6 @@ def _read_prompts(study: Study, text: str, where: str, base: Path) -> None:
 def render_prompt(study: Study, conf: OpenAIConfiguration) -> str:
     """The system prompt a model seat sends: its template (the player's guide by default)
     filled in with this study's horizon and clock and the seat's settings."""
-    from asiworld.agents.clients import guide
-
     template = conf.template if conf.template is not None else guide.default_template()
     return guide.render(template, horizon_minutes=study.world.minutes,
                         clock=study.clock.describe(), programs=conf.programs,

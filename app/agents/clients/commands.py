@@ -10,58 +10,12 @@ import sys
 from typing import Any
 
 from asiworld import arguments as checked
+from asiworld.agents.clients.mcp_server import serve_stdio
+from asiworld.agents.clients.sdk import ApiError, Client
 from asiworld.engine import codes
 
 
-def _seat_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--server", required=True, type=checked.http_url, help="base URL of a running `asiworld serve`")
-    p.add_argument("--name", default=None, help="character name (1-24 letters, digits, - _)")
-    p.add_argument("--label", default=None, help="configuration label shown in evaluations")
-    p.add_argument("--token", default=None, help="reuse a seat: its token (with --character)")
-    p.add_argument("--character", type=int, default=None, help="the seat's character id")
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
-        "agent",
-        help="play a character on a running server (built-in configuration or an LLM)",
-        description="Join a running server through the agent API and play one character, "
-        "either with a built-in configuration (--builtin) or with a language model behind an "
-        "OpenAI-compatible chat endpoint (--model-url, --model).",
-    )
-    _seat_arguments(p)
-    p.add_argument("--builtin", default=None, help="a built-in configuration, e.g. forager")
-    p.add_argument("--model-url", default=None, type=checked.http_url, help="OpenAI-compatible base URL, e.g. .../v1")
-    p.add_argument("--model", default=None, help="model name at that endpoint")
-    p.add_argument(
-        "--api-key-env", default="OPENAI_API_KEY", help="environment variable with the API key"
-    )
-    p.add_argument("--approve-programs", action="store_true", help="ask on stdin per program")
-    p.add_argument("--think", type=checked.seconds, default=None, help="seconds between turns")
-    p.add_argument("--turns", type=checked.positive_int, default=None, help="stop after N turns (default: never)")
-    p.add_argument("--timeout", type=checked.positive_number, default=60.0, help="model request timeout (s)")
-    p.add_argument(
-        "--give-up-after",
-        type=checked.seconds,
-        default=300.0,
-        metavar="SECONDS",
-        help="stop with an error (exit 1) once the model has failed every request for this long "
-        "(default 300; 0 gives up at the first outage)",
-    )
-    p.set_defaults(func=agent)
-
-    m = subparsers.add_parser(
-        "mcp",
-        help="serve the agent tools over MCP (stdio) for MCP-capable coding agents",
-        description="Join a running server and expose observe/act/program tools over MCP stdio.",
-    )
-    _seat_arguments(m)
-    m.set_defaults(func=mcp)
-
-
 def _client(args: argparse.Namespace, default_name: str, default_label: str):
-    from asiworld.agents.clients.sdk import ApiError, Client
-
     client = Client(args.server, token=args.token, character=args.character)
     if args.token is not None and args.character is not None:
         try:  # the seat is checked now, not at the first tool call
@@ -106,8 +60,10 @@ def agent(args: argparse.Namespace) -> int:
 
 
 def _builtin(args: argparse.Namespace) -> int:
+    # `asiworld mcp` runs from this module too and answers its client first: the built-in
+    # agents and the model harness (the engine, numpy) come when `agent` runs
     from asiworld.agents.bots.builtin import UnknownConfiguration, make_agent
-    from asiworld.agents.clients.remote import RemoteSeat
+    from asiworld.agents.clients.remote import RemoteSeat  # the same
 
     try:
         bot = make_agent(args.builtin)
@@ -130,8 +86,10 @@ def _builtin(args: argparse.Namespace) -> int:
 
 
 def _llm(args: argparse.Namespace) -> int:
+    # `asiworld mcp` runs from this module too and answers its client first: the built-in
+    # agents and the model harness (the engine, numpy) come when `agent` runs
     from asiworld.agents.clients.endpoint import Endpoint
-    from asiworld.agents.clients.harness import Harness, HarnessConfig, ModelUnreachable
+    from asiworld.agents.clients.harness import Harness, HarnessConfig, ModelUnreachable  # same
 
     # Local servers (vLLM, llama.cpp, Ollama) accept any key; hosted ones need the real one.
     api_key = os.environ.get(args.api_key_env) or "not-needed"
@@ -174,7 +132,6 @@ def mcp(args: argparse.Namespace) -> int:
     if importlib.util.find_spec("mcp") is None:  # the SDK itself is imported once joined
         return checked.refuse(codes.MISSING_DEPENDENCY,
                               "asiworld mcp needs `pip install mcp` (or asiworld[agents])")
-    from asiworld.agents.clients.mcp_server import serve_stdio
 
     # stdout is the MCP channel: everything for people goes to stderr.
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)

@@ -26,11 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from asiworld.agents.clients.tools import tool_specs
-from asiworld.engine import codes
+from asiworld.engine import actions, codes
 from asiworld.engine.content import Content, Recipe, ScoreComponent, Section, load_content
 from asiworld.engine.errors import CodedError
 from asiworld.engine.model import SURFACE
 from asiworld.evaluation.achievements import STAGE_NAMES, Thresholds
+from asiworld.programs.api import build_api
+from asiworld.programs.compiler import MAX_SOURCE_CHARS
+from asiworld.programs.limits import DEFAULT_BUDGET
 
 PLACEHOLDERS = ("tasks", "time", "recipes", "dungeons", "tools", "programs", "observation",
                 "instructions")
@@ -452,9 +455,6 @@ class _Unbound:
 
 def _api_calls() -> tuple[list[str], list[str]]:
     """The action calls and the reading helpers a program has, by name, from the program API."""
-    from asiworld.engine import actions
-    from asiworld.programs.api import build_api
-
     table = actions.describe()
     calls = [action["type"] for action in table]
     reading = [name for name in build_api(_Unbound(), table) if name not in calls]
@@ -472,9 +472,7 @@ def _calls_are_the_tools(calls: list[str]) -> str:
 
 def programs() -> str:
     """What a program is for, what it may call, its limits, and one short example."""
-    from asiworld.programs.compiler import MAX_SOURCE_CHARS
-    from asiworld.programs.limits import DEFAULT_BUDGET as b
-
+    b = DEFAULT_BUDGET
     calls, reading = _api_calls()
     return "\n\n".join([
         "## Programs",

@@ -32,14 +32,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from asiworld.agents.clients import request
+from asiworld.agents.clients import guide, request
 from asiworld.agents.clients.budget import Budget, Prices
 from asiworld.agents.clients.endpoint import ModelError, Reply, ToolCall
 from asiworld.agents.clients.sdk import ApiError, Client
 from asiworld.agents.clients.text_actions import read_action
 from asiworld.agents.clients.tools import ToolBox, openai_tools
 from asiworld.agents.clients.transcript import Transcript, prompt_summary
-from asiworld.engine import codes
+from asiworld.engine import codes, load_content
 from asiworld.engine.errors import CodedError
 
 log = logging.getLogger(__name__)
@@ -141,14 +141,10 @@ def memory_summary(memory: dict, limit: int = 12) -> str:
 
 def system_prompt(config: HarnessConfig | None = None) -> str:
     """The system prompt a harness with `config` sends (the default player's guide without)."""
-    from asiworld.agents.clients import guide
-
     if config is not None and config.system is not None:
         return config.system
     horizon = None
     if config is not None and config.horizon_tick is not None:
-        from asiworld.engine import load_content
-
         horizon = config.horizon_tick // load_content().time.ticks_per_minute
     return guide.system_prompt(
         horizon_minutes=horizon,
@@ -162,8 +158,6 @@ def clock_line(tick: int, horizon_tick: int | None, time_: Any = None) -> str:
     until the horizon, in minutes, as the prompt's first section says it. `time_`: the
     content's time section (read once by the caller: loading the content parses its files)."""
     if time_ is None:
-        from asiworld.engine import load_content
-
         time_ = load_content().time
     per_minute = time_.ticks_per_minute
     day_ticks = time_.day_minutes * per_minute
@@ -274,7 +268,6 @@ class Harness:
         self.history: deque[list[dict]] = deque(maxlen=max(1, config.history_turns))
         self.stats = HarnessStats()
         self.system = system_prompt(config)
-        from asiworld.engine import load_content
 
         self.time = load_content().time  # the clock line's day and night, read once
         self.settings = self._settings()

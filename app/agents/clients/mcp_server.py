@@ -24,10 +24,13 @@ import json
 import threading
 from typing import Any
 
+from asiworld import protocol, provenance
+from asiworld.agents.clients.mcp_sdk import import_stdio_server
 from asiworld.agents.clients.sdk import Client
 from asiworld.agents.clients.tools import ToolBox, tool_specs
 from asiworld.engine import codes
 from asiworld.protocol import PROGRAM_ID
+from asiworld.resources import shipped
 
 # A refusal of the call itself (the arguments do not fit): published as a tool error.
 CALL_ERRORS = {codes.BAD_ARGUMENT, codes.BAD_ACTION, codes.UNKNOWN_ACTION, codes.UNKNOWN_TOOL,
@@ -70,9 +73,6 @@ def output_schema(name: str) -> dict[str, Any]:
 
 
 def resource_text(uri: str) -> str | None:
-    from asiworld import protocol
-    from asiworld.resources import shipped
-
     if uri == ACTIONS_URI:
         return json.dumps([protocol.action_schema(a) for a in protocol.actions()], indent=1)
     if uri in DOCS:
@@ -145,8 +145,6 @@ def build_server(client: Client) -> Any:
     """An MCP server whose tools act for the client's character."""
     import anyio
     import mcp.types as types
-    from asiworld import provenance
-    from asiworld.resources import shipped
     from mcp.server.lowlevel import Server
 
     catalogue = Catalogue(client)
@@ -208,8 +206,6 @@ def build_server(client: Client) -> Any:
 
 
 def serve_stdio(client: Client) -> None:
-    from asiworld.agents.clients.mcp_sdk import import_stdio_server
-
     import_stdio_server()  # first: the SDK's client and pydantic's eager builds left out
     import anyio
     from mcp.server.stdio import stdio_server

@@ -36,8 +36,10 @@ except ImportError as err:  # pragma: no cover - optional dependency
     raise ImportError("the Gymnasium environment needs `pip install asiworld[agents]`") from err
 
 from asiworld.agents.envs.action_space import WINDOW, TableActions
-from asiworld.engine import clock, vision
+from asiworld.agents.envs.pixels import ViewPainter
+from asiworld.engine import clock, load_content, vision
 from asiworld.evaluation.achievements import AchievementRecord
+from asiworld.session import Session
 
 SOURCES = "T#cifb"
 WALKABLE = ".,_=123:EoO;"
@@ -76,8 +78,6 @@ NOTHING_SENT = {"sent": False, "ok": True, "code": "", "message": ""}
 
 
 def _content() -> Any:
-    from asiworld.engine import load_content
-
     return load_content()
 
 
@@ -388,8 +388,6 @@ class HeadlessWorld:
     environment: the policy's action is submitted between two steps, like any driver's."""
 
     def __init__(self, seed: int, size: int, names: list[str], label: str) -> None:
-        from asiworld.session import Session
-
         session = Session.build(seed=seed, size=size, content=_content(), in_process=True)
         self.world = session.world
         self.chars = [self.world.add_character(name=n, label=label) for n in names]
@@ -570,8 +568,6 @@ class AsiWorldEnv(gym.Env):
         if self.render_mode == "ansi":
             return self.text()
         if self._painter is None:
-            from asiworld.agents.envs.pixels import ViewPainter
-
             self._painter = ViewPainter(self.headless.world.content.legend(), WINDOW)
         return self._painter.paint(self.seat.raw)
 

@@ -30,6 +30,7 @@ from asiworld.agents.envs.gym_env import (
     _content,
     spaces,
 )
+from asiworld.agents.envs.pixels import ViewPainter
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
@@ -151,8 +152,6 @@ class AsiWorldParallelEnv(ParallelEnv):
             print(text)
             return None
         if self._painter is None:
-            from asiworld.agents.envs.pixels import ViewPainter
-
             self._painter = ViewPainter(world.content.legend(), WINDOW)
         # every character's view side by side, in agent order
         return np.concatenate([self._painter.paint(s.raw) for s in self.seats.values()], axis=1)

@@ -23,6 +23,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from asiworld.engine import load_content
+
 from ..bots import program_library
 from ..bots.builtin import make_agent
 
@@ -79,8 +81,6 @@ DOING = re.compile(r"^doing: (\w+) (\{.*\})$")
 @lru_cache(maxsize=1)
 def _rules() -> tuple[frozenset[str], dict[str, dict], tuple[str, ...]]:
     """What a model knows from the rules: structure kinds, creatures, equipment slots."""
-    from asiworld.engine import load_content
-
     content = load_content()
     slots = sorted({str(i["slot"]) for i in content.items.values() if i.get("slot")})
     return frozenset(content.structures), dict(content.creatures), tuple(slots)
