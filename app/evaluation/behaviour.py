@@ -141,8 +141,15 @@ def summary_rows(runs: list[Results]) -> Grid:
     return header, rows
 
 
-def markdown(runs: list[Results], figure: str | None) -> str:
-    """The report's "Behaviour" section, with Figure 7 when `figure` (its PNG) is given."""
+def _also(stem: str, formats: tuple[str, ...]) -> str:
+    others = [f"[{fmt.upper()}]({stem}.{fmt})" for fmt in formats if fmt != "png"]
+    return f" Also as {' and '.join(others)}." if others else ""
+
+
+def markdown(runs: list[Results], figure: str | None,
+             formats: tuple[str, ...] = ("png", "svg", "pdf")) -> str:
+    """The report's "Behaviour" section, with Figure 7 when `figure` (its PNG) is given and
+    links to the other `formats` written."""
     pooled = f", pooled over E1–E{len(runs)}" if len(runs) > 1 else ""
     header, rows = summary_rows(runs)
     parts = [
@@ -163,7 +170,7 @@ def markdown(runs: list[Results], figure: str | None) -> str:
         title = "Time in each phase" + (f" (pooled over E1–E{len(runs)})" if len(runs) > 1 else "")
         parts += [f"### Figure 7: {title}", f"![Figure 7]({figure})",
                   f"Figure 7: {title}. One stacked bar per configuration: the share of its ticks "
-                  f"in each phase. Also as [SVG]({stem}.svg) and [PDF]({stem}.pdf)."]
+                  f"in each phase." + _also(stem, formats)]
     return "\n\n".join(parts)
 
 

@@ -188,51 +188,12 @@ def actions_figure(stem: Path, pooled: dict[str, dict[str, Any]], runs: int = 1,
     pooled over the runs), its action count above it."""
     names = [n for n, d in pooled.items() if sum(d["actions"].values())]
     used = [c for c in CATEGORIES if any(pooled[n]["actions"].get(c, 0) for n in names)]
-    fill = category_colours()
-    paper = options.style == "paper"
-    with rc_context(_rc(options)):
-        if paper:
-            fig = _figure(COLUMN, 3.2)
-        else:
-            fig = _figure(max(4.8, 1.8 + 0.62 * len(names)), 3.4)
-        ax = fig.subplots()
-        if not paper:
-            ax.set_title("Composition of executed game actions by category" + pooled_note(runs),
-                         fontsize=10, color=INK)  # fmt: skip
-        for ni, name in enumerate(names):
-            counts = pooled[name]["actions"]
-            total = sum(counts.get(c, 0) for c in CATEGORIES)
-            bottom = 0.0
-            for category in used:
-                share = 100 * counts.get(category, 0) / total
-                if share:
-                    ax.bar(ni, share, 0.66, bottom=bottom, color=fill[category],
-                           edgecolor="white", linewidth=0.4)  # fmt: skip
-                    if share >= 7:
-                        ax.text(ni, bottom + share / 2, f"{share:.0f}", ha="center",
-                                va="center", fontsize=5.5 if paper else 6.5,
-                                color=_ink_on(fill[category]))  # fmt: skip
-                bottom += share
-            ax.text(ni, 101.5, f"n={total}", ha="center", va="bottom",
-                    fontsize=5.5 if paper else 7, color=INK)  # fmt: skip
-        turned = len(names) > (3 if paper else 5)
-        # Names in ink: coloured names would read as categories, whose colours fill the bars.
-        ax.set_xticks(range(len(names)), names, rotation=30 if turned else 0,
-                      ha="right" if turned else "center")  # fmt: skip
-        ax.set_xlim(-0.6, max(0, len(names) - 1) + 0.6)
-        ax.set_ylim(0, 108)
-        ax.set_yticks([0, 25, 50, 75, 100])
-        ax.set_ylabel("Share of executed actions (%)")
-        ax.set_xlabel("Configuration")
-        if not names:
-            ax.text(0, 50, "no executed actions", ha="center", color=MUTED)
-        handles = [Patch(color=fill[c], label=c) for c in reversed(used)]
-        if handles and paper:
-            fig.legend(handles=handles[::-1], loc="outside lower center", ncol=4)
-        elif handles:
-            ax.legend(handles=handles, title="Category", loc="upper left",
-                      bbox_to_anchor=(1.01, 1.0))  # fmt: skip
-        return _save(fig, stem, options)
+    counts = {n: {c: pooled[n]["actions"].get(c, 0) for c in CATEGORIES} for n in names}
+    return _stacked_shares(
+        stem, options, counts, used, category_colours(),
+        title="Composition of executed game actions by category" + pooled_note(runs),
+        above=lambda total: f"n={total}", ylabel="Share of executed actions (%)",
+        empty="no executed actions", legend="Category")
 
 
 PANELS = (("score", "Score", "(a) Score"), ("trial", "Trial stage", "(b) Trial stage reached"),
@@ -290,45 +251,57 @@ def profiles_figure(stem: Path, pooled: dict[str, dict[str, Any]], runs: int = 1
     """Figure 7: one stacked bar per configuration, the share of its ticks in each phase
     (`pooled`: asiworld.evaluation.behaviour.pool), its minutes in the world above it."""
     names = [n for n, d in pooled.items() if sum(d["ticks"].values())]
-    fill = phase_colours()
+    counts = {n: {p: pooled[n]["ticks"].get(p, 0) for p in PHASES} for n in names}
+    return _stacked_shares(
+        stem, options, counts, list(PHASES), phase_colours(),
+        title="Time in each phase" + pooled_note(runs),
+        above=lambda total: f"{total / 60:.0f} min", ylabel="Share of time in the world (%)",
+        empty="no time in the world", legend="Phase")
+
+
+def _stacked_shares(stem: Path, options: FigureOptions, counts: dict[str, dict[str, int]],
+                    parts: list[str], fill: dict[str, str], title: str, above: Any, ylabel: str,
+                    empty: str, legend: str) -> Path:
+    """One stacked bar per configuration (`counts`: name -> part -> count): each part's share
+    in percent, labelled where it is wide enough, `above(total)` over the bar."""
+    names = list(counts)
     paper = options.style == "paper"
     with rc_context(_rc(options)):
         fig = _figure(COLUMN, 3.2) if paper else _figure(max(4.8, 1.8 + 0.62 * len(names)), 3.4)
         ax = fig.subplots()
         if not paper:
-            ax.set_title("Time in each phase" + pooled_note(runs), fontsize=10, color=INK)
+            ax.set_title(title, fontsize=10, color=INK)
         for ni, name in enumerate(names):
-            ticks = pooled[name]["ticks"]
-            total = sum(ticks.values())
+            total = sum(counts[name].values())
             bottom = 0.0
-            for phase in PHASES:
-                share = 100 * ticks.get(phase, 0) / total
+            for part in parts:
+                share = 100 * counts[name].get(part, 0) / total
                 if share:
-                    ax.bar(ni, share, 0.66, bottom=bottom, color=fill[phase],
+                    ax.bar(ni, share, 0.66, bottom=bottom, color=fill[part],
                            edgecolor="white", linewidth=0.4)  # fmt: skip
                     if share >= 7:
                         ax.text(ni, bottom + share / 2, f"{share:.0f}", ha="center",
                                 va="center", fontsize=5.5 if paper else 6.5,
-                                color=_ink_on(fill[phase]))  # fmt: skip
+                                color=_ink_on(fill[part]))  # fmt: skip
                 bottom += share
-            ax.text(ni, 101.5, f"{total / 60:.0f} min", ha="center", va="bottom",
+            ax.text(ni, 101.5, above(total), ha="center", va="bottom",
                     fontsize=5.5 if paper else 7, color=INK)  # fmt: skip
         turned = len(names) > (3 if paper else 5)
-        # Names in ink: coloured names would read as phases, whose colours fill the bars.
+        # Names in ink: coloured names would read as the parts, whose colours fill the bars.
         ax.set_xticks(range(len(names)), names, rotation=30 if turned else 0,
                       ha="right" if turned else "center")  # fmt: skip
         ax.set_xlim(-0.6, max(0, len(names) - 1) + 0.6)
         ax.set_ylim(0, 108)
         ax.set_yticks([0, 25, 50, 75, 100])
-        ax.set_ylabel("Share of time in the world (%)")
+        ax.set_ylabel(ylabel)
         ax.set_xlabel("Configuration")
         if not names:
-            ax.text(0, 50, "no time in the world", ha="center", color=MUTED)
-        handles = [Patch(color=fill[p], label=p) for p in reversed(PHASES)]
-        if paper:
+            ax.text(0, 50, empty, ha="center", color=MUTED)
+        handles = [Patch(color=fill[c], label=c) for c in reversed(parts)]
+        if handles and paper:
             fig.legend(handles=handles[::-1], loc="outside lower center", ncol=4)
-        else:
-            ax.legend(handles=handles, title="Phase", loc="upper left",
+        elif handles:
+            ax.legend(handles=handles, title=legend, loc="upper left",
                       bbox_to_anchor=(1.01, 1.0))  # fmt: skip
         return _save(fig, stem, options)
 

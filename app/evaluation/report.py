@@ -180,7 +180,8 @@ def _write(
     json_path.write_text(json.dumps(results_json, indent=1, sort_keys=False, default=str) + "\n")
     md_path = out / "report.md"
     sections = [] if across is None else [across.markdown()]
-    sections.append(behaviour.markdown(runs, FIGURES["profiles"] if figures.drawn else None))
+    sections.append(behaviour.markdown(runs, FIGURES["profiles"] if figures.drawn else None,
+                                       figures.formats))
     if mixed:
         sections.insert(0, "**Warning:** these runs are not repeats of one setting: "
                         + "; ".join(mixed) + ".")

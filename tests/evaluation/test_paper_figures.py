@@ -24,7 +24,7 @@ from asiworld.evaluation.measures import LEVELS
 from asiworld.evaluation.tables import pool
 from PIL import Image
 
-FIGURES = ("F4_dungeon_performance", "F5_actions", "F6_progress")
+FIGURES = ("F4_dungeon_performance", "F5_actions", "F6_progress", "F7_profiles")
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +93,7 @@ def test_figures_option_chooses_the_files_not_their_bytes(compared, tmp_path):
         shutil.rmtree(copy / "figures")
     assert main(["report", str(png), "--figures", "png"]) == 0
     assert sorted(p.name for p in (png / "figures").iterdir()) == [f"{s}.png" for s in FIGURES]
-    for stem in FIGURES:  # `asiworld run` wrote all three formats; `report` PNGs only
+    for stem in FIGURES:  # `asiworld run` wrote every format; `report` PNGs only
         assert (png / "figures" / f"{stem}.png").read_bytes() == drawn_by_run[stem], stem
     assert "[SVG]" not in (png / "report.md").read_text(encoding="utf-8")
     assert main(["report", str(none), "--figures", "none"]) == 0
