@@ -121,7 +121,8 @@ class StudyRun:
                 self.builtins.seat(self.pipeline, cid, conf.agent, seed, conf.think_ticks)
             elif isinstance(conf, PythonConfiguration):
                 try:
-                    agent = make_interface_agent(conf.agent, conf.params, conf.think_ticks)
+                    agent = make_interface_agent(conf.agent, conf.params, conf.think_ticks,
+                                                 conf.folder)
                 except InterfaceError as exc:
                     raise StudyError(exc.code, f"configuration {conf.name!r}: {exc.message}") \
                         from None
