@@ -381,22 +381,32 @@ class StudyRun:
 
     def costs(self) -> list[dict[str, Any]]:
         """One row per configuration: model calls, tokens, latency p50/p95, failures and
-        incidents for model seats; the decisions of the others."""
+        incidents for model seats; agent-API calls and the ones answered with an error for
+        external seats; decide() calls and the ones that raised for python agents (and their
+        refusals); built-ins call nothing (`calls` 0, shown as their kind only)."""
         by_name = {seat.conf.name: seat.cost() for seat in self.model_seats}
         for name, replayed in self.replayed.items():  # the latencies the calls had when made
             measured = replayed.latencies()
             by_name[name]["latencies_ms"][: len(measured)] = measured
+        users = {seat.config: seat for seat in self.users.seats}
         rows = []
         for conf in self.study.configurations:
             row = by_name.get(conf.name)
-            if row is None:
-                row = {"name": conf.name, "kind": conf.kind, "calls": 0}
-                if isinstance(conf, ExternalConfiguration) and self.external is not None:
-                    row["api_calls"] = self.external.api_calls(conf.name)
-            else:
+            if row is not None:
                 latencies = sorted(row.pop("latencies_ms"))
                 row["latency_p50_ms"] = _percentile(latencies, 50)
                 row["latency_p95_ms"] = _percentile(latencies, 95)
+            elif isinstance(conf, ExternalConfiguration) and self.external is not None:
+                calls = self.external.api_calls(conf.name)
+                row = {"name": conf.name, "kind": conf.kind, "calls": calls, "api_calls": calls,
+                       "failures": self.external.api_failures(conf.name)}
+            elif isinstance(conf, PythonConfiguration) and conf.name in users:
+                seat = users[conf.name]
+                row = {"name": conf.name, "kind": conf.kind,
+                       "calls": seat.decisions + seat.failures, "failures": seat.failures,
+                       "refusals": seat.refusals}
+            else:  # a built-in: its kind only in the table
+                row = {"name": conf.name, "kind": conf.kind, "calls": 0}
             rows.append(row)
         return rows
 

@@ -21,6 +21,8 @@ class Lumberjack:
         self.seen += 1
 
     def decide(self):
+        if self.seen % 7 == 0:
+            raise RuntimeError("the saw is blunt")  # the agent's own error: one of its failures
         return {"type": "move", "dir": "e"} if self.seen % self.every == 0 else None
 """
 
@@ -73,6 +75,10 @@ def test_a_study_runs_its_own_agent_from_its_folder_without_pythonpath(tmp_path,
     results = json.loads((out / "results.json").read_text())
     jack = next(c for c in results["configurations"] if c["name"] == "jack")
     assert jack["actions"]["movement"] > 0
+    cost = next(r for r in results["costs"] if r["name"] == "jack")
+    assert cost["calls"] == 20 and cost["failures"] == 2  # 60 ticks, a decision every 3
+    assert "| jack | python | 20 | — | — | — | — | — | 2 | — | — |" in \
+        (out / "report.md").read_text()
     assert str(path.parent) not in sys.path  # the folder was searched, not left on the path
 
 
@@ -94,9 +100,10 @@ def test_a_missing_module_names_the_folder_and_the_import_path(tmp_path, capsys)
 def test_a_module_that_does_not_compile_or_raises_is_refused_with_its_line(tmp_path, capsys):
     # bad inputs tried: a syntax error (check compiles it, run imports it), a module that raises
     path = study_beside(tmp_path, "broken_jack", AGENT + "\ndef oops(:\n")
+    bad_line = len(AGENT.splitlines()) + 2
     for command in ("check", "run"):
         err = refusal(path, capsys, command)
-        assert err.startswith("error: agent_not_found: ") and "broken_jack.py line 11" in err
+        assert err.startswith("error: agent_not_found: ") and f"broken_jack.py line {bad_line}" in err
     (path.parent / "broken_jack.py").write_text("raise RuntimeError('no saw')\n")
     with_error = str(load_error(path))
     assert "RuntimeError: no saw" in with_error
