@@ -51,6 +51,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--ray", default=None, metavar="ADDRESS",
                      help="play each seed's world as a Ray task: local (start Ray here), "
                           "auto (this machine's cluster) or a cluster address")
+    run.add_argument("--quiet", action="store_true",
+                     help="no progress line (on a terminal: one line rewritten in place; "
+                          "otherwise a line per simulated minute)")
     figure_options.add_arguments(run)
     run.set_defaults(func=cmd_run)
 
@@ -195,7 +198,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                                      resume=resume, figures=figures)
             else:
                 results = run_study(study, text, args.out, where=str(args.file), resume=resume,
-                                    figures=figures)
+                                    figures=figures, progress=not args.quiet)
     except StudyError as exc:
         return fail(exc.code, exc.message)
     except (KeyboardInterrupt, Terminated) as exc:

@@ -180,17 +180,26 @@ class StudyRun:
 
     # --- the clock -------------------------------------------------------------------------
 
-    def run(self, say: Any = None) -> dict[str, Any]:
+    def run(self, say: Any = None, progress: bool = False) -> dict[str, Any]:
+        """The study to its horizon; `progress`: a progress line on stderr (progress.py)."""
         say = say or (lambda line: print(line, file=sys.stderr))
 
         started = time.perf_counter()
+        shown = None
         try:
             self.begin(say=say)
+            if progress:
+                from .progress import StudyProgress
+
+                shown = StudyProgress(self)
+                self.pipeline.watch(shown.on_tick)
             if self.runner is None:
                 self.pipeline.run_until(self.horizon)
             else:
                 self._realtime(say)
         finally:
+            if shown is not None:
+                shown.done()
             self.finish()
         return self.results(time.perf_counter() - started)
 
@@ -455,21 +464,22 @@ def figure_workers(study: Study) -> Any:
 
 def run_study(study: Study, text: str, out: Path, where: str = "study.toml",
               say: Any = None, resume: bool = False,
-              figures: Any = None) -> list[dict[str, Any]]:
+              figures: Any = None, progress: bool = False) -> list[dict[str, Any]]:
     """Every seed's world (one seed: DIR itself; several: DIR/E1, DIR/E2, ... and the
     comparison in DIR). With `resume`, a seed whose folder holds its results is kept and one
-    whose folder holds its store is resumed. `figures`: FigureOptions (None: the default)."""
+    whose folder holds its store is resumed. `figures`: FigureOptions (None: the default);
+    `progress`: each world's progress line on stderr."""
     say = say or (lambda line: print(line, file=sys.stderr))
     draw = figure_workers(study)
     try:
-        return _run_seeds(study, text, out, where, say, resume, draw, figures)
+        return _run_seeds(study, text, out, where, say, resume, draw, figures, progress)
     finally:
         if draw is not None:
             draw.shutdown()
 
 
 def _run_seeds(study: Study, text: str, out: Path, where: str, say: Any, resume: bool,
-               draw: Any, figures: Any = None) -> list[dict[str, Any]]:
+               draw: Any, figures: Any = None, progress: bool = False) -> list[dict[str, Any]]:
     import json
 
     seeds = study.world.seed_list()
@@ -483,7 +493,7 @@ def _run_seeds(study: Study, text: str, out: Path, where: str, say: Any, resume:
         if resume and not again:
             clear_outputs(folder)  # a seed that had not begun (or not got as far as its store)
         run = StudyRun(study, text, folder, seed, where, resume=again)
-        res = run.run(say)
+        res = run.run(say, progress)
         if len(seeds) > 1:
             res["run"] = f"E{i}"
         write_study(folder, run, res, draw, figures)

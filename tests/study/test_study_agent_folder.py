@@ -71,7 +71,7 @@ def test_a_study_runs_its_own_agent_from_its_folder_without_pythonpath(tmp_path,
     assert str(path.parent) not in sys.path
     assert main(["study", "check", str(path)]) == 0
     out = tmp_path / "out"
-    assert main(["study", "run", str(path), "--out", str(out)]) == 0
+    assert main(["study", "run", str(path), "--out", str(out), "--figures", "none"]) == 0
     results = json.loads((out / "results.json").read_text())
     jack = next(c for c in results["configurations"] if c["name"] == "jack")
     assert jack["actions"]["movement"] > 0
@@ -86,7 +86,8 @@ def test_the_study_folder_wins_over_an_installed_module_of_the_same_name(tmp_pat
     path = study_beside(tmp_path, "random")  # the standard library's `random` is imported
     study, _ = load_study(path)  # imports random:Lumberjack: only the folder's has one
     assert study.configurations[0].folder == path.parent.resolve()
-    assert sys.modules["random"] is random and hasattr(random, "randint")  # the process keeps its own
+    # the rest of the process keeps its own
+    assert sys.modules["random"] is random and hasattr(random, "randint")
 
 
 def test_a_missing_module_names_the_folder_and_the_import_path(tmp_path, capsys):
@@ -103,7 +104,8 @@ def test_a_module_that_does_not_compile_or_raises_is_refused_with_its_line(tmp_p
     bad_line = len(AGENT.splitlines()) + 2
     for command in ("check", "run"):
         err = refusal(path, capsys, command)
-        assert err.startswith("error: agent_not_found: ") and f"broken_jack.py line {bad_line}" in err
+        assert err.startswith("error: agent_not_found: ")
+        assert f"broken_jack.py line {bad_line}" in err
     (path.parent / "broken_jack.py").write_text("raise RuntimeError('no saw')\n")
     with_error = str(load_error(path))
     assert "RuntimeError: no saw" in with_error
