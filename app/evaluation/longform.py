@@ -70,7 +70,8 @@ MEASURES: dict[str, Callable[[Row], Any]] = {
     **{f"actions.{c}": (lambda r, c=c: r["actions"].get(c, 0)) for c in CATEGORIES},
     **{f"dungeon.{lv}.{k}": (lambda r, lv=lv, k=k: r["dungeons"][str(lv)][k])
        for lv in LEVELS for k in ("attempts", "clears", "clear_damage")},
-    # a model seat's costs (a study's "costs"); empty for seats that call no model
+    # a seat's costs (a study's "costs"): model seats; calls and failures of external
+    # seats (agent-API calls) and python agents (decide() calls); empty for built-ins
     "cost.calls": _cost("calls"),
     "cost.prompt_tokens": _cost("prompt_tokens"),
     "cost.completion_tokens": _cost("completion_tokens"),
@@ -107,7 +108,16 @@ def _number(value: Any) -> float | None:
 
 
 def _costs_by_name(run: Results) -> dict[str, dict[str, Any]]:
-    return {str(c.get("name")): c for c in run.get("costs") or [] if c.get("calls") is not None}
+    """The seats that call something: model seats, external seats (their agent-API calls, also
+    in a results.json that kept them as `api_calls` only) and python agents; not built-ins."""
+    rows = {}
+    for c in run.get("costs") or []:
+        if c.get("calls") is None or c.get("kind") == "builtin":
+            continue
+        if c.get("kind") == "external" and "api_calls" in c:
+            c = {**c, "calls": c["api_calls"]}
+        rows[str(c.get("name"))] = c
+    return rows
 
 
 def rows(runs: list[Results]) -> list[dict[str, Any]]:

@@ -203,18 +203,27 @@ def incidents_rows(runs: list[Results]) -> Grid:
 
 
 def costs_table(runs: list[Results]) -> str:
-    """The model seats' costs (a study's Table 5): calls, tokens, dollars (at the configured
-    prices), latency, failures, incidents, and what the answers were (tool calls / text actions
-    / text / empty / malformed / failed). Configurations without a model show their kind
-    only."""
+    """Every seat's costs (a study's Table 5). Model seats: calls, tokens, dollars (at the
+    configured prices), latency, failures, incidents, and what the answers were (tool calls /
+    text actions / text / empty / malformed / failed). External seats: their agent-API calls and
+    the ones answered with an error; python agents: their decide() calls and the ones that
+    raised. Built-ins call nothing: their kind only."""
     header = ["Run", "Configuration", "Kind", "Calls", "Prompt tokens", "Completion tokens",
               "Dollars", "Latency p50 (ms)", "Latency p95 (ms)", "Failures", "Incidents",
               "Replies (tool/text action/text/empty/malformed/failed)"]
     rows = []
     for ri, run in enumerate(runs):
         for row in run.get("costs", []):
-            if not row.get("calls") and row.get("kind") != "openai":
+            if row.get("kind") != "openai":
                 cells = ["—"] * 9
+                if row.get("calls") is not None:  # an older results.json: 0 for every kind
+                    if row.get("kind") == "external":
+                        cells[0] = str(row.get("api_calls", row["calls"]))
+                    elif row.get("kind") == "python" or row["calls"]:
+                        cells[0] = str(row["calls"])
+                    if cells[0] != "—":
+                        cells[6] = "—" if row.get("failures") is None else str(row["failures"])
+                        cells[7] = "—" if row.get("incidents") is None else str(row["incidents"])
             else:
                 cells = [str(row.get(k, 0)) for k in ("calls", "prompt_tokens",
                                                       "completion_tokens")]

@@ -32,7 +32,7 @@ from asiworld.server.errors import ApiError, error_body
 from asiworld.server.extensions import AGENTS, services, socketio
 from asiworld.server.joining import character_count, join_gate
 from asiworld.server.openapi import spec
-from flask import Blueprint, Flask, current_app, jsonify, request
+from flask import Blueprint, Flask, Response, current_app, g, jsonify, request
 from flask.typing import ResponseReturnValue
 from flask_socketio import ConnectionRefusedError, join_room
 
@@ -65,6 +65,7 @@ class AgentService:
         self.by_token: dict[str, int] = {}  # sha256(token) -> char
         self.sid_char: dict[str, int] = {}  # socket id -> char
         self.calls: Counter[int] = Counter()  # char -> authorised requests and connections
+        self.failures: Counter[int] = Counter()  # char -> its authorised requests answered 4xx/5xx
         self.seq = 0
         # (char, program id) of programs whose end is not yet reported
         self._open_programs: set[tuple[int, int]] = set()
@@ -224,7 +225,18 @@ def _authorise(cid: int) -> AgentService:
         raise ApiError(codes.UNKNOWN_TOKEN, "this agent token is not known here: join first")
     if owner != cid:
         raise ApiError(codes.NOT_YOUR_CHARACTER, f"this token acts for character {owner} only")
+    g.agent_char = cid  # its answer, if an error, is one of this seat's failures
     return service
+
+
+@agent_api.after_request
+def _count_failure(response: Response) -> Response:
+    """A study's cost table shows each external seat's failed calls: an authorised request
+    answered with an error (a malformed action, a refused program, a bad argument)."""
+    cid = g.get("agent_char")
+    if cid is not None and response.status_code >= 400:
+        _service().failures[cid] += 1
+    return response
 
 
 def _body() -> dict:

@@ -44,6 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--ray", default=None, metavar="ADDRESS",
                      help="play each seed's world as a Ray task: local (start Ray here), "
                           "auto (this machine's cluster) or a cluster address")
+    run.add_argument("--quiet", action="store_true",
+                     help="no progress line (on a terminal: one line rewritten in place; "
+                          "otherwise a line per simulated minute)")
     figure_options.add_arguments(run)
     run.set_defaults(func="asiworld.study.commands:cmd_run")
 

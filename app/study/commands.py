@@ -125,7 +125,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                                      resume=resume, figures=figures)
             else:
                 results = run_study(study, text, args.out, where=str(args.file), resume=resume,
-                                    figures=figures)
+                                    figures=figures, progress=not args.quiet)
     except StudyError as exc:
         return fail(exc.code, exc.message)
     except (KeyboardInterrupt, Terminated) as exc:

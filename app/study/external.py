@@ -149,6 +149,12 @@ class ExternalSeats:
         now = int(self.service.calls.get(char, 0)) if self.service is not None else 0
         return self.earlier.get(name, 0) + now
 
+    def api_failures(self, name: str) -> int:
+        """How many of the seat's authorised calls were answered with an error (this process's
+        only: a resumed study counts them from where it went on)."""
+        char = next((c for conf, c in self.seats if conf.name == name), None)
+        return int(self.service.failures.get(char, 0)) if self.service is not None else 0
+
     def all_calls(self) -> dict[str, int]:
         return {conf.name: self.api_calls(conf.name) for conf, _char in self.seats}
 

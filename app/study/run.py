@@ -43,6 +43,7 @@ from asiworld.session import Session
 
 from .external import ExternalSeats
 from .figure_workers import FigureWorkers
+from .progress import StudyProgress
 from .resume import (
     STORE_NAME,
     Catchup,
@@ -128,7 +129,8 @@ class StudyRun:
                 self.builtins.seat(self.pipeline, cid, conf.agent, seed, conf.think_ticks)
             elif isinstance(conf, PythonConfiguration):
                 try:
-                    agent = make_interface_agent(conf.agent, conf.params, conf.think_ticks)
+                    agent = make_interface_agent(conf.agent, conf.params, conf.think_ticks,
+                                                 conf.folder)
                 except InterfaceError as exc:
                     raise StudyError(exc.code, f"configuration {conf.name!r}: {exc.message}") \
                         from None
@@ -184,17 +186,24 @@ class StudyRun:
 
     # --- the clock -------------------------------------------------------------------------
 
-    def run(self, say: Any = None) -> dict[str, Any]:
+    def run(self, say: Any = None, progress: bool = False) -> dict[str, Any]:
+        """The study to its horizon; `progress`: a progress line on stderr (progress.py)."""
         say = say or (lambda line: print(line, file=sys.stderr))
 
         started = time.perf_counter()
+        shown = None
         try:
             self.begin(say=say)
+            if progress:
+                shown = StudyProgress(self)
+                self.pipeline.watch(shown.on_tick)
             if self.runner is None:
                 self.pipeline.run_until(self.horizon)
             else:
                 self._realtime(say)
         finally:
+            if shown is not None:
+                shown.done()
             self.finish()
         return self.results(time.perf_counter() - started)
 
@@ -380,22 +389,32 @@ class StudyRun:
 
     def costs(self) -> list[dict[str, Any]]:
         """One row per configuration: model calls, tokens, latency p50/p95, failures and
-        incidents for model seats; the decisions of the others."""
+        incidents for model seats; agent-API calls and the ones answered with an error for
+        external seats; decide() calls and the ones that raised for python agents (and their
+        refusals); built-ins call nothing (`calls` 0, shown as their kind only)."""
         by_name = {seat.conf.name: seat.cost() for seat in self.model_seats}
         for name, replayed in self.replayed.items():  # the latencies the calls had when made
             measured = replayed.latencies()
             by_name[name]["latencies_ms"][: len(measured)] = measured
+        users = {seat.config: seat for seat in self.users.seats}
         rows = []
         for conf in self.study.configurations:
             row = by_name.get(conf.name)
-            if row is None:
-                row = {"name": conf.name, "kind": conf.kind, "calls": 0}
-                if isinstance(conf, ExternalConfiguration) and self.external is not None:
-                    row["api_calls"] = self.external.api_calls(conf.name)
-            else:
+            if row is not None:
                 latencies = sorted(row.pop("latencies_ms"))
                 row["latency_p50_ms"] = _percentile(latencies, 50)
                 row["latency_p95_ms"] = _percentile(latencies, 95)
+            elif isinstance(conf, ExternalConfiguration) and self.external is not None:
+                calls = self.external.api_calls(conf.name)
+                row = {"name": conf.name, "kind": conf.kind, "calls": calls, "api_calls": calls,
+                       "failures": self.external.api_failures(conf.name)}
+            elif isinstance(conf, PythonConfiguration) and conf.name in users:
+                seat = users[conf.name]
+                row = {"name": conf.name, "kind": conf.kind,
+                       "calls": seat.decisions + seat.failures, "failures": seat.failures,
+                       "refusals": seat.refusals}
+            else:  # a built-in: its kind only in the table
+                row = {"name": conf.name, "kind": conf.kind, "calls": 0}
             rows.append(row)
         return rows
 
@@ -439,21 +458,22 @@ def figure_workers(study: Study) -> Any:
 
 def run_study(study: Study, text: str, out: Path, where: str = "study.toml",
               say: Any = None, resume: bool = False,
-              figures: Any = None) -> list[dict[str, Any]]:
+              figures: Any = None, progress: bool = False) -> list[dict[str, Any]]:
     """Every seed's world (one seed: DIR itself; several: DIR/E1, DIR/E2, ... and the
     comparison in DIR). With `resume`, a seed whose folder holds its results is kept and one
-    whose folder holds its store is resumed. `figures`: FigureOptions (None: the default)."""
+    whose folder holds its store is resumed. `figures`: FigureOptions (None: the default);
+    `progress`: each world's progress line on stderr."""
     say = say or (lambda line: print(line, file=sys.stderr))
     draw = figure_workers(study)
     try:
-        return _run_seeds(study, text, out, where, say, resume, draw, figures)
+        return _run_seeds(study, text, out, where, say, resume, draw, figures, progress)
     finally:
         if draw is not None:
             draw.shutdown()
 
 
 def _run_seeds(study: Study, text: str, out: Path, where: str, say: Any, resume: bool,
-               draw: Any, figures: Any = None) -> list[dict[str, Any]]:
+               draw: Any, figures: Any = None, progress: bool = False) -> list[dict[str, Any]]:
     import json
 
     seeds = study.world.seed_list()
@@ -467,7 +487,7 @@ def _run_seeds(study: Study, text: str, out: Path, where: str, say: Any, resume:
         if resume and not again:
             clear_outputs(folder)  # a seed that had not begun (or not got as far as its store)
         run = StudyRun(study, text, folder, seed, where, resume=again)
-        res = run.run(say)
+        res = run.run(say, progress)
         if len(seeds) > 1:
             res["run"] = f"E{i}"
         write_study(folder, run, res, draw, figures)

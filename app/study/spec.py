@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import tomllib
+from importlib.machinery import PathFinder
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -181,6 +182,11 @@ class PythonConfiguration(_Strict):
     agent: str = Field(pattern=TARGET)
     think_ticks: int = Field(3, ge=1, le=600)
     params: dict[str, Any] = Field(default_factory=dict)
+    _folder: Path | None = PrivateAttr(None)  # the study file's, searched first for `agent`
+
+    @property
+    def folder(self) -> Path | None:
+        return self._folder
 
 
 class ExternalConfiguration(_Strict):
@@ -243,7 +249,7 @@ def parse_study(text: str, where: str = "study.toml", base: Path | None = None,
     except ValidationError as exc:
         raise _explain(exc, text, where) from None
     _check_names(study, text, where)
-    _check_agents(study, text, where, imports)
+    _check_agents(study, text, where, Path(".") if base is None else base, imports)
     _check_external(study, text, where)
     _read_prompts(study, text, where, Path(".") if base is None else base)
     return study
@@ -339,9 +345,10 @@ def _check_names(study: Study, text: str, where: str) -> None:
         seen[conf.name] = i
 
 
-def _check_agents(study: Study, text: str, where: str, imports: bool = True) -> None:
+def _check_agents(study: Study, text: str, where: str, base: Path, imports: bool = True) -> None:
     """Built-in names exist, python agents import and look like the interface (without
-    `imports`: their module is found, not run)."""
+    `imports`: their module is found and compiled, not run). A python agent's module is looked
+    for in the study file's folder first, then on the import path."""
     for i, conf in enumerate(study.configuration):
         if isinstance(conf, BuiltinConfiguration) and conf.agent not in available():
             at = _at(text, where, ("configuration", i, "agent"))
@@ -350,22 +357,42 @@ def _check_agents(study: Study, text: str, where: str, imports: bool = True) -> 
                 f"{at}: `configuration[{i + 1}].agent` {conf.agent!r} is not a built-in "
                 f"configuration; available: {', '.join(available())}",
             )
-        if isinstance(conf, PythonConfiguration) and not imports:
-            module = conf.agent.partition(":")[0]
-            try:
-                found = importlib.util.find_spec(module.partition(".")[0])
-            except (ImportError, ValueError):
-                found = None
-            if found is None:
-                at = _at(text, where, ("configuration", i, "agent"))
-                raise StudyError(codes.AGENT_NOT_FOUND, f"{at}: no module {module!r} on the import "
-                                 "path (run from the folder that holds it, or set PYTHONPATH)")
-        elif isinstance(conf, PythonConfiguration):
-            try:
-                load_agent_class(conf.agent)
-            except InterfaceError as exc:
-                at = _at(text, where, ("configuration", i, "agent"))
-                raise StudyError(exc.code, f"{at}: {exc.message}") from None
+        if not isinstance(conf, PythonConfiguration):
+            continue
+        conf._folder = base.resolve()
+        try:
+            if imports:
+                load_agent_class(conf.agent, conf._folder)
+            else:
+                _find_agent_module(conf.agent.partition(":")[0], conf._folder)
+        except InterfaceError as exc:
+            at = _at(text, where, ("configuration", i, "agent"))
+            raise StudyError(exc.code, f"{at}: {exc.message}") from None
+
+
+def _find_agent_module(module: str, base: Path) -> None:
+    """The agent's top module is in `base` or on the import path, and its source compiles
+    (compiling runs none of it)."""
+    top = module.partition(".")[0]
+    found = PathFinder.find_spec(top, [str(base)])
+    if found is None:
+        try:
+            found = importlib.util.find_spec(top)
+        except (ImportError, ValueError):
+            found = None
+    if found is None:
+        raise InterfaceError(codes.AGENT_NOT_FOUND, f"cannot import {module!r}: no module {top!r} "
+                             f"in {base} nor on the import path (sys.path)")
+    origin = Path(found.origin) if found.origin and found.origin.endswith(".py") else None
+    if origin is None or top != module:
+        return
+    try:
+        compile(origin.read_bytes(), str(origin), "exec")
+    except SyntaxError as exc:
+        raise InterfaceError(codes.AGENT_NOT_FOUND, f"cannot import {module!r}: {origin.name} "
+                             f"line {exc.lineno}: {exc.msg}") from None
+    except (OSError, ValueError) as exc:
+        raise InterfaceError(codes.AGENT_NOT_FOUND, f"cannot read {origin}: {exc}") from None
 
 
 def _check_external(study: Study, text: str, where: str) -> None:

@@ -23,6 +23,7 @@ import urllib.request
 
 import pytest
 from asiworld.cli import main
+from asiworld.evaluation import longform
 from asiworld.study.spec import StudyError, parse_study
 
 from tests.hardening.serving import free_port, start_server, stop_server
@@ -38,9 +39,12 @@ def study(clock: str = 'kind = "realtime"\nspeed = 40', minutes: int = 1, timeou
             '[[configuration]]\nname = "outside"\nkind = "external"\nlabel = "visitor"\n')
 
 
-def get(url: str, body: dict | None = None) -> tuple[int, dict]:
+def get(url: str, body: dict | None = None, token: str | None = None) -> tuple[int, dict]:
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    req = urllib.request.Request(url, data=data, headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=10) as reply:
             return reply.status, json.loads(reply.read())
@@ -90,6 +94,9 @@ def played(tmp_path_factory):
              seat.group(2), "--builtin", "forager", "--think", "0.05"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         read_until(run.stderr, r"every external seat has called", seen)
+        # one call of the seat's answered with an error: a failure of its row of the costs
+        before["malformed"] = get(f"{url}/api/agents/{seat.group(1)}/programs",
+                                  {"name": "broken", "source": "def ("}, token=seat.group(2))
         _, err = run.communicate(timeout=120)
         seen.append(err)
     finally:
@@ -130,8 +137,22 @@ def test_the_external_seat_is_scored_like_any_other(played):
     costs = {r["name"]: r for r in results["costs"]}
     assert costs["outside"]["kind"] == "external" and costs["outside"]["api_calls"] > 0
     assert results["ticks"] == 60
-    assert "| outside |" in (out / "report.md").read_text()
     assert main(["replay", "verify", str(out / "replay.asirep")]) == 0
+
+
+def test_the_report_shows_the_external_seats_calls_and_failures(played):
+    out, before, _, _ = played
+    assert before["malformed"][0] == 422
+    results = json.loads((out / "results.json").read_text())
+    row = next(r for r in results["costs"] if r["name"] == "outside")
+    assert row["calls"] == row["api_calls"] > 0 and row["failures"] >= 1
+    report = (out / "report.md").read_text()
+    assert f"| outside | external | {row['calls']} | — | — | — | — | — | {row['failures']} | — |" \
+        in report
+    assert "| planner | builtin | — |" in report
+    values = {(r["configuration"], r["measure"]): r["value"] for r in longform.rows([results])}
+    assert values["outside", "cost.calls"] == row["calls"]
+    assert values["outside", "cost.failures"] == row["failures"]
 
 
 def test_an_external_seat_needs_the_realtime_clock():

@@ -35,6 +35,7 @@ class Seat:
     next_decision: int = 0
     decisions: int = 0
     refusals: int = 0
+    failures: int = 0  # decisions that raised (the agent's own error)
     config: str = ""
     seed: int = 0
 
@@ -59,6 +60,7 @@ class AgentDriver:
             try:
                 self._decide(pipeline, seat)
             except Exception:  # a broken agent stops neither the world nor the other agents
+                seat.failures += 1
                 log.exception("the agent on character %d failed", seat.char)
 
     def _decide(self, pipeline: Any, seat: Seat) -> None:

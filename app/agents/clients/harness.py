@@ -288,6 +288,7 @@ class Harness:
         self.down_since: float | None = None  # when the current outage began (clock seconds)
         self.down_cause = ""
         self.programs_ended = False  # a spent seat's programs, once
+        self.phase = "idle"  # what the seat is doing, for a study's progress line
 
     def _settings(self) -> dict[str, Any]:
         """Everything of a request but its messages and tools, in the order sent."""
@@ -347,8 +348,10 @@ class Harness:
     def ask(self, pending: Pending) -> Pending:
         """The model's answer (or None after the retries), with back-off; safe on a thread of
         its own: it touches the world only in realtime (to read the tick)."""
+        self.phase = "waiting for its model"
         pending.reply = self._complete(pending)
         pending.tick_answered = self._clock(pending)
+        self.phase = "answered"
         return pending
 
     def finish(self, pending: Pending) -> bool:
@@ -378,6 +381,7 @@ class Harness:
             self.programs_ended = True
             self._end_programs()
         self._write(pending, results)
+        self.phase = "idle"
         return reply is not None
 
     def _keep_turn(self, pending: Pending, reply: Reply, results: list[str]) -> None:

@@ -30,6 +30,10 @@ the configuration's `think_ticks`. The agent sees only its own character's obser
 from __future__ import annotations
 
 import importlib
+import sys
+from importlib.machinery import PathFinder
+from pathlib import Path
+from types import ModuleType
 from typing import Any, Protocol, runtime_checkable
 
 from asiworld.engine import codes
@@ -63,15 +67,65 @@ class InterfaceError(CodedError):
     says_code = True
 
 
-def load_agent_class(target: str) -> type:
-    """The class named by `module:Class`; InterfaceError when it is not there or is not an
-    agent (it needs `observe` and `decide`)."""
-    module_name, _, cls_name = target.partition(":")
+def _family(top: str) -> list[str]:
+    return [name for name in sys.modules if name == top or name.startswith(top + ".")]
+
+
+def _from_folder(module_name: str, folder: Path) -> ModuleType:
+    """Import `module_name` with `folder` first on the path, then put the path back: the folder
+    wins over an installed module of the same name, and the rest of the process keeps the
+    modules it had (a study's `random.py` must not replace the engine's `random`)."""
+    top = module_name.partition(".")[0]
+    held = sys.modules.get(top)
+    if held is not None and Path(getattr(held, "__file__", None) or "/").resolve().is_relative_to(
+            folder.resolve()):
+        return importlib.import_module(module_name)  # this folder's, imported already
+    shadowed = {name: sys.modules.pop(name) for name in _family(top)}
+    saved = sys.path[:]
+    sys.path.insert(0, str(folder))
+    importlib.invalidate_caches()
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
+        return importlib.import_module(module_name)
+    finally:
+        sys.path[:] = saved
+        if shadowed:
+            for name in _family(top):
+                del sys.modules[name]
+            sys.modules.update(shadowed)
+
+
+def import_agent_module(module_name: str, folder: Path | None = None) -> ModuleType:
+    """The agent's module, from `folder` when it is there, else from the import path; every
+    failure (absent, a syntax error, an exception while it loads) is an InterfaceError."""
+    top = module_name.partition(".")[0]
+    here = folder is not None and PathFinder.find_spec(top, [str(folder)]) is not None
+    where = (f"in {folder} nor on the import path (sys.path)" if folder is not None
+             else "on the import path (sys.path)")
+    try:
+        if here:
+            return _from_folder(module_name, folder)  # type: ignore[arg-type]
+        return importlib.import_module(module_name)
+    except SyntaxError as exc:
+        at = f"{Path(exc.filename or module_name).name} line {exc.lineno}"
+        raise InterfaceError(codes.AGENT_NOT_FOUND, f"cannot import {module_name!r}: {at}: "
+                             f"{exc.msg}") from None
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (module_name + ".").startswith(exc.name + ".") and not here:
+            raise InterfaceError(codes.AGENT_NOT_FOUND, f"cannot import {module_name!r}: no "
+                                 f"module {exc.name!r} {where}") from None
         raise InterfaceError(codes.AGENT_NOT_FOUND,
                              f"cannot import {module_name!r}: {exc}") from None
+    except Exception as exc:  # the user's module raised while loading
+        raise InterfaceError(codes.AGENT_NOT_FOUND, f"cannot import {module_name!r}: loading it "
+                             f"raised {type(exc).__name__}: {exc}") from None
+
+
+def load_agent_class(target: str, folder: Path | None = None) -> type:
+    """The class named by `module:Class`; InterfaceError when it is not there or is not an
+    agent (it needs `observe` and `decide`). `folder` (a study file's own) is searched before
+    the import path, so a study runs beside its agents without PYTHONPATH."""
+    module_name, _, cls_name = target.partition(":")
+    module = import_agent_module(module_name, folder)
     cls = getattr(module, cls_name, None)
     if not isinstance(cls, type):
         raise InterfaceError(codes.AGENT_NOT_FOUND, f"{module_name!r} has no class {cls_name!r}")
@@ -103,8 +157,9 @@ class InterfaceSeat(Agent):
             answer(result)
 
 
-def make_interface_agent(target: str, params: dict[str, Any], think_ticks: int = 3) -> Agent:
-    cls = load_agent_class(target)
+def make_interface_agent(target: str, params: dict[str, Any], think_ticks: int = 3,
+                         folder: Path | None = None) -> Agent:
+    cls = load_agent_class(target, folder)
     try:
         user = cls(**params)
     except TypeError as exc:
