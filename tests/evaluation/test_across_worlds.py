@@ -130,7 +130,7 @@ def test_report_on_a_seeds_folder_compares_its_runs_in_place(seeds_folder, tmp_p
     copy = tmp_path / "copy"
     shutil.copytree(seeds_folder, copy)
     (copy / "report.md").unlink()
-    assert main(["report", str(copy), "--reference", "random"]) == 0
+    assert main(["report", str(copy), "--reference", "random", "--figures", "none"]) == 0
     assert "written to" in capsys.readouterr().out
     assert "Δ score vs random" in (copy / "report.md").read_text(encoding="utf-8")
     assert {r["reference"] for r in read_csv(copy / "paired.csv")} == {"random"}
@@ -165,7 +165,7 @@ def test_runs_of_different_horizons_are_not_compared_unless_allowed(seeds_folder
                                                                     capsys):
     short = tmp_path / "short"
     assert main(["run", "--seed", "1", "--minutes", "3", "--agents", AGENTS, "--out",
-                 str(short)]) == 0
+                 str(short), "--figures", "none"]) == 0
     capsys.readouterr()
     five = tmp_path / "five"
     shutil.copytree(seeds_folder / "E1", five)
@@ -175,5 +175,6 @@ def test_runs_of_different_horizons_are_not_compared_unless_allowed(seeds_folder
     err = capsys.readouterr().err
     assert err.startswith("error: mixed_runs: ") and "horizon: E1 5 minutes, E2 3 minutes" in err
     assert not out.exists() and snapshot(five) == before
-    assert main(["report", str(five), str(short), "--out", str(out), "--allow-mixed"]) == 0
+    assert main(["report", str(five), str(short), "--out", str(out), "--allow-mixed",
+                 "--figures", "none"]) == 0
     assert "not repeats of one setting: horizon" in (out / "report.md").read_text("utf-8")

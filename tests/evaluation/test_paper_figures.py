@@ -27,12 +27,10 @@ from PIL import Image
 FIGURES = ("F4_dungeon_performance", "F5_actions", "F6_progress", "F7_profiles")
 
 
-@pytest.fixture(scope="module")
-def compared(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("compared")
-    assert main(["run", "--seeds", "1,2,3", "--minutes", "5", "--agents",
-                 "planner,forager,random", "--out", str(out)]) == 0  # fmt: skip
-    return out
+@pytest.fixture
+def compared(seeds_folder: Path) -> Path:
+    """The session's three-seed comparison (conftest.py), drawn with every figure."""
+    return seeds_folder
 
 
 def svg_text(path: Path) -> str:
