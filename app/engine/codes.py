@@ -268,6 +268,8 @@ WRONG_TYPE = _code("wrong_type", "a study file's value has the wrong type (text,
 DUPLICATE_NAME = _code("duplicate_name", "two configurations have the same name", STUDY,
                        EVALUATION)
 EXTERNAL_ABSENT = _code("external_absent", "an external seat made no call in time", STUDY)
+STUDY_ENDED = _code("study_ended", "the study reached its horizon: its world plays no more",
+                    API, SOCKET, CLIENT, status=410)
 EXTERNAL_NEEDS_REALTIME = _code("external_needs_realtime", "an external seat needs the realtime "
                                 "clock", STUDY)
 MODEL_UNREACHABLE = _code("model_unreachable", "the model has not answered for too long", STUDY,

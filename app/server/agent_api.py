@@ -70,6 +70,10 @@ class AgentService:
         self._lock = threading.Lock()  # guards the event buffers and the token table
         # Numbered events a server's store has not saved yet (None: nothing saves them).
         self.unsaved: list[dict] | None = None
+        # A study's horizon: from then on every call is answered 410 study_ended
+        self.ended_at: int | None = None
+        self.ended_seq: dict[int, int] = {}  # char -> the seq of its study_ended event
+        self.told: set[int] = set()  # the seats that have been answered study_ended
         runner.pipeline.add_observer("agents", self.on_tick, on_replace=self.world_replaced)
 
     @property
@@ -100,6 +104,38 @@ class AgentService:
             self.seats[cid] = AgentSeat(char=cid, name=name, label=label, token_hash=digest)
             self.by_token[digest] = cid
         return token
+
+    def end(self, tick: int) -> None:
+        """A study's horizon (any thread): every seat gets a `study_ended` event, then every
+        agent call is answered 410 study_ended for as long as this server answers."""
+        with self._lock:
+            if self.ended_at is not None:
+                return
+            numbered = []
+            for cid in sorted(self.seats):
+                self.seq += 1
+                self.ended_seq[cid] = self.seq
+                numbered.append({"kind": "study_ended", "tick": tick, "char": cid,
+                                 "seq": self.seq})
+            self.ended_at = tick
+        # not through `unsaved`: the end is no event of the world, nothing replays it
+        self.publish(numbered)
+
+    def refuse_if_ended(self, token: str | None, reading_events_after: int | None = None) -> None:
+        """410 study_ended once the study's horizon came. `reading_events_after`: a poll of
+        the events that has not reached its `study_ended` event yet is still answered."""
+        ended = self.ended_at
+        if ended is None:
+            return
+        with self._lock:
+            cid = self.by_token.get(token_hash(token)) if token else None
+            last = self.ended_seq.get(cid) if cid is not None else None
+            if (reading_events_after is not None and last is not None
+                    and reading_events_after < last):
+                return
+            if cid is not None:
+                self.told.add(cid)
+        raise ApiError(codes.STUDY_ENDED, f"the study ended at tick {ended}", tick=ended)
 
     def knows(self, token: str) -> bool:
         """Whether `token` is an agent token of this server (no call is counted)."""
@@ -212,10 +248,12 @@ def _bearer() -> str | None:
     return token.strip()
 
 
-def _authorise(cid: int) -> AgentService:
-    """The token must be known (401) and belong to this character (403)."""
+def _authorise(cid: int, events_after: int | None = None) -> AgentService:
+    """The study must not have ended (410), the token must be known (401) and belong to this
+    character (403)."""
     service = _service()
     token = _bearer()
+    service.refuse_if_ended(token, events_after)
     if token is None:
         raise ApiError(codes.MISSING_TOKEN, "send the agent token as 'Authorization: Bearer TOKEN'")
     owner = service.char_for(token)
@@ -282,6 +320,7 @@ def join() -> ResponseReturnValue:
         default="external",
     )
     service = _service()
+    service.refuse_if_ended(None)
     cid, token = join_gate(current_app).admit(  # JoinRefused is answered like any CodedError
         body.get("join_token"),
         lambda: character_count(service.runner),
@@ -347,8 +386,8 @@ def cancel_program(cid: int, pid: int) -> ResponseReturnValue:
 
 @agent_api.get("/api/agents/<int:cid>/events")
 def events(cid: int) -> ResponseReturnValue:
-    service = _authorise(cid)
     after = _int_arg("after", 0)
+    service = _authorise(cid, events_after=after)
     limit = _int_arg("limit", 200)
     if not 1 <= limit <= 500:
         raise ApiError(codes.BAD_ARGUMENT, "`limit` is between 1 and 500", 422)
@@ -381,6 +420,14 @@ def _socket_fail(code: str, message: str) -> dict:
     return error_body(ApiError(code, message))
 
 
+def _ended_answer(service: AgentService, cid: int) -> dict | None:
+    if service.ended_at is None:
+        return None
+    service.told.add(cid)
+    return error_body(ApiError(codes.STUDY_ENDED, f"the study ended at tick {service.ended_at}",
+                               tick=service.ended_at))
+
+
 def register_socket_handlers(socketio: Any) -> None:
     """The /agent namespace: connect with `auth={"token": ...}`; `observe` and `act` answer as
     acknowledgements; events arrive as `event` messages."""
@@ -405,6 +452,8 @@ def register_socket_handlers(socketio: Any) -> None:
         fmt = data.get("format", "json") if isinstance(data, dict) else "json"
         if cid is None:
             return _socket_fail(codes.UNKNOWN_TOKEN, "connect with a token first")
+        if (ended := _ended_answer(service, cid)) is not None:
+            return ended
         if fmt not in ("json", "text"):
             return _socket_fail(codes.BAD_FORMAT, "format is 'json' or 'text'")
         return {"ok": True, "observation": service.observe(cid, fmt)}
@@ -415,6 +464,8 @@ def register_socket_handlers(socketio: Any) -> None:
         cid = service.sid_char.get(request.sid)
         if cid is None:
             return _socket_fail(codes.UNKNOWN_TOKEN, "connect with a token first")
+        if (ended := _ended_answer(service, cid)) is not None:
+            return ended
         try:
             action = _action(data if isinstance(data, dict) else {})
             return service.act(cid, action)

@@ -14,6 +14,10 @@ The study's world is closed to everyone else:
 Entry is synchronised: the runner starts paused (it serves the agents' calls, the world does not
 tick) and the clock starts only once every external seat has made its first call; a seat that
 has not called within `serve.entry_timeout` seconds stops the study with `external_absent`.
+
+The end is told: at the horizon every seat gets a `study_ended` event and from then on every
+call is answered 410 study_ended; the study keeps answering until every seat has been told so
+(up to END_GRACE_SECONDS), so an agent between two calls learns it too and stops cleanly.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from .spec import ExternalConfiguration, ServeSection, StudyError
 HOST = "127.0.0.1"  # an agent under test reaches the study from this machine only
 MAX_CONNECTIONS = 64
 POLL_SECONDS = 0.05
+END_GRACE_SECONDS = 10.0  # how long a study waits at its end for its seats to hear of it
 
 
 class ExternalSeats:
@@ -136,6 +141,22 @@ class ExternalSeats:
                     f"external seat(s) {', '.join(absent)} made no call within {timeout:g} s "
                     "([serve] entry_timeout); the world never started",
                 )
+            time.sleep(POLL_SECONDS)
+
+    def end(self, tick: int) -> None:
+        """The horizon: every seat is told the study ended (see the module docstring)."""
+        if self.service is not None:
+            self.service.end(tick)
+
+    def wait_until_told(self, grace: float = END_GRACE_SECONDS,
+                        clock: Callable[[], float] = time.monotonic) -> None:
+        """Return once every seat has been answered study_ended, or after `grace` seconds
+        (an agent that has gone away is not waited for longer)."""
+        if self.service is None:
+            return
+        deadline = clock() + grace
+        chars = {char for _conf, char in self.seats}
+        while not chars <= self.service.told and clock() < deadline:
             time.sleep(POLL_SECONDS)
 
     def absent(self) -> list[str]:

@@ -150,6 +150,8 @@ class LiveStudy:
             return
         self._finishing = True
         self.runner.paused = True
+        if self.run.external is not None:  # the server goes on answering them: 410 from now
+            self.run.external.end(tick.tick)
         threading.Thread(target=self.finish, name="study-finish", daemon=True).start()
 
     def finish(self) -> None:

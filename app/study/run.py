@@ -325,6 +325,8 @@ class StudyRun:
         def at_horizon(tick: Tick) -> None:  # on the runner thread: stop before the next tick
             if tick.tick >= self.horizon:
                 runner.paused = True
+                if self.external is not None:
+                    self.external.end(tick.tick)
                 done.set()
 
         self.pipeline.watch(at_horizon)
@@ -349,6 +351,8 @@ class StudyRun:
         self.start_models()
         done.wait()
         self.realtime_wall = time.perf_counter() - began
+        if self.external is not None:
+            self.external.wait_until_told()
 
     # --- results ---------------------------------------------------------------------------
 

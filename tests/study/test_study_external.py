@@ -1,7 +1,8 @@
 """External seats: a study serves the agent API of its own world on a loopback port, prints each
 external seat's token, and holds its clock until every external seat has made its first call;
 nobody else can join, watch the whole world or touch the clock; the seat is scored like any
-other. Played here by `asiworld agent --builtin forager` in a process of its own.
+other. Played here by `asiworld agent --builtin forager` in a process of its own, which is told
+the study ended at its horizon and exits 0.
 
 On the live server (`serve --study`) the seat plays on the server's own agent API, with the
 same synchronised entry and closed world.
@@ -92,6 +93,9 @@ def played(tmp_path_factory):
         read_until(run.stderr, r"every external seat has called", seen)
         _, err = run.communicate(timeout=120)
         seen.append(err)
+        # told the study ended, the agent stops by itself
+        said, _ = agent.communicate(timeout=30)
+        before["agent"] = (agent.returncode, said)
     finally:
         for proc in (run, agent):  # only the processes this test started
             if proc is not None and proc.poll() is None:
@@ -110,6 +114,13 @@ def test_the_world_waits_for_the_external_seat_before_its_first_tick(played):
     # The seat acted from the first ticks on: the clock started when it came, not before.
     first = min(e["tick"] for e in events if e["kind"] == "action" and e["char"] == cid)
     assert first <= 5
+
+
+def test_the_agent_is_told_the_study_ended_and_exits_cleanly_at_the_horizon(played):
+    _, before, _, _ = played
+    returncode, said = before["agent"]
+    assert returncode == 0, said
+    assert said.splitlines()[-1] == "the study ended at tick 60"
 
 
 def test_nobody_else_joins_watches_or_touches_the_clock(played):

@@ -456,7 +456,9 @@ class Harness:
         """Play `turns` turns (None: until stopped or the budget is spent). Raises
         ModelUnreachable once the model has been failing for longer than `give_up_after`."""
         done = 0
-        while (turns is None or done < turns) and not self.exhausted:
+        # a client told its study ended (a 410 a tool call answered) plays no more turns
+        while ((turns is None or done < turns) and not self.exhausted
+               and not getattr(self.client, "ended", False)):
             self.turn()
             done += 1
             if self._given_up():

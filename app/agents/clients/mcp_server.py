@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from asiworld.agents.clients.sdk import Client
@@ -29,6 +30,8 @@ from asiworld.agents.clients.tools import ToolBox, tool_specs
 from asiworld.engine import codes
 from asiworld.protocol import PROGRAM_ID
 
+ENDED_POLL_SECONDS = 0.1  # how often the server looks whether its study ended
+ENDED_LINGER_SECONDS = 0.5  # the last tool answer is written out before the server stops
 # A refusal of the call itself (the arguments do not fit): published as a tool error.
 CALL_ERRORS = {codes.BAD_ARGUMENT, codes.BAD_ACTION, codes.UNKNOWN_ACTION, codes.UNKNOWN_TOOL,
                codes.BAD_JSON, codes.BAD_PROGRAM, codes.BAD_NAME}
@@ -207,7 +210,10 @@ def build_server(client: Client) -> Any:
     )
 
 
-def serve_stdio(client: Client) -> None:
+def serve_stdio(client: Client, on_end: Callable[[], None]) -> None:
+    """Serve the tools on stdin/stdout until the client closes stdin; `on_end` is called once
+    the study has ended and must not return (the stdin reader is a thread blocked in a read
+    that no cancellation reaches, so only the process's end stops it)."""
     from asiworld.agents.clients.mcp_sdk import import_stdio_server
 
     import_stdio_server()  # first: the SDK's client and pydantic's eager builds left out
@@ -216,8 +222,18 @@ def serve_stdio(client: Client) -> None:
 
     server = build_server(client)
 
+    async def until_ended() -> None:
+        """Told the study ended (a tool call answered 410 study_ended): once the tool's answer
+        is written out, `on_end` ends the process."""
+        while not client.ended:
+            await anyio.sleep(ENDED_POLL_SECONDS)
+        await anyio.sleep(ENDED_LINGER_SECONDS)
+        on_end()
+
     async def main() -> None:
-        async with stdio_server() as (read, write):
+        async with stdio_server() as (read, write), anyio.create_task_group() as group:
+            group.start_soon(until_ended)
             await server.run(read, write, server.create_initialization_options())
+            group.cancel_scope.cancel()  # the client closed stdin: the watcher stops too
 
     anyio.run(main)

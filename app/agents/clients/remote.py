@@ -1,5 +1,6 @@
 """A built-in configuration playing on a remote server through the SDK: observe, decide, act,
-then think (the world keeps ticking meanwhile) — the loop an outside agent runs."""
+then think (the world keeps ticking meanwhile) — the loop an outside agent runs, until it is
+stopped or told its study ended."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from asiworld.agents.bots.base import Agent
-from asiworld.agents.clients.sdk import ApiError, Client, ServerUnreachable
+from asiworld.agents.clients.sdk import ApiError, Client, ServerUnreachable, StudyEnded
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +42,8 @@ class RemoteSeat:
         while decisions is None or done < decisions:
             try:
                 self.decide_once()
+            except StudyEnded:  # the study's horizon: nothing more to play
+                break
             except ServerUnreachable as err:  # the server restarts or the network blips
                 self.errors += 1
                 log.warning("%s; retrying", err)

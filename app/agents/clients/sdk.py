@@ -28,7 +28,7 @@ from asiworld.agent_port import ApiError
 from asiworld.engine import codes
 
 RATE_LIMIT_RETRIES = 5
-__all__ = ["ApiError", "Client", "ServerUnreachable"]
+__all__ = ["ApiError", "Client", "ServerUnreachable", "StudyEnded"]
 
 
 class ServerUnreachable(ApiError):
@@ -36,6 +36,16 @@ class ServerUnreachable(ApiError):
 
     def __init__(self, message: str) -> None:
         super().__init__(0, "server_unreachable", message)
+
+
+class StudyEnded(ApiError):
+    """The study this seat plays in reached its horizon (410 study_ended, or its server gone
+    after it said so): the agent stops, its work is done."""
+
+    def __init__(self, tick: int | None, status: int = 410) -> None:
+        where = f" at tick {tick}" if tick is not None else ""
+        super().__init__(status, codes.STUDY_ENDED, f"the study ended{where}")
+        self.tick = tick
 
 
 class Client:
@@ -51,6 +61,8 @@ class Client:
         self.character = character
         self.timeout = timeout
         self.last_seq = 0  # the newest event sequence number seen by events()/wait_for_event()
+        self.ended = False  # told the study ended (its event or a 410 study_ended)
+        self.ended_at: int | None = None  # the tick it ended at
 
     # --- transport -------------------------------------------------------------------------
 
@@ -59,7 +71,15 @@ class Client:
         for attempt in range(RATE_LIMIT_RETRIES):
             try:
                 return self._request(method, path, body, query)
+            except ServerUnreachable:
+                if self.ended:  # told it ended, then the study's server went away
+                    raise StudyEnded(self.ended_at, status=0) from None
+                raise
             except ApiError as err:
+                if err.code == codes.STUDY_ENDED:
+                    tick = err.body.get("error", {}).get("tick")
+                    self.ended, self.ended_at = True, tick if isinstance(tick, int) else None
+                    raise StudyEnded(self.ended_at) from None
                 if err.status != 429 or attempt == RATE_LIMIT_RETRIES - 1:
                     raise
                 time.sleep(min(5.0, max(0.05, err.retry_after)))
@@ -140,6 +160,9 @@ class Client:
         after = self.last_seq if after is None else after
         reply = self.request("GET", self._me() + "/events", query={"after": after})
         self.last_seq = max(self.last_seq, reply.get("last", 0))
+        for event in reply["events"]:
+            if event.get("kind") == "study_ended":
+                self.ended, self.ended_at = True, event.get("tick")
         return reply["events"]
 
     def wait_for_event(
