@@ -41,6 +41,7 @@ LABEL_PATTERN = re.compile(r"^[A-Za-z0-9_.\-]{1,32}$")
 INCIDENT_CAUSE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 # Engine refusals that mean "this request is malformed", not "the world says no".
 MALFORMED_CODES = (codes.UNKNOWN_ACTION, codes.BAD_ARGUMENT)
+MAX_TURN_WAIT = 120  # seconds a next_turn call may wait
 
 agent_api = Blueprint("agent_api", __name__)
 
@@ -74,6 +75,9 @@ class AgentService:
         self.ended_at: int | None = None
         self.ended_seq: dict[int, int] = {}  # char -> the seq of its study_ended event
         self.told: set[int] = set()  # the seats that have been answered study_ended
+        # A lockstep study's turns (asiworld.study.turns): every world-changing call of a
+        # seat is its turn's decision, done at a tick the turns fix. None: act at any time.
+        self.turns: Any = None
         runner.pipeline.add_observer("agents", self.on_tick, on_replace=self.world_replaced)
 
     @property
@@ -166,13 +170,32 @@ class AgentService:
         )
 
     def observe(self, cid: int, fmt: str = "json") -> dict:
-        return self.port(cid).observe(fmt)
+        obs = self.port(cid).observe(fmt)
+        if self.turns is not None:
+            obs["turn"] = self.turns.offer(cid)
+        return obs
+
+    def decided(self, cid: int, run: Any) -> Any:
+        """A world-changing call: now, or on a lockstep study as the seat's turn's decision."""
+        return run() if self.turns is None else self.turns.decide(cid, run)
 
     def act(self, cid: int, action: dict) -> dict:
-        return self.port(cid).act(action)
+        port = self.port(cid)
+        return self.decided(cid, lambda: port.act(action))
 
     def submit_program(self, cid: int, name: str, source: str) -> dict:
-        return self.port(cid).run_program(name, source)
+        port = self.port(cid)
+        return self.decided(cid, lambda: port.run_program(name, source))
+
+    def cancel(self, cid: int, pid: int) -> dict:
+        port = self.port(cid)
+        return self.decided(cid, lambda: port.cancel(pid))
+
+    def next_turn(self, cid: int, timeout: float, after: int = -1) -> dict:
+        """Wait for the seat's turn on a lockstep study (409 no_turns on any other clock)."""
+        if self.turns is None:
+            raise ApiError(codes.NO_TURNS, "this world's clock takes no turns: act at any time")
+        return {"turn": self.turns.wait_for_turn(cid, timeout, after)}
 
     def incident(
         self, cid: int, cause: str, start: int | None, end: int | None, detail: str
@@ -378,9 +401,24 @@ def program_status(cid: int, pid: int) -> ResponseReturnValue:
 
 @agent_api.delete("/api/agents/<int:cid>/programs/<int:pid>")
 def cancel_program(cid: int, pid: int) -> ResponseReturnValue:
-    reply = _authorise(cid).port(cid).cancel(pid)
+    reply = _authorise(cid).cancel(cid, pid)
     if not reply.get("ok"):
         raise ApiError(reply["code"], reply["message"], 409)
+    return jsonify(reply)
+
+
+@agent_api.get("/api/agents/<int:cid>/next_turn")
+def next_turn(cid: int) -> ResponseReturnValue:
+    service = _authorise(cid)
+    raw = request.args.get("timeout", "30")
+    try:
+        timeout = float(raw)
+    except ValueError:
+        timeout = -1.0
+    if not 0 <= timeout <= MAX_TURN_WAIT:
+        raise ApiError(codes.BAD_ARGUMENT, f"`timeout` is seconds from 0 to {MAX_TURN_WAIT}", 422)
+    reply = service.next_turn(cid, timeout, _int_arg("after", -1))
+    service.refuse_if_ended(_bearer())  # woken by the end: say so
     return jsonify(reply)
 
 

@@ -55,6 +55,7 @@ class ExternalSeats:
         self.url: str | None = None
         self.thread: threading.Thread | None = None
         self.listens = listen
+        self.turns: Any = None  # a lockstep study's turns (asiworld.study.turns)
         # calls made before an interruption, per seat (a resumed study's store keeps them)
         self.earlier: dict[str, int] = {}
         if listen:
@@ -116,6 +117,7 @@ class ExternalSeats:
         """Give each seat's character a token on `service` (an agent API: the study's own, or
         the live server's) and print how its agent plays it at `url`."""
         self.service = service
+        service.turns = self.turns  # before any token is out: the seat's first call is in turn
         for conf, char in self.seats:
             token = service.seat(char, conf.name, conf.label or conf.name)
             self.tokens[conf.name] = token
@@ -124,8 +126,10 @@ class ExternalSeats:
                 "--builtin forager")
 
     def wait_for_entry(self, say: Callable[[str], None],
-                       clock: Callable[[], float] = time.monotonic) -> None:
-        """Return once every external seat has made a call; StudyError after the timeout."""
+                       clock: Callable[[], float] = time.monotonic,
+                       strict: bool = True) -> list[str]:
+        """Return once every external seat has made a call; after the timeout StudyError, or
+        (not `strict`: a lockstep study goes on without them) the absent seats' names."""
         timeout = self.serve.entry_timeout
         say(f"waiting for {len(self.seats)} external seat(s) to make their first call "
             f"(up to {timeout:g} s); the clock starts then")
@@ -134,7 +138,9 @@ class ExternalSeats:
             absent = self.absent()
             if not absent:
                 say("every external seat has called: the clock starts")
-                return
+                return []
+            if clock() >= deadline and not strict:
+                return absent
             if clock() >= deadline:
                 raise StudyError(
                     codes.EXTERNAL_ABSENT,
@@ -155,7 +161,8 @@ class ExternalSeats:
         if self.service is None:
             return
         deadline = clock() + grace
-        chars = {char for _conf, char in self.seats}
+        calls = self.service.calls  # a seat that never came is not waited for
+        chars = {char for _conf, char in self.seats if calls.get(char)}
         while not chars <= self.service.told and clock() < deadline:
             time.sleep(POLL_SECONDS)
 

@@ -7,7 +7,7 @@ the study ended at its horizon and exits 0.
 On the live server (`serve --study`) the seat plays on the server's own agent API, with the
 same synchronised entry and closed world.
 
-Bad inputs tried: an external seat on the lockstep clock, a seat that never calls (the entry
+Bad inputs tried: an external seat on the live server's lockstep clock, a seat that never calls (the entry
 timeout, on `study run` and on the server), a port already in use, a bad --port, a join and a
 whole-world view without the tokens on the server."""
 
@@ -145,11 +145,16 @@ def test_the_external_seat_is_scored_like_any_other(played):
     assert main(["replay", "verify", str(out / "replay.asirep")]) == 0
 
 
-def test_an_external_seat_needs_the_realtime_clock():
+def test_on_the_live_server_an_external_seat_needs_the_realtime_clock(tmp_path):
+    # `study run` takes it in turns (test_study_lockstep_external.py); the server's clock
+    # ticks by itself
+    from asiworld.study.live import LiveStudy
+
+    text = study(clock='kind = "lockstep"')
     with pytest.raises(StudyError) as caught:
-        parse_study(study(clock='kind = "lockstep"'), "s.toml")
+        LiveStudy(parse_study(text, "s.toml"), text, tmp_path / "out", "s.toml", speed=10)
     assert caught.value.code == "external_needs_realtime"
-    assert "s.toml line 16" in caught.value.message and "'outside'" in caught.value.message
+    assert "asiworld study run" in caught.value.message
 
 
 def test_a_seat_that_never_calls_stops_the_study_with_a_clear_error(tmp_path, capsys):

@@ -28,6 +28,7 @@ from asiworld.agent_port import ApiError
 from asiworld.engine import codes
 
 RATE_LIMIT_RETRIES = 5
+DECISION_WAIT = 120.0  # seconds a lockstep study may hold a decision's answer (other turns)
 __all__ = ["ApiError", "Client", "ServerUnreachable", "StudyEnded"]
 
 
@@ -66,11 +67,12 @@ class Client:
 
     # --- transport -------------------------------------------------------------------------
 
-    def request(self, method: str, path: str, body: Any = None, query: dict | None = None) -> Any:
+    def request(self, method: str, path: str, body: Any = None, query: dict | None = None,
+                timeout: float | None = None) -> Any:
         """One call; a 429 (rate limited) is retried after the server's Retry-After."""
         for attempt in range(RATE_LIMIT_RETRIES):
             try:
-                return self._request(method, path, body, query)
+                return self._request(method, path, body, query, timeout)
             except ServerUnreachable:
                 if self.ended:  # told it ended, then the study's server went away
                     raise StudyEnded(self.ended_at, status=0) from None
@@ -85,7 +87,8 @@ class Client:
                 time.sleep(min(5.0, max(0.05, err.retry_after)))
         raise AssertionError("unreachable")
 
-    def _request(self, method: str, path: str, body: Any, query: dict | None) -> Any:
+    def _request(self, method: str, path: str, body: Any, query: dict | None,
+                 timeout: float | None = None) -> Any:
         url = self.base_url + path
         if query:
             url += "?" + urllib.parse.urlencode(query)
@@ -97,7 +100,7 @@ class Client:
             headers["Authorization"] = f"Bearer {self.token}"
         req = urllib.request.Request(url, data=data, headers=headers, method=method)
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as reply:
+            with urllib.request.urlopen(req, timeout=timeout or self.timeout) as reply:
                 return json.loads(reply.read() or b"null")
         except urllib.error.HTTPError as err:
             raw = err.read()
@@ -141,10 +144,23 @@ class Client:
         return self.request("GET", self._me() + "/observe", query={"format": format})
 
     def act(self, action: dict) -> dict:
-        return self.request("POST", self._me() + "/act", {"action": action})
+        # on a lockstep study the answer comes when the action acts (its think time later)
+        return self.request("POST", self._me() + "/act", {"action": action},
+                            timeout=self.timeout + DECISION_WAIT)
 
     def run_program(self, name: str, source: str) -> dict:
-        return self.request("POST", self._me() + "/programs", {"name": name, "source": source})
+        return self.request("POST", self._me() + "/programs", {"name": name, "source": source},
+                            timeout=self.timeout + DECISION_WAIT)
+
+    def next_turn(self, timeout: float = 30.0, after: int = -1) -> dict | None:
+        """On a lockstep study: wait until it is this seat's turn and return it (`{tick,
+        deadline, seconds_left}`; `after`: a turn at a later tick only), None after `timeout`
+        seconds; ApiError `no_turns` on a clock without turns. Then observe and make one
+        decision (an action, a wait, a program)."""
+        reply = self.request("GET", self._me() + "/next_turn",
+                             query={"timeout": timeout, "after": after},
+                             timeout=self.timeout + timeout)
+        return reply["turn"]
 
     def program_status(self, pid: int | None = None) -> dict:
         """One program's status, logs and outcome; without an id, all of the character's."""
@@ -153,7 +169,8 @@ class Client:
         return self.request("GET", self._me() + f"/programs/{int(pid)}")
 
     def cancel(self, pid: int) -> dict:
-        return self.request("DELETE", self._me() + f"/programs/{int(pid)}")
+        return self.request("DELETE", self._me() + f"/programs/{int(pid)}",
+                            timeout=self.timeout + DECISION_WAIT)
 
     def events(self, after: int | None = None) -> list[dict]:
         """Events concerning the character since `after` (default: since the last call)."""
