@@ -177,7 +177,14 @@ class AgentService:
 
     def decided(self, cid: int, run: Any) -> Any:
         """A world-changing call: now, or on a lockstep study as the seat's turn's decision."""
-        return run() if self.turns is None else self.turns.decide(cid, run)
+        if self.turns is None:
+            return run()
+        try:
+            return self.turns.decide(cid, run)
+        except ApiError as err:  # a decision the horizon came before: the seat is told
+            if err.code == codes.STUDY_ENDED:
+                self.told.add(cid)
+            raise
 
     def act(self, cid: int, action: dict) -> dict:
         port = self.port(cid)

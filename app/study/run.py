@@ -380,8 +380,8 @@ class StudyRun:
             turns.before_tick(self.world.tick, lambda fn: runner.call(fn, timeout=3600),
                               alive, missed)
             runner.call(runner.advance, timeout=3600)  # the model seats' waits are in the tick
+        external.end(self.world.tick)  # first: a seat woken by the turns' end is told so
         turns.end(self.world.tick)
-        external.end(self.world.tick)
         external.wait_until_told()
 
     def _clock_until_horizon(self, say: Any, runner: Any, done: threading.Event) -> None:

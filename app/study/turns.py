@@ -3,7 +3,8 @@ decision ticks, as a model seat is, and the world waits for it.
 
 At a seat's decision tick T the world stops before stepping and the seat's turn is open (its
 observation says `"turn": {"tick": T, ...}`, `GET .../next_turn` returns it). The seat's one
-decision of the turn (an action, a `wait`, a program or a cancel) closes it; the decision is
+decision of the turn (an action, a `wait`, a program or a cancel; or a pass: asking for a turn
+after T, `next_turn?after=T`) closes it; the decision is
 charged the clock's think time, like a model call that answered with no completion tokens: it
 acts at T + `clock.charge(0)`, and the seat's next turn opens then. A seat that has not decided
 within its `turn_seconds` (wall seconds) misses the turn: an incident `turn_missed`, and its
@@ -23,6 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from asiworld.engine import codes
+
+
+def _pass() -> None:
+    """The decision of a turn passed: nothing."""
 
 
 @dataclass
@@ -82,8 +87,12 @@ class ExternalTurns:
             while not self.ended:
                 seat = self.seats.get(char)
                 turn = seat.turn if seat is not None else None
-                if turn is not None and turn.decision is None and turn.tick > after:
-                    return turn.offer()
+                if turn is not None and turn.decision is None:
+                    if turn.tick > after:
+                        return turn.offer()
+                    # waiting past its open turn: the seat passes it (its decision is none)
+                    turn.decision = _pass
+                    self._changed.notify_all()
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return None

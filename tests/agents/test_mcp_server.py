@@ -91,7 +91,7 @@ def test_asiworld_mcp_over_stdio_takes_the_same_seat_and_serves_the_docs(served,
 
     async def session_over_stdio() -> None:
         async with mcp.Client(command) as session:
-            assert len((await session.list_tools()).tools) == len(protocol.actions()) + 5
+            assert len((await session.list_tools()).tools) == len(protocol.actions()) + 6
             seen = _payload(await session.call_tool("observe", {}))
             assert "mcp-stdio at" in seen["text"]  # the seat joined before, not a new one
             moved = _payload(await session.call_tool("move", {"dir": "s"}))
@@ -208,6 +208,9 @@ def test_asiworld_mcp_exits_0_once_a_tool_call_is_told_the_study_ended(app, serv
             "clientInfo": {"name": "test", "version": "0"}}})
         assert json.loads(proc.stdout.readline())["id"] == 1
         send({"method": "notifications/initialized"})
+        send({"id": 3, "method": "tools/call", "params": {"name": "next_turn", "arguments": {}}})
+        answer = json.loads(proc.stdout.readline())["result"]["structuredContent"]
+        assert answer["code"] == "no_turns"  # this world's clock takes no turns
         app.extensions["asiworld_agents"].end(9)
         send({"id": 2, "method": "tools/call", "params": {"name": "observe", "arguments": {}}})
         answer = json.loads(proc.stdout.readline())["result"]["structuredContent"]

@@ -12,6 +12,7 @@ import json
 import queue
 import re
 import threading
+import time
 
 import pytest
 from asiworld.agents.clients.sdk import ApiError, Client, StudyEnded
@@ -21,7 +22,8 @@ from asiworld.study.spec import parse_study
 from asiworld.study.turns import ExternalTurns
 
 THINK = 3
-SKIPPED = 9  # the turn the script lets pass
+SKIPPED = 9  # the turn the script leaves undecided
+PASSED = 21  # the turn the script passes
 MOVES = ["n", "e", "s", "w"]
 
 
@@ -63,7 +65,7 @@ def seat_of(lines: queue.Queue) -> tuple[str, int, str]:
 
 def play(client: Client) -> dict:
     """The outside agent: in each turn one move, round the compass; it lets the turn at tick
-    SKIPPED pass, and tries the bad inputs once."""
+    SKIPPED go by undecided, passes the turn at PASSED, and tries the bad inputs once."""
     seen: dict = {"turns": [], "refused": {}}
     after = -1
     while True:
@@ -75,7 +77,9 @@ def play(client: Client) -> dict:
         assert turn is not None
         after = turn["tick"]
         seen["turns"].append(after)
-        if after == SKIPPED:
+        if after == SKIPPED:  # thinks too long: the turn closes by its deadline
+            while (client.observe()["turn"] or {}).get("tick") == SKIPPED:
+                time.sleep(0.05)
             continue
         try:
             obs = client.observe()
@@ -83,6 +87,8 @@ def play(client: Client) -> dict:
             seen["ended"] = ended.tick
             return seen
         assert obs["turn"]["tick"] == after and obs["tick"] == after
+        if after == PASSED:
+            continue  # asking for a later turn passes this one
         action = {"type": "move", "dir": MOVES[(after // THINK) % 4]}
         if after == 12:
             seen["refused"] = bad_inputs(client, action)
@@ -161,7 +167,8 @@ def twice(tmp_path_factory):
 
 def test_the_same_study_and_agent_give_the_same_state_hash(twice):
     _, (one, *_), (two, *_) = twice
-    assert one["state_hash"] == two["state_hash"] and one["ticks"] == two["ticks"] == 60
+    assert one["state_hash"] == two["state_hash"] and one["ticks"] == two["ticks"] == 60, \
+        (twice[1][1], twice[2][1])
 
 
 def test_the_seat_is_offered_a_turn_every_think_charge_and_told_the_end(twice):
@@ -207,3 +214,27 @@ def test_a_seat_that_never_connects_is_an_incident_and_the_study_goes_on(tmp_pat
     rows = {c["name"]: c for c in results["configurations"]}
     (absent,) = rows["outside"]["incidents"]
     assert absent["cause"] == "absent" and absent["start"] == 0
+
+
+def test_asiworld_agent_plays_in_turns_and_exits_0_at_the_end(tmp_path):
+    import subprocess
+    import sys
+
+    thread, lines, done = start(study(), tmp_path / "agent")
+    url, cid, token = seat_of(lines)
+    agent = subprocess.Popen(
+        [sys.executable, "-m", "asiworld.cli", "agent", "--server", url, "--character",
+         str(cid), f"--token={token}", "--builtin", "forager"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        said, _ = agent.communicate(timeout=120)
+    finally:
+        if agent.poll() is None:  # the process this test started
+            agent.kill()
+            agent.wait()
+    thread.join(120)
+    assert agent.returncode == 0 and said.splitlines()[-1] == "the study ended at tick 60"
+    stats = json.loads(said.splitlines()[-2])
+    assert stats["errors"] == 0 and stats["decisions"] == 60 // THINK  # one per turn
+    rows = {c["name"]: c for c in done["results"]["configurations"]}
+    assert rows["outside"]["incidents"] == []  # no turn missed

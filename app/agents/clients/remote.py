@@ -25,7 +25,10 @@ class RemoteSeat:
     errors: int = 0
 
     def decide_once(self) -> dict | None:
-        """One observe-decide-act round; the answer to the action (or None)."""
+        """One observe-decide-act round; the answer to the action (or None). On a lockstep
+        study the round is the seat's turn (it waits for it)."""
+        if self.client.await_turn() is None and self.client.takes_turns:
+            return None  # no turn came within the wait: ask again
         obs = self.client.observe()
         action = self.agent.decide(obs)
         self.decisions += 1
@@ -53,5 +56,6 @@ class RemoteSeat:
                 self.errors += 1
                 log.warning("the server refused: %s", err)
             done += 1
-            sleep(self.think_seconds)
+            if not self.client.takes_turns:  # in turns the clock charges the think time
+                sleep(self.think_seconds)
         return self

@@ -64,6 +64,8 @@ class Client:
         self.last_seq = 0  # the newest event sequence number seen by events()/wait_for_event()
         self.ended = False  # told the study ended (its event or a 410 study_ended)
         self.ended_at: int | None = None  # the tick it ended at
+        self.takes_turns: bool | None = None  # a lockstep study's seat (None: not asked yet)
+        self.turn_tick = -1  # the tick of the last turn await_turn returned
 
     # --- transport -------------------------------------------------------------------------
 
@@ -181,6 +183,23 @@ class Client:
             if event.get("kind") == "study_ended":
                 self.ended, self.ended_at = True, event.get("tick")
         return reply["events"]
+
+    def await_turn(self, timeout: float = 30.0) -> dict | None:
+        """Before a decision: on a lockstep study wait for the seat's next turn (None after
+        `timeout`); on any other clock return None at once (asked once, then remembered)."""
+        if self.takes_turns is False:
+            return None
+        try:
+            turn = self.next_turn(timeout, after=self.turn_tick)
+        except ApiError as err:
+            if err.code != codes.NO_TURNS:
+                raise
+            self.takes_turns = False
+            return None
+        self.takes_turns = True
+        if turn is not None:
+            self.turn_tick = turn["tick"]
+        return turn
 
     def wait_for_event(
         self,
