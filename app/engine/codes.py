@@ -268,8 +268,14 @@ WRONG_TYPE = _code("wrong_type", "a study file's value has the wrong type (text,
 DUPLICATE_NAME = _code("duplicate_name", "two configurations have the same name", STUDY,
                        EVALUATION)
 EXTERNAL_ABSENT = _code("external_absent", "an external seat made no call in time", STUDY)
-EXTERNAL_NEEDS_REALTIME = _code("external_needs_realtime", "an external seat needs the realtime "
-                                "clock", STUDY)
+STUDY_ENDED = _code("study_ended", "the study reached its horizon: its world plays no more",
+                    API, SOCKET, CLIENT, status=410)
+NOT_YOUR_TURN = _code("not_your_turn", "on the lockstep clock a seat decides once in its open "
+                      "turn", API, SOCKET, CLIENT, status=409)
+NO_TURNS = _code("no_turns", "this world's clock takes no turns: act at any time", API, CLIENT,
+                 status=409)
+EXTERNAL_NEEDS_REALTIME = _code("external_needs_realtime", "an external seat on the live server "
+                                "needs the realtime clock", STUDY)
 MODEL_UNREACHABLE = _code("model_unreachable", "the model has not answered for too long", STUDY,
                           CLIENT)
 RAY_UNREACHABLE = _code("ray_unreachable", "Ray cannot be started or reached", STUDY)

@@ -67,6 +67,8 @@ OUTSIDE: dict[str, str] = {
     "program_interrupted": "char, program, name, status, line, outcome (after a restart)",
     "incident": "char, cause, start, end, detail: a harness or the agent API (a model's error, "
     "a lost connection, a budget)",
+    "study_ended": "char, tick: the agent API tells each external seat of a study that its "
+    "horizon came (only in the seats' event buffers, not in the world's stream)",
     "resumed": "char, how its player came back: a resumed study",
     "refused": "char, type (the action's), code, program (the program's id when a program's call "
     "was refused, else absent): an action the world refused when it was submitted, through the "

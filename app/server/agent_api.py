@@ -42,6 +42,7 @@ LABEL_PATTERN = re.compile(r"^[A-Za-z0-9_.\-]{1,32}$")
 INCIDENT_CAUSE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 # Engine refusals that mean "this request is malformed", not "the world says no".
 MALFORMED_CODES = (codes.UNKNOWN_ACTION, codes.BAD_ARGUMENT)
+MAX_TURN_WAIT = 120  # seconds a next_turn call may wait
 
 agent_api = Blueprint("agent_api", __name__)
 
@@ -72,6 +73,13 @@ class AgentService:
         self._lock = threading.Lock()  # guards the event buffers and the token table
         # Numbered events a server's store has not saved yet (None: nothing saves them).
         self.unsaved: list[dict] | None = None
+        # A study's horizon: from then on every call is answered 410 study_ended
+        self.ended_at: int | None = None
+        self.ended_seq: dict[int, int] = {}  # char -> the seq of its study_ended event
+        self.told: set[int] = set()  # the seats that have been answered study_ended
+        # A lockstep study's turns (asiworld.study.turns): every world-changing call of a
+        # seat is its turn's decision, done at a tick the turns fix. None: act at any time.
+        self.turns: Any = None
         runner.pipeline.add_observer("agents", self.on_tick, on_replace=self.world_replaced)
 
     @property
@@ -103,6 +111,38 @@ class AgentService:
             self.by_token[digest] = cid
         return token
 
+    def end(self, tick: int) -> None:
+        """A study's horizon (any thread): every seat gets a `study_ended` event, then every
+        agent call is answered 410 study_ended for as long as this server answers."""
+        with self._lock:
+            if self.ended_at is not None:
+                return
+            numbered = []
+            for cid in sorted(self.seats):
+                self.seq += 1
+                self.ended_seq[cid] = self.seq
+                numbered.append({"kind": "study_ended", "tick": tick, "char": cid,
+                                 "seq": self.seq})
+            self.ended_at = tick
+        # not through `unsaved`: the end is no event of the world, nothing replays it
+        self.publish(numbered)
+
+    def refuse_if_ended(self, token: str | None, reading_events_after: int | None = None) -> None:
+        """410 study_ended once the study's horizon came. `reading_events_after`: a poll of
+        the events that has not reached its `study_ended` event yet is still answered."""
+        ended = self.ended_at
+        if ended is None:
+            return
+        with self._lock:
+            cid = self.by_token.get(token_hash(token)) if token else None
+            last = self.ended_seq.get(cid) if cid is not None else None
+            if (reading_events_after is not None and last is not None
+                    and reading_events_after < last):
+                return
+            if cid is not None:
+                self.told.add(cid)
+        raise ApiError(codes.STUDY_ENDED, f"the study ended at tick {ended}", tick=ended)
+
     def knows(self, token: str) -> bool:
         """Whether `token` is an agent token of this server (no call is counted)."""
         with self._lock:
@@ -132,13 +172,39 @@ class AgentService:
         )
 
     def observe(self, cid: int, fmt: str = "json") -> dict:
-        return self.port(cid).observe(fmt)
+        obs = self.port(cid).observe(fmt)
+        if self.turns is not None:
+            obs["turn"] = self.turns.offer(cid)
+        return obs
+
+    def decided(self, cid: int, run: Any) -> Any:
+        """A world-changing call: now, or on a lockstep study as the seat's turn's decision."""
+        if self.turns is None:
+            return run()
+        try:
+            return self.turns.decide(cid, run)
+        except ApiError as err:  # a decision the horizon came before: the seat is told
+            if err.code == codes.STUDY_ENDED:
+                self.told.add(cid)
+            raise
 
     def act(self, cid: int, action: dict) -> dict:
-        return self.port(cid).act(action)
+        port = self.port(cid)
+        return self.decided(cid, lambda: port.act(action))
 
     def submit_program(self, cid: int, name: str, source: str) -> dict:
-        return self.port(cid).run_program(name, source)
+        port = self.port(cid)
+        return self.decided(cid, lambda: port.run_program(name, source))
+
+    def cancel(self, cid: int, pid: int) -> dict:
+        port = self.port(cid)
+        return self.decided(cid, lambda: port.cancel(pid))
+
+    def next_turn(self, cid: int, timeout: float, after: int = -1) -> dict:
+        """Wait for the seat's turn on a lockstep study (409 no_turns on any other clock)."""
+        if self.turns is None:
+            raise ApiError(codes.NO_TURNS, "this world's clock takes no turns: act at any time")
+        return {"turn": self.turns.wait_for_turn(cid, timeout, after)}
 
     def incident(
         self, cid: int, cause: str, start: int | None, end: int | None, detail: str
@@ -214,10 +280,12 @@ def _bearer() -> str | None:
     return token.strip()
 
 
-def _authorise(cid: int) -> AgentService:
-    """The token must be known (401) and belong to this character (403)."""
+def _authorise(cid: int, events_after: int | None = None) -> AgentService:
+    """The study must not have ended (410), the token must be known (401) and belong to this
+    character (403)."""
     service = _service()
     token = _bearer()
+    service.refuse_if_ended(token, events_after)
     if token is None:
         raise ApiError(codes.MISSING_TOKEN, "send the agent token as 'Authorization: Bearer TOKEN'")
     owner = service.char_for(token)
@@ -293,6 +361,7 @@ def join() -> ResponseReturnValue:
         default="external",
     )
     service = _service()
+    service.refuse_if_ended(None)
     cid, token = join_gate(current_app).admit(  # JoinRefused is answered like any CodedError
         body.get("join_token"),
         lambda: character_count(service.runner),
@@ -350,16 +419,31 @@ def program_status(cid: int, pid: int) -> ResponseReturnValue:
 
 @agent_api.delete("/api/agents/<int:cid>/programs/<int:pid>")
 def cancel_program(cid: int, pid: int) -> ResponseReturnValue:
-    reply = _authorise(cid).port(cid).cancel(pid)
+    reply = _authorise(cid).cancel(cid, pid)
     if not reply.get("ok"):
         raise ApiError(reply["code"], reply["message"], 409)
     return jsonify(reply)
 
 
+@agent_api.get("/api/agents/<int:cid>/next_turn")
+def next_turn(cid: int) -> ResponseReturnValue:
+    service = _authorise(cid)
+    raw = request.args.get("timeout", "30")
+    try:
+        timeout = float(raw)
+    except ValueError:
+        timeout = -1.0
+    if not 0 <= timeout <= MAX_TURN_WAIT:
+        raise ApiError(codes.BAD_ARGUMENT, f"`timeout` is seconds from 0 to {MAX_TURN_WAIT}", 422)
+    reply = service.next_turn(cid, timeout, _int_arg("after", -1))
+    service.refuse_if_ended(_bearer())  # woken by the end: say so
+    return jsonify(reply)
+
+
 @agent_api.get("/api/agents/<int:cid>/events")
 def events(cid: int) -> ResponseReturnValue:
-    service = _authorise(cid)
     after = _int_arg("after", 0)
+    service = _authorise(cid, events_after=after)
     limit = _int_arg("limit", 200)
     if not 1 <= limit <= 500:
         raise ApiError(codes.BAD_ARGUMENT, "`limit` is between 1 and 500", 422)
@@ -392,6 +476,14 @@ def _socket_fail(code: str, message: str) -> dict:
     return error_body(ApiError(code, message))
 
 
+def _ended_answer(service: AgentService, cid: int) -> dict | None:
+    if service.ended_at is None:
+        return None
+    service.told.add(cid)
+    return error_body(ApiError(codes.STUDY_ENDED, f"the study ended at tick {service.ended_at}",
+                               tick=service.ended_at))
+
+
 def register_socket_handlers(socketio: Any) -> None:
     """The /agent namespace: connect with `auth={"token": ...}`; `observe` and `act` answer as
     acknowledgements; events arrive as `event` messages."""
@@ -416,6 +508,8 @@ def register_socket_handlers(socketio: Any) -> None:
         fmt = data.get("format", "json") if isinstance(data, dict) else "json"
         if cid is None:
             return _socket_fail(codes.UNKNOWN_TOKEN, "connect with a token first")
+        if (ended := _ended_answer(service, cid)) is not None:
+            return ended
         if fmt not in ("json", "text"):
             return _socket_fail(codes.BAD_FORMAT, "format is 'json' or 'text'")
         return {"ok": True, "observation": service.observe(cid, fmt)}
@@ -426,6 +520,8 @@ def register_socket_handlers(socketio: Any) -> None:
         cid = service.sid_char.get(request.sid)
         if cid is None:
             return _socket_fail(codes.UNKNOWN_TOKEN, "connect with a token first")
+        if (ended := _ended_answer(service, cid)) is not None:
+            return ended
         try:
             action = _action(data if isinstance(data, dict) else {})
             return service.act(cid, action)

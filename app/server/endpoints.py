@@ -202,6 +202,19 @@ _ROUTES = (
         },
     ),
     Route(
+        "agent_api.next_turn",
+        "get",
+        f"{AGENTS}/next_turn",
+        summary="On a lockstep study: wait for the character's turn ({turn: {tick, deadline, "
+        "seconds_left}}, or {turn: null} after `timeout` seconds)",
+        operation_id="nextTurn",
+        answers={"200": answer(ANY_OBJECT), **REFUSED,
+                 "409": refusal("no_turns: this world's clock takes no turns")},
+        query={"timeout": {"type": "number", "default": 30, "minimum": 0, "maximum": 120},
+               "after": {"type": "integer", "default": -1,
+                         "description": "only a turn at a later tick (skip the one seen)"}},
+    ),
+    Route(
         "agent_api.events",
         "get",
         f"{AGENTS}/events",

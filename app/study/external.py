@@ -14,6 +14,10 @@ The study's world is closed to everyone else:
 Entry is synchronised: the runner starts paused (it serves the agents' calls, the world does not
 tick) and the clock starts only once every external seat has made its first call; a seat that
 has not called within `serve.entry_timeout` seconds stops the study with `external_absent`.
+
+The end is told: at the horizon every seat gets a `study_ended` event and from then on every
+call is answered 410 study_ended; the study keeps answering until every seat has been told so
+(up to END_GRACE_SECONDS), so an agent between two calls learns it too and stops cleanly.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from .spec import ExternalConfiguration, ServeSection, StudyError
 HOST = "127.0.0.1"  # an agent under test reaches the study from this machine only
 MAX_CONNECTIONS = 64
 POLL_SECONDS = 0.05
+END_GRACE_SECONDS = 10.0  # how long a study waits at its end for its seats to hear of it
 
 
 class ExternalSeats:
@@ -54,6 +59,7 @@ class ExternalSeats:
         self.url: str | None = None
         self.thread: threading.Thread | None = None
         self.listens = listen
+        self.turns: Any = None  # a lockstep study's turns (asiworld.study.turns)
         # calls made before an interruption, per seat (a resumed study's store keeps them)
         self.earlier: dict[str, int] = {}
         if listen:
@@ -109,6 +115,7 @@ class ExternalSeats:
         """Give each seat's character a token on `service` (an agent API: the study's own, or
         the live server's) and print how its agent plays it at `url`."""
         self.service = service
+        service.turns = self.turns  # before any token is out: the seat's first call is in turn
         for conf, char in self.seats:
             token = service.seat(char, conf.name, conf.label or conf.name)
             self.tokens[conf.name] = token
@@ -117,8 +124,10 @@ class ExternalSeats:
                 "--builtin forager")
 
     def wait_for_entry(self, say: Callable[[str], None],
-                       clock: Callable[[], float] = time.monotonic) -> None:
-        """Return once every external seat has made a call; StudyError after the timeout."""
+                       clock: Callable[[], float] = time.monotonic,
+                       strict: bool = True) -> list[str]:
+        """Return once every external seat has made a call; after the timeout StudyError, or
+        (not `strict`: a lockstep study goes on without them) the absent seats' names."""
         timeout = self.serve.entry_timeout
         say(f"waiting for {len(self.seats)} external seat(s) to make their first call "
             f"(up to {timeout:g} s); the clock starts then")
@@ -127,13 +136,32 @@ class ExternalSeats:
             absent = self.absent()
             if not absent:
                 say("every external seat has called: the clock starts")
-                return
+                return []
+            if clock() >= deadline and not strict:
+                return absent
             if clock() >= deadline:
                 raise StudyError(
                     codes.EXTERNAL_ABSENT,
                     f"external seat(s) {', '.join(absent)} made no call within {timeout:g} s "
                     "([serve] entry_timeout); the world never started",
                 )
+            time.sleep(POLL_SECONDS)
+
+    def end(self, tick: int) -> None:
+        """The horizon: every seat is told the study ended (see the module docstring)."""
+        if self.service is not None:
+            self.service.end(tick)
+
+    def wait_until_told(self, grace: float = END_GRACE_SECONDS,
+                        clock: Callable[[], float] = time.monotonic) -> None:
+        """Return once every seat has been answered study_ended, or after `grace` seconds
+        (an agent that has gone away is not waited for longer)."""
+        if self.service is None:
+            return
+        deadline = clock() + grace
+        calls = self.service.calls  # a seat that never came is not waited for
+        chars = {char for _conf, char in self.seats if calls.get(char)}
+        while not chars <= self.service.told and clock() < deadline:
             time.sleep(POLL_SECONDS)
 
     def absent(self) -> list[str]:

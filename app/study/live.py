@@ -62,6 +62,11 @@ class LiveStudy:
         # agent API, so with them here the whole world is watched with the spectator token.
         self.join_token = join_token or new_token()
         outside = any(c.kind == "external" for c in study.configurations)
+        if outside and isinstance(study.clock, Lockstep):
+            # the server's clock ticks by itself; only `study run` steps the world turn by turn
+            raise StudyError(codes.EXTERNAL_NEEDS_REALTIME, "on the live server an external "
+                             "seat needs [clock] kind = \"realtime\"; a lockstep study with "
+                             "external seats runs with asiworld study run")
         self.spectator_token = spectator_token or (new_token() if outside else None)
         self.run = StudyRun(study, text, self.out, seeds[0], where, resume=resume,
                             serve_external=False)
@@ -151,6 +156,8 @@ class LiveStudy:
             return
         self._finishing = True
         self.runner.paused = True
+        if self.run.external is not None:  # the server goes on answering them: 410 from now
+            self.run.external.end(tick.tick)
         threading.Thread(target=self.finish, name="study-finish", daemon=True).start()
 
     def finish(self) -> None:

@@ -64,6 +64,7 @@ from .spec import (
     Study,
     StudyError,
 )
+from .turns import ExternalTurns
 
 REALTIME_SWITCH_SECONDS = 0.0005
 EXTERNAL_CALLS = "external_calls"  # the store's meta key for the external seats' call counts
@@ -96,6 +97,7 @@ class StudyRun:
         self.model_seats: list[ModelSeat] = []
         self.models: LockstepSeats | RealtimeSeats | None = None
         self.runner: Any = None
+        self.turns: ExternalTurns | None = None  # a lockstep study's external seats' turns
         self.pipeline.watch(self._collect)
         self.lockstep = isinstance(study.clock, Lockstep)
         self.identity = identity(text, seed)
@@ -118,6 +120,11 @@ class StudyRun:
         elif not isinstance(clock, Lockstep):
             self.runner = WorldRunner(self.pipeline, speed=clock.speed)
             call = self.runner.call
+        elif self.external is not None:
+            # the world's thread, which serves the agent API's calls; the study steps it turn
+            # by turn (`_lockstep_turns`), it never ticks by itself
+            self.runner = WorldRunner(self.pipeline)
+            self.turns = self.external.turns = ExternalTurns(clock.charge(0))
         world = self.pipeline.world
         for index, conf in enumerate(self.study.configurations):
             label = conf.label or conf.name
@@ -143,6 +150,8 @@ class StudyRun:
                 self.model_seats.append(seat)
             elif isinstance(conf, ExternalConfiguration):
                 self.external.add(conf, cid)
+                if self.turns is not None:
+                    self.turns.add(conf.name, cid, conf.turn_seconds, world.tick)
         if isinstance(clock, Lockstep):
             self.models = self.pipeline.add_driver(LockstepSeats(self.model_seats, clock))
         else:
@@ -199,6 +208,8 @@ class StudyRun:
                 self.pipeline.watch(shown.on_tick)
             if self.runner is None:
                 self.pipeline.run_until(self.horizon)
+            elif self.turns is not None:
+                self._lockstep_turns(say)
             else:
                 self._realtime(say)
         finally:
@@ -336,6 +347,8 @@ class StudyRun:
         def at_horizon(tick: Tick) -> None:  # on the runner thread: stop before the next tick
             if tick.tick >= self.horizon:
                 runner.paused = True
+                if self.external is not None:
+                    self.external.end(tick.tick)
                 done.set()
 
         self.pipeline.watch(at_horizon)
@@ -349,6 +362,37 @@ class StudyRun:
         finally:
             sys.setswitchinterval(switch)
 
+    def _lockstep_turns(self, say: Any) -> None:
+        """A lockstep study with external seats: the world's thread serves their calls, and
+        the world is stepped here, tick by tick, each tick once the turns that fall on it are
+        decided (asiworld.study.turns). A seat absent at the entry deadline is an incident
+        and is offered no turn; the study goes on without it."""
+        runner, turns, external = self.runner, self.turns, self.external
+        runner.paused = True
+        runner.start()
+        service = external.service
+        for name in external.wait_for_entry(say, strict=False):
+            char = next(c for conf, c in external.seats if conf.name == name)
+            turns.seats[char].absent = True
+            service.incident(char, "absent", self.world.tick, self.world.tick,
+                             f"made no call within {self.study.serve.entry_timeout:g} s")
+            say(f"external seat {name} did not come: it is offered no turn (an incident)")
+
+        def missed(seat: Any, turn: Any) -> None:
+            service.incident(seat.char, "turn_missed", turn.tick, turn.tick,
+                             f"no decision within {seat.turn_seconds:g} s")
+
+        def alive(char: int) -> bool:
+            return runner.call(lambda: char in self.pipeline.world.entities)
+
+        while self.world.tick < self.horizon:
+            turns.before_tick(self.world.tick, lambda fn: runner.call(fn, timeout=3600),
+                              alive, missed)
+            runner.call(runner.advance, timeout=3600)  # the model seats' waits are in the tick
+        external.end(self.world.tick)  # first: a seat woken by the turns' end is told so
+        turns.end(self.world.tick)
+        external.wait_until_told()
+
     def _clock_until_horizon(self, say: Any, runner: Any, done: threading.Event) -> None:
         if self.external is not None:  # serve the seats' calls, hold the clock until all came
             runner.paused = True
@@ -360,6 +404,8 @@ class StudyRun:
         self.start_models()
         done.wait()
         self.realtime_wall = time.perf_counter() - began
+        if self.external is not None:
+            self.external.wait_until_told()
 
     # --- results ---------------------------------------------------------------------------
 

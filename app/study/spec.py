@@ -195,6 +195,8 @@ class ExternalConfiguration(_Strict):
     kind: Literal["external"]
     name: str = Field(pattern=NAME)
     label: str = Field("", max_length=32)
+    # on the lockstep clock: wall seconds the world waits for the seat's decision in its turn
+    turn_seconds: float = Field(30.0, gt=0, le=3600)
 
 
 Configuration = Annotated[
@@ -250,7 +252,6 @@ def parse_study(text: str, where: str = "study.toml", base: Path | None = None,
         raise _explain(exc, text, where) from None
     _check_names(study, text, where)
     _check_agents(study, text, where, Path(".") if base is None else base, imports)
-    _check_external(study, text, where)
     _read_prompts(study, text, where, Path(".") if base is None else base)
     return study
 
@@ -393,22 +394,6 @@ def _find_agent_module(module: str, base: Path) -> None:
                              f"line {exc.lineno}: {exc.msg}") from None
     except (OSError, ValueError) as exc:
         raise InterfaceError(codes.AGENT_NOT_FOUND, f"cannot read {origin}: {exc}") from None
-
-
-def _check_external(study: Study, text: str, where: str) -> None:
-    """An outside agent's think time is its own: no rule can charge it, so the lockstep clock
-    (which waits for every answer) cannot hold one; external seats play in realtime."""
-    if not isinstance(study.clock, Lockstep):
-        return
-    for i, conf in enumerate(study.configuration):
-        if isinstance(conf, ExternalConfiguration):
-            at = _at(text, where, ("configuration", i, "kind"))
-            raise StudyError(
-                codes.EXTERNAL_NEEDS_REALTIME,
-                f"{at}: configuration {conf.name!r} is an external seat, whose agent thinks in "
-                "its own time; the lockstep clock cannot wait for it: set [clock] kind = "
-                '"realtime"',
-            )
 
 
 def _read_prompts(study: Study, text: str, where: str, base: Path) -> None:

@@ -296,3 +296,28 @@ def test_a_join_into_a_world_with_no_tile_left_is_refused_world_full():
     assert error["code"] == "world_full" and "no free tile" in error["message"]
     assert len(world.characters()) == before
     assert area.occupant  # nothing was moved to make room
+
+
+def test_at_a_studys_end_each_seat_is_told_then_every_call_is_410_study_ended(app, http, runner):
+    cid, auth = join(http)
+    other, other_auth = join(http, "bo")
+    runner.step(2)
+    app.extensions["asiworld_agents"].end(7)
+    # the event comes first: a poll that has not reached it still gets it
+    told = http.get(f"/api/agents/{cid}/events?after=0", headers=auth).get_json()["events"][-1]
+    assert told["kind"] == "study_ended" and told["tick"] == 7 and told["char"] == cid
+    calls = [
+        http.get(f"/api/agents/{cid}/events?after={told['seq']}", headers=auth),
+        http.get(f"/api/agents/{cid}/observe", headers=auth),
+        http.post(f"/api/agents/{cid}/act", json={"action": {"type": "move", "dir": "s"}},
+                  headers=auth),
+        http.get(f"/api/agents/{other}/programs", headers=other_auth),
+        http.post("/api/agents/join", json={"name": "late"}),
+    ]
+    for reply in calls:
+        error = reply.get_json()["error"]
+        assert reply.status_code == 410, reply.get_json()
+        assert error == {"code": "study_ended", "message": "the study ended at tick 7", "tick": 7}
+    service = app.extensions["asiworld_agents"]
+    assert service.told == {cid, other}
+    assert runner.call(lambda: runner.world.tick) == 2  # nothing acted

@@ -91,7 +91,7 @@ def test_asiworld_mcp_over_stdio_takes_the_same_seat_and_serves_the_docs(served,
 
     async def session_over_stdio() -> None:
         async with mcp.Client(command) as session:
-            assert len((await session.list_tools()).tools) == len(protocol.actions()) + 5
+            assert len((await session.list_tools()).tools) == len(protocol.actions()) + 6
             seen = _payload(await session.call_tool("observe", {}))
             assert "mcp-stdio at" in seen["text"]  # the seat joined before, not a new one
             moved = _payload(await session.call_tool("move", {"dir": "s"}))
@@ -187,3 +187,39 @@ def test_asiworld_mcp_imports_the_stdio_server_without_the_sdk_client_and_builds
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           check=True, timeout=120)
     assert done.stdout.splitlines() == ["", "False", "observe", "True", "name", "Client True"]
+
+
+def test_asiworld_mcp_exits_0_once_a_tool_call_is_told_the_study_ended(app, served):
+    import subprocess
+
+    seat = Client(served)
+    seat.join("mcp-end", label="mcp")
+    proc = subprocess.Popen(
+        [ASIWORLD, "mcp", "--server", served, f"--token={seat.token}", "--character",
+         str(seat.character)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        def send(message: dict) -> None:
+            proc.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+            proc.stdin.flush()
+
+        send({"id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"}}})
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        send({"method": "notifications/initialized"})
+        send({"id": 3, "method": "tools/call", "params": {"name": "next_turn", "arguments": {}}})
+        answer = json.loads(proc.stdout.readline())["result"]["structuredContent"]
+        assert answer["code"] == "no_turns"  # this world's clock takes no turns
+        app.extensions["asiworld_agents"].end(9)
+        send({"id": 2, "method": "tools/call", "params": {"name": "observe", "arguments": {}}})
+        answer = json.loads(proc.stdout.readline())["result"]["structuredContent"]
+        assert answer == {"ok": False, "code": "study_ended",
+                          "message": "the study ended at tick 9"}
+        # the client keeps stdin open: the server stops by itself
+        assert proc.wait(timeout=30) == 0
+        assert proc.stderr.read().splitlines()[-1] == "the study ended at tick 9"
+    finally:
+        if proc.poll() is None:  # the process this test started
+            proc.kill()
+            proc.wait()

@@ -56,6 +56,7 @@ ROUTES = {
     "agent_api.program_status": (CHARACTER, "get", "/api/agents/{cid}/programs/{pid}", None),
     "agent_api.cancel_program": (CHARACTER, "delete", "/api/agents/{cid}/programs/{pid}", None),
     "agent_api.events": (CHARACTER, "get", "/api/agents/{cid}/events", None),
+    "agent_api.next_turn": (CHARACTER, "get", "/api/agents/{cid}/next_turn", None),
     "agent_api.incident": (
         CHARACTER,
         "post",
@@ -152,6 +153,9 @@ def test_character_routes_need_that_characters_own_token(http, runner, sock, cal
     assert _call(http, endpoint, callers, bearer(player)).status_code == 401
     assert runner.world.state_hash() == before
     reply = _call(http, endpoint, callers, bearer(callers["ada"][1]))
+    if endpoint == "agent_api.next_turn":  # this world's clock takes no turns: past the gate
+        assert reply.get_json()["error"]["code"] == "no_turns"
+        return
     assert reply.status_code < 400, reply.get_json()
 
 

@@ -1,12 +1,13 @@
 """External seats: a study serves the agent API of its own world on a loopback port, prints each
 external seat's token, and holds its clock until every external seat has made its first call;
 nobody else can join, watch the whole world or touch the clock; the seat is scored like any
-other. Played here by `asiworld agent --builtin forager` in a process of its own.
+other. Played here by `asiworld agent --builtin forager` in a process of its own, which is told
+the study ended at its horizon and exits 0.
 
 On the live server (`serve --study`) the seat plays on the server's own agent API, with the
 same synchronised entry and closed world.
 
-Bad inputs tried: an external seat on the lockstep clock, a seat that never calls (the entry
+Bad inputs tried: an external seat on the live server's lockstep clock, a seat that never calls (the entry
 timeout, on `study run` and on the server), a port already in use, a bad --port, a join and a
 whole-world view without the tokens on the server."""
 
@@ -99,6 +100,9 @@ def played(tmp_path_factory):
                                   {"name": "broken", "source": "def ("}, token=seat.group(2))
         _, err = run.communicate(timeout=120)
         seen.append(err)
+        # told the study ended, the agent stops by itself
+        said, _ = agent.communicate(timeout=30)
+        before["agent"] = (agent.returncode, said)
     finally:
         for proc in (run, agent):  # only the processes this test started
             if proc is not None and proc.poll() is None:
@@ -117,6 +121,13 @@ def test_the_world_waits_for_the_external_seat_before_its_first_tick(played):
     # The seat acted from the first ticks on: the clock started when it came, not before.
     first = min(e["tick"] for e in events if e["kind"] == "action" and e["char"] == cid)
     assert first <= 5
+
+
+def test_the_agent_is_told_the_study_ended_and_exits_cleanly_at_the_horizon(played):
+    _, before, _, _ = played
+    returncode, said = before["agent"]
+    assert returncode == 0, said
+    assert said.splitlines()[-1] == "the study ended at tick 60"
 
 
 def test_nobody_else_joins_watches_or_touches_the_clock(played):
@@ -155,11 +166,16 @@ def test_the_report_shows_the_external_seats_calls_and_failures(played):
     assert values["outside", "cost.failures"] == row["failures"]
 
 
-def test_an_external_seat_needs_the_realtime_clock():
+def test_on_the_live_server_an_external_seat_needs_the_realtime_clock(tmp_path):
+    # `study run` takes it in turns (test_study_lockstep_external.py); the server's clock
+    # ticks by itself
+    from asiworld.study.live import LiveStudy
+
+    text = study(clock='kind = "lockstep"')
     with pytest.raises(StudyError) as caught:
-        parse_study(study(clock='kind = "lockstep"'), "s.toml")
+        LiveStudy(parse_study(text, "s.toml"), text, tmp_path / "out", "s.toml", speed=10)
     assert caught.value.code == "external_needs_realtime"
-    assert "s.toml line 16" in caught.value.message and "'outside'" in caught.value.message
+    assert "asiworld study run" in caught.value.message
 
 
 def test_a_seat_that_never_calls_stops_the_study_with_a_clear_error(tmp_path, capsys):

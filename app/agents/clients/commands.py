@@ -11,7 +11,7 @@ from typing import Any
 
 from asiworld import arguments as checked
 from asiworld.agents.clients.mcp_server import serve_stdio
-from asiworld.agents.clients.sdk import ApiError, Client
+from asiworld.agents.clients.sdk import ApiError, Client, StudyEnded
 from asiworld.engine import codes
 
 
@@ -82,7 +82,15 @@ def _builtin(args: argparse.Namespace) -> int:
     print(
         json.dumps({"decisions": seat.decisions, "refusals": seat.refusals, "errors": seat.errors})
     )
+    _say_ended(client)
     return 0
+
+
+def _say_ended(client: Any, stream: Any = None) -> None:
+    """The sentence an agent ends with when its study reached its horizon."""
+    if client.ended:
+        where = f" at tick {client.ended_at}" if client.ended_at is not None else ""
+        print(f"the study ended{where}", file=stream or sys.stdout, flush=True)
 
 
 def _llm(args: argparse.Namespace) -> int:
@@ -108,13 +116,14 @@ def _llm(args: argparse.Namespace) -> int:
     print(f"playing character {client.character} with {args.model}; Ctrl-C stops", flush=True)
     try:
         harness.run(args.turns)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, StudyEnded):
         pass
     except ModelUnreachable as exc:
         print(json.dumps(harness.stats.to_dict()))
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return 1
     print(json.dumps(harness.stats.to_dict()))
+    _say_ended(client)
     return 0
 
 
@@ -140,8 +149,13 @@ def mcp(args: argparse.Namespace) -> int:
         return 1
     print(f"asiworld mcp: character {client.character} on {args.server}; take this seat again "
           f"with {seat_arguments(client)}", file=sys.stderr)
+    def ended() -> None:  # the study's horizon: the sentence, then exit 0 (see serve_stdio)
+        _say_ended(client, sys.stderr)
+        sys.stdout.flush()
+        os._exit(0)
+
     try:
-        serve_stdio(client)
+        serve_stdio(client, on_end=ended)
     except KeyboardInterrupt:
         pass
     return 0

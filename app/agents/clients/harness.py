@@ -453,7 +453,12 @@ class Harness:
         """Play `turns` turns (None: until stopped or the budget is spent). Raises
         ModelUnreachable once the model has been failing for longer than `give_up_after`."""
         done = 0
-        while (turns is None or done < turns) and not self.exhausted:
+        # a client told its study ended (a 410 a tool call answered) plays no more turns
+        while ((turns is None or done < turns) and not self.exhausted
+               and not getattr(self.client, "ended", False)):
+            await_turn = getattr(self.client, "await_turn", None)  # the SDK's, over REST
+            if await_turn is not None and await_turn() is None and self.client.takes_turns:
+                continue  # on a lockstep study: no turn came within the wait, ask again
             self.turn()
             done += 1
             if self._given_up():
@@ -463,7 +468,8 @@ class Harness:
                     f"({self.down_cause}); giving up (--give-up-after "
                     f"{self.config.give_up_after:g})",
                 )
-            if (turns is None or done < turns) and not self.exhausted:
+            if ((turns is None or done < turns) and not self.exhausted
+                    and not getattr(self.client, "takes_turns", False)):
                 self.pause()
         return self.stats
 

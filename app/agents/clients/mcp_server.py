@@ -22,16 +22,19 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from asiworld import protocol, provenance
 from asiworld.agents.clients.mcp_sdk import import_stdio_server
-from asiworld.agents.clients.sdk import Client
+from asiworld.agents.clients.sdk import ApiError, Client
 from asiworld.agents.clients.tools import ToolBox, tool_specs
 from asiworld.engine import codes
 from asiworld.protocol import PROGRAM_ID
 from asiworld.resources import shipped
 
+ENDED_POLL_SECONDS = 0.1  # how often the server looks whether its study ended
+ENDED_LINGER_SECONDS = 0.5  # the last tool answer is written out before the server stops
 # A refusal of the call itself (the arguments do not fit): published as a tool error.
 CALL_ERRORS = {codes.BAD_ARGUMENT, codes.BAD_ACTION, codes.UNKNOWN_ACTION, codes.UNKNOWN_TOOL,
                codes.BAD_JSON, codes.BAD_PROGRAM, codes.BAD_NAME}
@@ -56,6 +59,24 @@ OUTPUTS: dict[str, dict[str, Any]] = {
                                       "status": {"type": "string"}}},
     "cancel_program": {"properties": {"status": {"type": "string"}}},
     "wait_for_event": {"properties": {"event": {"type": ["object", "null"]}}},
+    "next_turn": {"properties": {"turn": {"type": ["object", "null"]}}},
+}
+TURN_WAIT_LIMIT = 120  # seconds, as the agent API's next_turn
+# MCP's own tools (not the LLM harness's: its tool list is part of a model seat's prompt)
+NEXT_TURN_TOOL: dict[str, Any] = {
+    "name": "next_turn",
+    "description": "On a lockstep study: wait until it is your turn; returns {tick, deadline, "
+    "seconds_left}, or null after the timeout. Then observe and make ONE decision (an action, "
+    "wait, or a program) before the deadline: the world waits for it. On a realtime world it "
+    "answers no_turns: act whenever you like.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "timeout_seconds": {"type": "number", "minimum": 0, "maximum": TURN_WAIT_LIMIT,
+                                "default": 30},
+            "after": {"type": "integer", "description": "only a turn after this tick"},
+        },
+    },
 }
 DOCS = {
     "asiworld://docs/rules": ("rules.md", "The rules of the world, its numbers and tables."),
@@ -98,6 +119,10 @@ def call(toolbox: ToolBox, validators: dict[str, Any], name: str,
     schema the tool publishes, so a bound changed in the engine's table is enforced here as
     soon as it is published; the world then checks them again, as for every client."""
     arguments = arguments or {}
+    if name == NEXT_TURN_TOOL["name"]:
+        if (problem := argument_error(validators[name], name, arguments)) is not None:
+            return {"ok": False, "code": codes.BAD_ARGUMENT, "message": problem}, True
+        return next_turn(toolbox.client, arguments), False
     if name not in toolbox.names:
         result = {"ok": False, "code": codes.UNKNOWN_TOOL,
                   "message": f"there is no tool {name!r}; list_tools names them"}
@@ -107,6 +132,15 @@ def call(toolbox: ToolBox, validators: dict[str, Any], name: str,
         result = toolbox.call(name, arguments)
     failed = result.get("ok") is False and result.get("code") in CALL_ERRORS
     return result, failed
+
+
+def next_turn(client: Client, arguments: dict) -> dict:
+    try:
+        turn = client.next_turn(arguments.get("timeout_seconds", 30),
+                                arguments.get("after", -1))
+    except ApiError as err:
+        return {"ok": False, "code": err.code, "message": err.message}
+    return {"ok": True, "turn": turn}
 
 
 class Catalogue:
@@ -129,7 +163,7 @@ class Catalogue:
         import mcp.types as types
         from jsonschema import Draft202012Validator
 
-        specs = tool_specs()
+        specs = [*tool_specs(), NEXT_TURN_TOOL]
         validators = {s["name"]: Draft202012Validator(s["parameters"]) for s in specs}
         tools = [types.Tool(name=s["name"], description=s["description"],
                             input_schema=s["parameters"], output_schema=output_schema(s["name"]))
@@ -205,15 +239,28 @@ def build_server(client: Client) -> Any:
     )
 
 
-def serve_stdio(client: Client) -> None:
+def serve_stdio(client: Client, on_end: Callable[[], None]) -> None:
+    """Serve the tools on stdin/stdout until the client closes stdin; `on_end` is called once
+    the study has ended and must not return (the stdin reader is a thread blocked in a read
+    that no cancellation reaches, so only the process's end stops it)."""
     import_stdio_server()  # first: the SDK's client and pydantic's eager builds left out
     import anyio
     from mcp.server.stdio import stdio_server
 
     server = build_server(client)
 
+    async def until_ended() -> None:
+        """Told the study ended (a tool call answered 410 study_ended): once the tool's answer
+        is written out, `on_end` ends the process."""
+        while not client.ended:
+            await anyio.sleep(ENDED_POLL_SECONDS)
+        await anyio.sleep(ENDED_LINGER_SECONDS)
+        on_end()
+
     async def main() -> None:
-        async with stdio_server() as (read, write):
+        async with stdio_server() as (read, write), anyio.create_task_group() as group:
+            group.start_soon(until_ended)
             await server.run(read, write, server.create_initialization_options())
+            group.cancel_scope.cancel()  # the client closed stdin: the watcher stops too
 
     anyio.run(main)

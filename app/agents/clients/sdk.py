@@ -28,7 +28,8 @@ from asiworld.agent_port import ApiError
 from asiworld.engine import codes
 
 RATE_LIMIT_RETRIES = 5
-__all__ = ["ApiError", "Client", "ServerUnreachable"]
+DECISION_WAIT = 120.0  # seconds a lockstep study may hold a decision's answer (other turns)
+__all__ = ["ApiError", "Client", "ServerUnreachable", "StudyEnded"]
 
 
 class ServerUnreachable(ApiError):
@@ -36,6 +37,16 @@ class ServerUnreachable(ApiError):
 
     def __init__(self, message: str) -> None:
         super().__init__(0, "server_unreachable", message)
+
+
+class StudyEnded(ApiError):
+    """The study this seat plays in reached its horizon (410 study_ended, or its server gone
+    after it said so): the agent stops, its work is done."""
+
+    def __init__(self, tick: int | None, status: int = 410) -> None:
+        where = f" at tick {tick}" if tick is not None else ""
+        super().__init__(status, codes.STUDY_ENDED, f"the study ended{where}")
+        self.tick = tick
 
 
 class Client:
@@ -51,21 +62,35 @@ class Client:
         self.character = character
         self.timeout = timeout
         self.last_seq = 0  # the newest event sequence number seen by events()/wait_for_event()
+        self.ended = False  # told the study ended (its event or a 410 study_ended)
+        self.ended_at: int | None = None  # the tick it ended at
+        self.takes_turns: bool | None = None  # a lockstep study's seat (None: not asked yet)
+        self.turn_tick = -1  # the tick of the last turn await_turn returned
 
     # --- transport -------------------------------------------------------------------------
 
-    def request(self, method: str, path: str, body: Any = None, query: dict | None = None) -> Any:
+    def request(self, method: str, path: str, body: Any = None, query: dict | None = None,
+                timeout: float | None = None) -> Any:
         """One call; a 429 (rate limited) is retried after the server's Retry-After."""
         for attempt in range(RATE_LIMIT_RETRIES):
             try:
-                return self._request(method, path, body, query)
+                return self._request(method, path, body, query, timeout)
+            except ServerUnreachable:
+                if self.ended:  # told it ended, then the study's server went away
+                    raise StudyEnded(self.ended_at, status=0) from None
+                raise
             except ApiError as err:
+                if err.code == codes.STUDY_ENDED:
+                    tick = err.body.get("error", {}).get("tick")
+                    self.ended, self.ended_at = True, tick if isinstance(tick, int) else None
+                    raise StudyEnded(self.ended_at) from None
                 if err.status != 429 or attempt == RATE_LIMIT_RETRIES - 1:
                     raise
                 time.sleep(min(5.0, max(0.05, err.retry_after)))
         raise AssertionError("unreachable")
 
-    def _request(self, method: str, path: str, body: Any, query: dict | None) -> Any:
+    def _request(self, method: str, path: str, body: Any, query: dict | None,
+                 timeout: float | None = None) -> Any:
         url = self.base_url + path
         if query:
             url += "?" + urllib.parse.urlencode(query)
@@ -77,7 +102,7 @@ class Client:
             headers["Authorization"] = f"Bearer {self.token}"
         req = urllib.request.Request(url, data=data, headers=headers, method=method)
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as reply:
+            with urllib.request.urlopen(req, timeout=timeout or self.timeout) as reply:
                 return json.loads(reply.read() or b"null")
         except urllib.error.HTTPError as err:
             raw = err.read()
@@ -121,10 +146,23 @@ class Client:
         return self.request("GET", self._me() + "/observe", query={"format": format})
 
     def act(self, action: dict) -> dict:
-        return self.request("POST", self._me() + "/act", {"action": action})
+        # on a lockstep study the answer comes when the action acts (its think time later)
+        return self.request("POST", self._me() + "/act", {"action": action},
+                            timeout=self.timeout + DECISION_WAIT)
 
     def run_program(self, name: str, source: str) -> dict:
-        return self.request("POST", self._me() + "/programs", {"name": name, "source": source})
+        return self.request("POST", self._me() + "/programs", {"name": name, "source": source},
+                            timeout=self.timeout + DECISION_WAIT)
+
+    def next_turn(self, timeout: float = 30.0, after: int = -1) -> dict | None:
+        """On a lockstep study: wait until it is this seat's turn and return it (`{tick,
+        deadline, seconds_left}`; `after`: a turn at a later tick only), None after `timeout`
+        seconds; ApiError `no_turns` on a clock without turns. Then observe and make one
+        decision (an action, a wait, a program)."""
+        reply = self.request("GET", self._me() + "/next_turn",
+                             query={"timeout": timeout, "after": after},
+                             timeout=self.timeout + timeout)
+        return reply["turn"]
 
     def program_status(self, pid: int | None = None) -> dict:
         """One program's status, logs and outcome; without an id, all of the character's."""
@@ -133,14 +171,35 @@ class Client:
         return self.request("GET", self._me() + f"/programs/{int(pid)}")
 
     def cancel(self, pid: int) -> dict:
-        return self.request("DELETE", self._me() + f"/programs/{int(pid)}")
+        return self.request("DELETE", self._me() + f"/programs/{int(pid)}",
+                            timeout=self.timeout + DECISION_WAIT)
 
     def events(self, after: int | None = None) -> list[dict]:
         """Events concerning the character since `after` (default: since the last call)."""
         after = self.last_seq if after is None else after
         reply = self.request("GET", self._me() + "/events", query={"after": after})
         self.last_seq = max(self.last_seq, reply.get("last", 0))
+        for event in reply["events"]:
+            if event.get("kind") == "study_ended":
+                self.ended, self.ended_at = True, event.get("tick")
         return reply["events"]
+
+    def await_turn(self, timeout: float = 30.0) -> dict | None:
+        """Before a decision: on a lockstep study wait for the seat's next turn (None after
+        `timeout`); on any other clock return None at once (asked once, then remembered)."""
+        if self.takes_turns is False:
+            return None
+        try:
+            turn = self.next_turn(timeout, after=self.turn_tick)
+        except ApiError as err:
+            if err.code != codes.NO_TURNS:
+                raise
+            self.takes_turns = False
+            return None
+        self.takes_turns = True
+        if turn is not None:
+            self.turn_tick = turn["tick"]
+        return turn
 
     def wait_for_event(
         self,
