@@ -63,7 +63,7 @@ serve: install-serve
 
 test: install install-browser install-redis
 	$(VENV)/bin/ruff check app tests e2e benchmarks
-	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist loadfile $(ARGS)
+	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist loadfile --durations=25 $(ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check app tests e2e benchmarks

@@ -86,6 +86,7 @@ def run_async():
 # hands out whole modules in collection order, so one of these started last keeps one worker
 # busy while the other has nothing left (about a minute and a half of the suite's wall time).
 SLOWEST_FIRST = (
+    "tests/configurations/test_cohort.py",  # two 300-minute cohorts (ASIWORLD_SLOW=1)
     "tests/local_model/test_study_real_model.py",
     "tests/study/test_study_run.py",
     "tests/study/test_study_ray.py",
@@ -93,6 +94,9 @@ SLOWEST_FIRST = (
     "tests/study/test_study_sigterm.py",
     "tests/study/test_study_external.py",
     "tests/study/test_study_seeds.py",
+    "tests/study/test_study_lockstep_external.py",
+    "tests/replay/test_untrusted_replays.py",
+    "tests/evaluation/test_across_worlds.py",
 )
 
 

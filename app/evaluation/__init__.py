@@ -3,9 +3,8 @@
 The same code scores a headless run, a live world (`LiveAssessment`) and a replay.
 """
 
-from asiworld.evaluation.achievements import STAGE_NAMES
+from asiworld.evaluation import achievements, measures
 from asiworld.evaluation.live import LiveAssessment
-from asiworld.evaluation.measures import CATEGORIES, LEVEL_NAMES, LEVELS
 from asiworld.evaluation.palette import palette
 from asiworld.evaluation.report import compare_runs, evaluate, load_events, write_reports
 
@@ -22,10 +21,12 @@ __all__ = [
 def definitions() -> dict:
     """The evaluation's own lists, for pages that draw its results: the curriculum's stages, the
     action categories and the dungeon levels, in the order the reports show them, and the one
-    palette the figures use (a configuration's colour is the same on the page)."""
+    palette the figures use (a configuration's colour is the same on the page). Read from their
+    modules at each call, so the page has no copy of its own."""
     return {
-        "stages": list(STAGE_NAMES),
-        "categories": list(CATEGORIES),
-        "levels": [{"level": level, "name": LEVEL_NAMES[level]} for level in LEVELS],
+        "stages": list(achievements.STAGE_NAMES),
+        "categories": list(measures.CATEGORIES),
+        "levels": [{"level": level, "name": measures.LEVEL_NAMES[level]}
+                   for level in measures.LEVELS],
         "palette": {k: v for k, v in palette().items() if not k.startswith("_")},
     }

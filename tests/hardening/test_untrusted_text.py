@@ -144,7 +144,7 @@ def test_a_full_disk_is_a_503_not_an_html_500_and_the_world_goes_on_once_it_can_
     import sqlite3
     import time
 
-    from asiworld.server import runner as runner_module
+    from asiworld import realtime as runner_module
     from asiworld.server.settings import ServerSettings
     from asiworld.server.wsgi import build_app
 

@@ -16,6 +16,7 @@ import time
 
 import pytest
 from asiworld.agents.clients.sdk import ApiError, Client, StudyEnded
+from asiworld.evaluation.figure_options import FigureOptions
 from asiworld.server.errors import ApiError as Refused
 from asiworld.study.run import run_study
 from asiworld.study.spec import parse_study
@@ -36,6 +37,9 @@ def study(entry_timeout: float = 60, turn_seconds: float = 1.5) -> str:
             f'turn_seconds = {turn_seconds}\n')
 
 
+NO_FIGURES = FigureOptions(formats=())
+
+
 def start(text: str, out) -> tuple[threading.Thread, queue.Queue, dict]:
     """The study on a thread of its own; its printed lines arrive on the queue."""
     lines: queue.Queue = queue.Queue()
@@ -43,7 +47,8 @@ def start(text: str, out) -> tuple[threading.Thread, queue.Queue, dict]:
 
     def run() -> None:
         try:
-            (done["results"],) = run_study(parse_study(text), text, out, say=lines.put)
+            (done["results"],) = run_study(parse_study(text), text, out, say=lines.put,
+                                           figures=NO_FIGURES)  # none checked here
         except BaseException as exc:  # shown by the test
             done["error"] = exc
 
