@@ -9,10 +9,12 @@ import json
 import sys
 
 from asiworld.cli import main
+from asiworld.evaluation.figure_options import FigureOptions
 from asiworld.headless.multi import plan_runs, run_many
 from asiworld.headless.run import RunConfig
 
-SMALL = ["--minutes", "2", "--size", "64", "--agents", "rusher,builder"]
+# No figures: these check the runs and their tables (figures: tests/evaluation)
+SMALL = ["--minutes", "2", "--size", "64", "--agents", "rusher,builder", "--figures", "none"]
 
 
 def test_two_runs_write_e1_and_e2_with_their_own_reports_and_a_comparison(tmp_path, capsys):
@@ -44,7 +46,8 @@ def _comparable(results: dict) -> dict:
 
 
 def test_runs_on_two_local_processes_give_the_same_results_as_one_after_another(tmp_path):
-    base = RunConfig(minutes=2, agents=["rusher", "builder", "forager"], size=64, record=False)
+    base = RunConfig(minutes=2, agents=["rusher", "builder", "forager"], size=64, record=False,
+                     figures=FigureOptions(formats=()))
     quiet = lambda line: None  # noqa: E731
     sequential = run_many(plan_runs(base, [3, 4], tmp_path / "a"), workers=1, say=quiet)
     parallel = run_many(plan_runs(base, [3, 4], tmp_path / "b"), workers=2, say=quiet)

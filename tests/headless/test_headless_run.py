@@ -13,7 +13,7 @@ from asiworld.cli import main
 def test_a_headless_run_writes_results_with_the_runs_facts_and_each_characters_measures(tmp_path, capsys):
     out = tmp_path / "run"
     code = main(["run", "--seed", "3", "--minutes", "3", "--agents", "forager,forager,random",
-                 "--size", "64", "--out", str(out), "--json"])
+                 "--size", "64", "--out", str(out), "--json", "--figures", "none"])
     assert code == 0
     results = json.loads((out / "results.json").read_text())
     for key in ("seed", "minutes", "ticks", "wall_seconds", "state_hash"):
@@ -106,7 +106,7 @@ def test_a_run_with_out_prints_a_short_table_and_where_the_files_are(tmp_path, c
     """Issue 19: it printed about 13 KB of JSON to the terminal."""
     out = tmp_path / "run"
     assert main(["run", "--seed", "3", "--minutes", "2", "--agents", "forager,random",
-                 "--size", "64", "--out", str(out)]) == 0
+                 "--size", "64", "--out", str(out), "--figures", "none"]) == 0
     printed = capsys.readouterr().out
     results = json.loads((out / "results.json").read_text())
     assert results["state_hash"] in printed and f"files in {out}/" in printed
