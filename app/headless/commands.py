@@ -79,9 +79,10 @@ def summary_table(results: dict, out: Path | None) -> str:
               for i, h in enumerate(head)]
     lines.append("  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)))
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
-    if out is not None:
-        lines.append(f"files in {out}/: results.json, report.md, events.jsonl, replay.asirep, "
-                     "figures")
+    if out is not None:  # what is there: `--figures none` draws no figures
+        written = [name for name in ("results.json", "report.md", "results.csv", "events.jsonl",
+                                     "replay.asirep", "figures") if (Path(out) / name).exists()]
+        lines.append(f"files in {out}/: {', '.join(written)}")
     return "\n".join(lines)
 
 

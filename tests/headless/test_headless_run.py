@@ -110,6 +110,8 @@ def test_a_run_with_out_prints_a_short_table_and_where_the_files_are(tmp_path, c
     printed = capsys.readouterr().out
     results = json.loads((out / "results.json").read_text())
     assert results["state_hash"] in printed and f"files in {out}/" in printed
+    listed = next(line for line in printed.splitlines() if line.startswith("files in"))
+    assert "results.json" in listed and "figures" not in listed  # --figures none drew none
     lines = printed.strip().splitlines()
     assert lines[1].split()[:3] == ["configuration", "score", "outfit"]
     assert sorted(line.split()[0] for line in lines[2:4]) == ["forager", "random"]
