@@ -43,7 +43,7 @@ def test_the_program_holding_the_most_is_ended_when_all_together_pass_the_budget
     world, manager, [steady, hoarder] = world_with(64 * MiB, STEADY, HOARDER)
     try:
         ended = run_until_done(manager, world, *hoarder, limit=3 * HEADLESS_MEMORY_CHECK_TICKS)
-        assert ended["ended"] == HEADLESS_MEMORY_CHECK_TICKS  # a headless run checks there
+        assert ended["ended"] == HEADLESS_MEMORY_CHECK_TICKS, ended  # a headless run checks there
         run_ticks(manager, world, MEMORY_CHECK_TICKS)
         assert ended["status"] == "failed", ended
         error = ended["outcome"]["error"]
@@ -82,7 +82,8 @@ def test_without_a_budget_the_same_program_keeps_its_memory():
     world, manager, [hoarder] = world_with(None, HOARDER)
     try:
         run_ticks(manager, world, HEADLESS_MEMORY_CHECK_TICKS + 1)
-        assert manager.status(*hoarder)["status"] in ("running", "waiting")
+        status = manager.status(*hoarder)
+        assert status["status"] in ("running", "waiting"), status
         (host,) = manager._host.hosts.values()
         assert private_bytes(host.process.pid) > 64 * MiB
     finally:
