@@ -8,11 +8,18 @@ unpacked sdist) there is nothing to compare and the guard is off.
 
 Hypothesis keeps its example database under the current folder by default; it is kept in the
 system's temporary folder instead, so it still remembers failing examples between runs.
+
+The processes the tests start (servers, studies, browsers) get a temporary folder of the
+session's own (TMPDIR), removed at its end: `asiworld serve` records the live world into a new
+temporary folder by default, and a suite starts dozens of them. The tests' own tmp_path stays in
+the system's folder, where pytest keeps the last runs' for a look after a failure.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -25,6 +32,9 @@ ROOT = Path(__file__).resolve().parent
 CACHES = {"__pycache__", ".pytest_cache", ".ruff_cache"}
 STATUS = pytest.StashKey[set[str] | None]()
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "asiworld-hypothesis")
+# gettempdir() above fixed this process's folder; from here on only its children use this one
+SPAWNED_TMP = tempfile.mkdtemp(prefix="asiworld-tests-")
+os.environ["TMPDIR"] = SPAWNED_TMP
 
 
 def checkout_status() -> set[str] | None:
@@ -66,6 +76,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         for line in lines:
             report.write_line(line)
     session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(SPAWNED_TMP, ignore_errors=True)
 
 
 @pytest.fixture

@@ -80,7 +80,14 @@ def quick_parser(argv: list[str]) -> argparse.ArgumentParser | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _run(sys.argv[1:] if argv is None else list(argv))
+    except KeyboardInterrupt:  # Ctrl-C before a command handles it (while it imports, starts)
+        print("stopped (Ctrl-C)", file=sys.stderr)
+        return 130  # what a shell reports for a command ended by SIGINT
+
+
+def _run(argv: list[str]) -> int:
     parser = quick_parser(argv) or build_parser()
     try:
         args = parser.parse_args(argv)

@@ -24,7 +24,15 @@ from typing import Any
 
 import numpy as np
 from asiworld.evaluation.longform import MEASURES, RATES
-from scipy import stats
+
+
+def _scipy() -> Any:
+    """scipy.stats, imported at first use: it takes 0.5-2 s to import, and the server and the
+    command line import this module (through the evaluation's tables) to start, not to
+    aggregate across worlds."""
+    from scipy import stats
+
+    return stats
 
 CONFIDENCE = 0.95
 RESAMPLES = 9999
@@ -94,7 +102,7 @@ def bootstrap_means(data: np.ndarray, batch: int | None = None,
     bound the memory of many rows (rows x batch x worlds numbers; None: all at once)."""
     with warnings.catch_warnings():  # a constant row is a valid, degenerate interval
         warnings.simplefilter("ignore")
-        result = stats.bootstrap((data,), np.mean, axis=-1, vectorized=True,
+        result = _scipy().bootstrap((data,), np.mean, axis=-1, vectorized=True,
                                  confidence_level=CONFIDENCE, n_resamples=resamples,
                                  batch=batch, method="percentile",
                                  rng=np.random.default_rng(SEED))
@@ -102,7 +110,7 @@ def bootstrap_means(data: np.ndarray, batch: int | None = None,
 
 
 def wilson(successes: int, trials: int) -> tuple[float, float]:
-    ci = stats.binomtest(successes, trials).proportion_ci(CONFIDENCE, method="wilson")
+    ci = _scipy().binomtest(successes, trials).proportion_ci(CONFIDENCE, method="wilson")
     return float(ci.low), float(ci.high)
 
 
@@ -121,7 +129,7 @@ def ratio_interval(numerators: list[float], denominators: list[float]) -> tuple[
 
     with warnings.catch_warnings():  # worlds all alike give a valid, degenerate interval
         warnings.simplefilter("ignore")
-        result = stats.bootstrap((num, den), pooled, paired=True, vectorized=True,
+        result = _scipy().bootstrap((num, den), pooled, paired=True, vectorized=True,
                                  confidence_level=CONFIDENCE, n_resamples=RESAMPLES,
                                  method="percentile", rng=np.random.default_rng(SEED))
     ci = result.confidence_interval
@@ -189,7 +197,7 @@ def paired(rows: list[dict[str, Any]], reference: str) -> list[Paired]:
         for measure, values in diffs.items():
             d = np.array(list(values.values()), dtype=float)
             ahead, behind = int((d > 0).sum()), int((d < 0).sum())
-            sign_p = stats.binomtest(ahead, ahead + behind).pvalue if ahead + behind else 1.0
+            sign_p = _scipy().binomtest(ahead, ahead + behind).pvalue if ahead + behind else 1.0
             low, high = boot.get(measure, (None, None))
             out.append(Paired(name, reference, measure, len(d), float(d.mean()), low, high,
                               ahead, behind, len(d) - ahead - behind, float(sign_p)))

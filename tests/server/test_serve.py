@@ -52,7 +52,7 @@ def test_serve_prints_the_url_and_ctrl_c_stops_without_a_traceback(tmp_path):
     try:
         line = proc.stdout.readline()
         assert f"http://localhost:{port}/" in line
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 120  # a loaded machine starts it in 10 s and more
         while time.monotonic() < deadline:  # wait until it listens: stop a serving server
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
@@ -83,7 +83,7 @@ def _serve_until_listening(port: int, *argv: str, cwd) -> tuple[int, str, str]:
         cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a loaded machine starts it in 10 s and more
         while time.monotonic() < deadline and proc.poll() is None:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
@@ -92,7 +92,7 @@ def _serve_until_listening(port: int, *argv: str, cwd) -> tuple[int, str, str]:
                 time.sleep(0.1)
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -137,3 +137,41 @@ def test_a_loopback_or_every_address_bind_is_shown_as_localhost():
 
     assert shown_host("127.0.0.1") == shown_host("0.0.0.0") == "localhost"
     assert shown_host("192.168.1.5") == "192.168.1.5"
+
+
+def test_a_server_starts_without_the_statistics_and_figure_libraries():
+    """scipy.stats and matplotlib take seconds to import on this machine: the live evaluation
+    needs neither until a study aggregates across worlds or draws its figures."""
+    probe = ("import sys; from asiworld.server import create_app; "
+             "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'matplotlib'}))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.timeout(120)
+def test_ctrl_c_while_serve_starts_stops_it_without_a_traceback(tmp_path):
+    """Ctrl-C can come before the server listens, while it is still importing: a sentence and
+    exit 130 (as a shell reports an interrupted command), never a KeyboardInterrupt's traceback."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "asiworld.cli", "serve", "--port", str(_free_port()),
+         "--data-dir", str(tmp_path / "data"), "--no-record"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, PYTHONPROFILEIMPORTTIME="1"),  # a line per import: we see it start
+    )
+    try:
+        started = False
+        for line in proc.stderr:
+            if "import time:" in line and "asiworld.server" in line:  # serve's own start
+                started = True
+                break
+        assert started, "serve never started"
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-2000:]
+    assert proc.returncode in (0, 130), err[-2000:]
+    assert proc.returncode == 0 or err.rstrip().endswith("stopped (Ctrl-C)")
