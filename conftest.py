@@ -32,9 +32,12 @@ ROOT = Path(__file__).resolve().parent
 CACHES = {"__pycache__", ".pytest_cache", ".ruff_cache"}
 STATUS = pytest.StashKey[set[str] | None]()
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "asiworld-hypothesis")
-# gettempdir() above fixed this process's folder; from here on only its children use this one
-SPAWNED_TMP = tempfile.mkdtemp(prefix="asiworld-tests-")
-os.environ["TMPDIR"] = SPAWNED_TMP
+# gettempdir() above fixed this process's folder; from here on only its children use this one.
+# One folder for the session: the xdist workers inherit the controller's (a folder per worker,
+# nested, made Ray's socket paths longer than a Unix socket's 107 bytes). Short: the same.
+SPAWNED_TMP = os.environ.get("ASIWORLD_TESTS_TMPDIR") or tempfile.mkdtemp(prefix="awt-")
+OWN_TMP = "ASIWORLD_TESTS_TMPDIR" not in os.environ  # the process that made it removes it
+os.environ["ASIWORLD_TESTS_TMPDIR"] = os.environ["TMPDIR"] = SPAWNED_TMP
 
 
 def checkout_status() -> set[str] | None:
@@ -79,7 +82,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    shutil.rmtree(SPAWNED_TMP, ignore_errors=True)
+    if OWN_TMP:
+        shutil.rmtree(SPAWNED_TMP, ignore_errors=True)
 
 
 @pytest.fixture

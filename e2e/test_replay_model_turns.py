@@ -12,6 +12,7 @@ import urllib.request
 
 import pytest
 from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer
+from asiworld.evaluation.figure_options import FigureOptions
 from asiworld.study.demo import BUILTINS, MODEL_SEATS, demo_text
 from asiworld.study.run import run_study
 from asiworld.study.spec import parse_study
@@ -19,13 +20,15 @@ from playwright.sync_api import expect
 
 from e2e.conftest import free_port
 
+NO_FIGURES = FigureOptions(formats=())  # the runs are checked here, not their figures
+
 
 @pytest.fixture(scope="module")
 def study_server(tmp_path_factory):
     out = tmp_path_factory.mktemp("turns") / "demo"
     with FakeModelServer(FakeModel()) as fake:
         text = demo_text(fake.url, minutes=3)
-        run_study(parse_study(text), text, out, say=lambda line: None)
+        run_study(parse_study(text), text, out, say=lambda line: None, figures=NO_FIGURES)
     from asiworld.server import create_app, services
     from werkzeug.serving import make_server
 

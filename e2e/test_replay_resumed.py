@@ -26,7 +26,7 @@ def resumed_server(tmp_path_factory):
         store = WorldStore(out)
         killed_at = store.last_tick()
         store.close()
-        assert main(["study", "run", str(path), "--out", str(out)]) == 0
+        assert main(["study", "run", str(path), "--out", str(out), "--figures", "none"]) == 0
     with served({"SEED": 3, "WORLD_SIZE": 48, "SPEED": 5, "REPLAY_DIRS": [str(out)]}) as server:
         yield {"url": server["url"], "killed_at": killed_at}
 

@@ -493,10 +493,13 @@ def write_study(out: Path, run: StudyRun, results: dict[str, Any], draw: Any = N
     write_outputs(out, run, results, draw=draw, figures=figures or DEFAULT)
 
 
-def figure_workers(study: Study) -> Any:
+def figure_workers(study: Study, figures: Any = None) -> Any:
     """FigureWorkers for a study whose worlds run long enough to hide the workers' start (their
-    imports take a few seconds of the other core); None: the study draws its figures itself."""
+    imports take a few seconds of the other core); None: the study draws its figures itself,
+    or draws none (`--figures none`)."""
     if study.world.minutes * len(study.world.seed_list()) < FIGURE_WORKERS_FROM_MINUTES:
+        return None
+    if figures is not None and not figures.formats:
         return None
 
     return FigureWorkers()
@@ -510,7 +513,7 @@ def run_study(study: Study, text: str, out: Path, where: str = "study.toml",
     whose folder holds its store is resumed. `figures`: FigureOptions (None: the default);
     `progress`: each world's progress line on stderr."""
     say = say or (lambda line: print(line, file=sys.stderr))
-    draw = figure_workers(study)
+    draw = figure_workers(study, figures)
     try:
         return _run_seeds(study, text, out, where, say, resume, draw, figures, progress)
     finally:

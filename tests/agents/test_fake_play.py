@@ -12,8 +12,11 @@ from asiworld.agents.clients.tools import openai_tools
 from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer
 from asiworld.agents.stand_in.fake_play import Player, observation
 from asiworld.engine import World
+from asiworld.evaluation.figure_options import FigureOptions
 from asiworld.study.run import run_study
 from asiworld.study.spec import parse_study
+
+NO_FIGURES = FigureOptions(formats=())  # the runs are checked here, not their figures
 
 TOOLS = openai_tools()
 NAMES = {t["function"]["name"] for t in TOOLS}
@@ -141,7 +144,7 @@ def test_the_same_study_twice_against_one_fake_model_gives_the_same_world(tmp_pa
                           for n, m in (("a", "fake-forager"), ("b", "fake-explorer"))))
         hashes = []
         for run in ("one", "two"):
-            (results,) = run_study(parse_study(text), text, tmp_path / run, say=lambda _: None)
+            (results,) = run_study(parse_study(text), text, tmp_path / run, say=lambda _: None, figures=NO_FIGURES)
             hashes.append(results["state_hash"])
             assert sum(results["configurations"][0]["actions"].values()) > 0
     assert hashes[0] == hashes[1]

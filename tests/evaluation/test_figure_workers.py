@@ -36,3 +36,18 @@ def test_without_workers_the_study_draws_its_figures_itself(tmp_path):
     workers = FigureWorkers(workers=0)  # as after workers that broke
     paths = write_reports(tmp_path, evaluate(cohort_stream(), COHORT, META), draw=workers)
     assert all(paths[key].is_file() for key in FIGURES)
+
+
+def test_a_long_study_starts_its_figure_workers_only_when_it_draws_figures():
+    from asiworld.evaluation.figure_options import FigureOptions
+    from asiworld.study.demo import demo_text
+    from asiworld.study.run import figure_workers
+    from asiworld.study.spec import parse_study
+
+    study = parse_study(demo_text("http://127.0.0.1:9/v1", minutes=60))
+    assert figure_workers(study, FigureOptions(formats=())) is None  # --figures none
+    drawing = figure_workers(study)
+    try:
+        assert drawing is not None
+    finally:
+        drawing.shutdown()

@@ -71,7 +71,7 @@ def played(tmp_path_factory):
             out = root / "out"
             err = io.StringIO()
             with redirect_stderr(err):
-                code = main(["study", "run", str(path), "--out", str(out)])
+                code = main(["study", "run", str(path), "--out", str(out), "--figures", "none"])
             assert code == 0, err.getvalue()
             bodies = list(proxy.bodies)
     finally:

@@ -13,6 +13,7 @@ from asiworld.agents.clients.transcript import prompt_summary, read_transcript
 from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer, Fault
 from asiworld.engine import World
 from asiworld.engine.frames import FrameBuilder
+from asiworld.evaluation.figure_options import FigureOptions
 from asiworld.pipeline import Pipeline
 from asiworld.replay import Replay, ReplayError
 from asiworld.replay.library import ReplayLibrary
@@ -22,6 +23,8 @@ from asiworld.replay.verify import verify_replay
 from asiworld.study.demo import MODEL_SEATS, demo_text
 from asiworld.study.run import run_study
 from asiworld.study.spec import parse_study
+
+NO_FIGURES = FigureOptions(formats=())  # the runs are checked here, not their figures
 
 CALLS = [
     {"call": 1, "turn": 1, "attempt": 1, "tick_sent": 1, "tick_answered": 5, "latency_ms": 10,
@@ -122,7 +125,7 @@ def test_a_studys_replay_carries_exactly_its_transcripts_turns(tmp_path):
     out = tmp_path / "study"
     with FakeModelServer(FakeModel([Fault("5xx", 3, 3)])) as fake:
         text = demo_text(fake.url, minutes=2)
-        run_study(parse_study(text), text, out, say=lambda line: None)
+        run_study(parse_study(text), text, out, say=lambda line: None, figures=NO_FIGURES)
     with Replay.open(out / "replay.asirep") as replay:
         stored = {c["config"]: c for c in replay.turns()}
         chars = {c["name"]: c["id"] for c in replay.characters()}

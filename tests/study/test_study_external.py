@@ -74,7 +74,7 @@ def played(tmp_path_factory):
     path, out = tmp / "s.toml", tmp / "out"
     path.write_text(study())
     seen: list[str] = []
-    run = subprocess.Popen([*ASIWORLD, "study", "run", str(path), "--out", str(out)],
+    run = subprocess.Popen([*ASIWORLD, "study", "run", str(path), "--out", str(out), "--figures", "none"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     agent = None
     try:
@@ -181,7 +181,7 @@ def test_on_the_live_server_an_external_seat_needs_the_realtime_clock(tmp_path):
 def test_a_seat_that_never_calls_stops_the_study_with_a_clear_error(tmp_path, capsys):
     path = tmp_path / "s.toml"
     path.write_text(study(timeout=0.5))
-    assert main(["study", "run", str(path), "--out", str(tmp_path / "out")]) == 2
+    assert main(["study", "run", str(path), "--out", str(tmp_path / "out"), "--figures", "none"]) == 2
     err = capsys.readouterr().err
     assert "error: external_absent: external seat(s) outside made no call within 0.5 s" in err
     assert "Traceback" not in err
@@ -195,13 +195,13 @@ def test_a_port_in_use_or_a_bad_port_starts_nothing(tmp_path, capsys):
         path, out = tmp_path / "s.toml", tmp_path / "out"
         path.write_text(study())
         port = holder.getsockname()[1]
-        assert main(["study", "run", str(path), "--out", str(out), "--port", str(port)]) == 2
+        assert main(["study", "run", str(path), "--out", str(out), "--figures", "none", "--port", str(port)]) == 2
         assert capsys.readouterr().err.startswith("error: port_unavailable: ")
         assert not out.exists()
-        assert main(["study", "run", str(path), "--out", str(out), "--port", "70000"]) == 2
+        assert main(["study", "run", str(path), "--out", str(out), "--figures", "none", "--port", "70000"]) == 2
         assert "error: bad_port: " in capsys.readouterr().err
         path.write_text(study(port=port))
-        assert main(["study", "run", str(path), "--out", str(out)]) == 2
+        assert main(["study", "run", str(path), "--out", str(out), "--figures", "none"]) == 2
         assert "port_unavailable" in capsys.readouterr().err and not out.exists()
     finally:
         holder.close()
@@ -286,7 +286,7 @@ def test_a_killed_study_with_an_external_seat_resumes_with_a_new_token_and_count
 
     def play() -> tuple[subprocess.Popen, subprocess.Popen, list[str], str]:
         seen: list[str] = []
-        run = subprocess.Popen([*ASIWORLD, "study", "run", str(path), "--out", str(out)],
+        run = subprocess.Popen([*ASIWORLD, "study", "run", str(path), "--out", str(out), "--figures", "none"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         url = read_until(run.stderr, r"agent API for the external seats: (\S+)", seen).group(1)
         seat = read_until(run.stderr, r"external seat outside: character (\d+) token (\S+)",

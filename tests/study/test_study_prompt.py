@@ -72,7 +72,7 @@ def recorded(tmp_path_factory):
         path = root / "study.toml"
         path.write_text(study_text(proxy.url))
         out = root / "out"
-        assert run("study", "run", str(path), "--out", str(out))[0] == 0
+        assert run("study", "run", str(path), "--out", str(out), "--figures", "none")[0] == 0
         bodies = list(proxy.bodies)
     return out, json.loads((out / "results.json").read_text()), bodies
 
@@ -168,7 +168,7 @@ def test_a_budget_stops_the_seat_at_its_cap_and_the_study_goes_on(tmp_path):
     with FakeModelServer(FakeModel()) as fake:
         path = tmp_path / "study.toml"
         path.write_text(study_text(fake.url, minutes=4, seats=seats.replace("URL", fake.url)))
-        assert run("study", "run", str(path), "--out", str(tmp_path / "out"))[0] == 0
+        assert run("study", "run", str(path), "--out", str(tmp_path / "out"), "--figures", "none")[0] == 0
         asked = fake.stats()["by_character"]["thrifty"]["requests"]
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     row = next(r for r in results["costs"] if r["name"] == "thrifty")
@@ -231,7 +231,7 @@ def test_a_bad_prompt_price_or_budget_is_refused_before_anything_starts(
         tmp_path, line, template, code, says):
     path = bad_study(tmp_path, "http://127.0.0.1:9/v1", line, template)
     for argv in (("study", "check", str(path)),
-                 ("study", "run", str(path), "--out", str(tmp_path / "out"))):
+                 ("study", "run", str(path), "--out", str(tmp_path / "out"), "--figures", "none")):
         rc, _, err = run(*argv)
         assert rc == 2 and err.startswith(f"error: {code}: ") and says in err, err
         assert "Traceback" not in err
@@ -243,7 +243,7 @@ def test_a_model_server_that_is_down_is_said_before_anything_is_written(tmp_path
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     path = bad_study(tmp_path, f"http://127.0.0.1:{port}/v1", "")
-    rc, _, err = run("study", "run", str(path), "--out", str(tmp_path / "out"))
+    rc, _, err = run("study", "run", str(path), "--out", str(tmp_path / "out"), "--figures", "none")
     assert rc == 2 and err.startswith("error: model_unreachable: configuration 'm': cannot reach")
     assert "asiworld model serve" in err
     assert not (tmp_path / "out").exists()

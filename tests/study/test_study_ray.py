@@ -13,11 +13,14 @@ import sys
 import pytest
 from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer
 from asiworld.cli import main
+from asiworld.evaluation.figure_options import FigureOptions
 from asiworld.replay.reader import Replay
 from asiworld.replay.verify import verify_replay
 from asiworld.study.demo import demo_text
 from asiworld.study.run import run_study
 from asiworld.study.spec import parse_study
+
+NO_FIGURES = FigureOptions(formats=())  # the runs are checked here, not their figures
 
 MINUTES = 2
 WALL = ("wall_seconds", "engine_seconds", "latency_p50_ms", "latency_p95_ms", "latency_ms")
@@ -44,11 +47,11 @@ def both(tmp_path_factory):
         study = parse_study(text)
         world = study.world.model_copy(update={"seed": None, "seeds": [3, 4]})
         run_study(study.model_copy(update={"world": world}), text, local, where=str(path),
-                  say=lambda line: None)
+                  say=lambda line: None, figures=NO_FIGURES)
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
         try:
             on_ray = root / "on-ray"
-            assert main(["study", "run", str(path), "--out", str(on_ray), "--seeds", "3..4",
+            assert main(["study", "run", str(path), "--out", str(on_ray), "--figures", "none", "--seeds", "3..4",
                          "--ray", "auto"]) == 0
         finally:
             ray.shutdown()
@@ -95,7 +98,7 @@ def test_without_ray_installed_ray_is_a_clear_error(tmp_path, capsys, monkeypatc
     path = tmp_path / "study.toml"
     path.write_text(demo_text("http://127.0.0.1:9/v1", minutes=1))
     out = tmp_path / "out"
-    assert main(["study", "run", str(path), "--out", str(out), "--seeds", "1..2",
+    assert main(["study", "run", str(path), "--out", str(out), "--figures", "none", "--seeds", "1..2",
                  "--ray", "local"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ray_unavailable: --ray needs the ray package"), err

@@ -31,7 +31,7 @@ KILL_AT = 150  # the tick the store has saved when the study is killed
 
 
 def run(path: Path, out: Path, *extra: str) -> int:
-    return main(["study", "run", str(path), "--out", str(out), *extra])
+    return main(["study", "run", str(path), "--out", str(out), "--figures", "none", *extra])
 
 
 @pytest.fixture(scope="module")

@@ -65,11 +65,11 @@ def study(tmp_path_factory):
         other.write_text(study_text(server.url, seed=4))
         said = io.StringIO()
         with contextlib.redirect_stderr(said):
-            killed["refused"] = (main(["study", "run", str(other), "--out", str(out)]),
+            killed["refused"] = (main(["study", "run", str(other), "--out", str(out), "--figures", "none"]),
                                  said.getvalue())
         said = io.StringIO()
         with contextlib.redirect_stderr(said):
-            assert main(["study", "run", str(path), "--out", str(out)]) == 0
+            assert main(["study", "run", str(path), "--out", str(out), "--figures", "none"]) == 0
         killed["said"] = said.getvalue()
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     results = json.loads((out / "results.json").read_text())

@@ -34,7 +34,7 @@ def two_seeds(fake, tmp_path_factory):
     path = root / "study.toml"
     path.write_text(with_seeds(demo_text(fake.url, minutes=2), "3, 4"))
     out = root / "out"
-    assert main(["study", "run", str(path), "--out", str(out)]) == 0
+    assert main(["study", "run", str(path), "--out", str(out), "--figures", "none"]) == 0
     return out
 
 
@@ -70,7 +70,7 @@ def test_seeds_on_the_command_line_replace_the_files(fake, tmp_path, capsys):
     path = tmp_path / "study.toml"
     path.write_text(demo_text(fake.url, minutes=1))
     out = tmp_path / "out"
-    assert main(["study", "run", str(path), "--out", str(out), "--seeds", "5..6"]) == 0
+    assert main(["study", "run", str(path), "--out", str(out), "--figures", "none", "--seeds", "5..6"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert [s["seed"] for s in summary] == [5, 6]
     assert json.loads((out / "E2" / "results.json").read_text())["study"]["parsed"]["world"][
@@ -82,7 +82,7 @@ def test_bad_seeds_are_refused_before_anything_starts(fake, tmp_path, capsys, ba
     path = tmp_path / "study.toml"
     path.write_text(demo_text(fake.url, minutes=1))
     out = tmp_path / "out"
-    assert main(["study", "run", str(path), "--out", str(out), "--seeds", bad]) == 2
+    assert main(["study", "run", str(path), "--out", str(out), "--figures", "none", "--seeds", bad]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: bad_seeds: --seeds "), err
     assert len(err.strip().splitlines()) == 1
