@@ -25,6 +25,10 @@ class MapNotes:
         self.sources: dict[str, set[tuple[int, int]]] = {ch: set() for ch in SOURCES}
         self.size = 128
         self.area = 0
+        # the last view noted, where it was: a row the same as then is noted already (a
+        # character that stands or works sees the same rows decision after decision)
+        self._noted_at: tuple[int, int] | None = None
+        self._noted: tuple[str, ...] = ()
 
     def update(self, obs: dict[str, Any]) -> None:
         view = obs["view"]
@@ -38,7 +42,12 @@ class MapNotes:
         if plaza:
             self.size = plaza[0] * 2
         x0, y0 = view["x0"], view["y0"]
-        for i, row in enumerate(view["tiles"]):
+        rows = tuple(view["tiles"])
+        noted = self._noted if self._noted_at == (x0, y0) else ()
+        self._noted_at, self._noted = (x0, y0), rows
+        for i, row in enumerate(rows):
+            if i < len(noted) and noted[i] == row:
+                continue
             for j, ch in enumerate(row):
                 if ch == " ":
                     continue
