@@ -274,6 +274,10 @@ NOT_YOUR_TURN = _code("not_your_turn", "on the lockstep clock a seat decides onc
                       "turn", API, SOCKET, CLIENT, status=409)
 NO_TURNS = _code("no_turns", "this world's clock takes no turns: act at any time", API, CLIENT,
                  status=409)
+HUMAN_SEAT_OPTION = _code("human_seat_option", "a human seat takes only a name, a label and its "
+                          "turn_seconds: a person plays it from /play", STUDY)
+WRONG_SEAT = _code("wrong_seat", "the seat link's token is another seat's: open the link the "
+                   "study printed for this seat", API, status=403)
 EXTERNAL_NEEDS_REALTIME = _code("external_needs_realtime", "an external seat on the live server "
                                 "needs the realtime clock", STUDY)
 MODEL_UNREACHABLE = _code("model_unreachable", "the model has not answered for too long", STUDY,

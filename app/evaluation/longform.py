@@ -114,7 +114,7 @@ def _costs_by_name(run: Results) -> dict[str, dict[str, Any]]:
     for c in run.get("costs") or []:
         if c.get("calls") is None or c.get("kind") == "builtin":
             continue
-        if c.get("kind") == "external" and "api_calls" in c:
+        if c.get("kind") in ("external", "human") and "api_calls" in c:
             c = {**c, "calls": c["api_calls"]}
         rows[str(c.get("name"))] = c
     return rows

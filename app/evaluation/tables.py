@@ -217,7 +217,7 @@ def costs_table(runs: list[Results]) -> str:
             if row.get("kind") != "openai":
                 cells = ["—"] * 9
                 if row.get("calls") is not None:  # an older results.json: 0 for every kind
-                    if row.get("kind") == "external":
+                    if row.get("kind") in ("external", "human"):
                         cells[0] = str(row.get("api_calls", row["calls"]))
                     elif row.get("kind") == "python" or row["calls"]:
                         cells[0] = str(row["calls"])

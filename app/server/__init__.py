@@ -21,6 +21,7 @@ from asiworld.server.fanout import Fanout
 from asiworld.server.live import LiveRooms
 from asiworld.server.nesting import BoundedJSON
 from asiworld.server.pages import pages
+from asiworld.server.seat_api import seat_api
 from asiworld.server.sockets import register
 from asiworld.server.world import build_runner
 from flask import Flask
@@ -88,6 +89,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(admin)
     app.register_blueprint(__import__("asiworld.server.replays", fromlist=["replays"]).replays)
     init_agent_api(app)  # agents from outside: REST /api/agents and Socket.IO /agent
+    app.register_blueprint(seat_api)  # which seat a token plays (a human seat's /play page)
     return app
 
 

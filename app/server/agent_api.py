@@ -80,6 +80,8 @@ class AgentService:
         # A lockstep study's turns (asiworld.study.turns): every world-changing call of a
         # seat is its turn's decision, done at a tick the turns fix. None: act at any time.
         self.turns: Any = None
+        # A study's clock and horizon (asiworld.study.external), for a human seat's page
+        self.study: dict[str, Any] | None = None
         runner.pipeline.add_observer("agents", self.on_tick, on_replace=self.world_replaced)
 
     @property
@@ -171,8 +173,13 @@ class AgentService:
             started=lambda pid: self._open_programs.add((cid, pid)),
         )
 
-    def observe(self, cid: int, fmt: str = "json") -> dict:
-        obs = self.port(cid).observe(fmt)
+    def observe(self, cid: int, fmt: str = "json", full_memory: bool = False) -> dict:
+        if full_memory:  # every tile the character remembers (a page drawing its fog of war)
+            obs = self.runner.call(lambda: self.runner.pipeline.observe(cid, full_memory=True))
+            if isinstance(obs.get("memory"), dict):  # when each tile was seen: no page draws it
+                obs["memory"].pop("ticks", None)
+        else:
+            obs = self.port(cid).observe(fmt)
         if self.turns is not None:
             obs["turn"] = self.turns.offer(cid)
         return obs
@@ -376,7 +383,8 @@ def observe(cid: int) -> ResponseReturnValue:
     fmt = request.args.get("format", "json")
     if fmt not in ("json", "text"):
         raise ApiError(codes.BAD_FORMAT, "format is 'json' or 'text'")
-    return jsonify(service.observe(cid, fmt))
+    full = request.args.get("full_memory") in ("1", "true")
+    return jsonify(service.observe(cid, "json" if full else fmt, full_memory=full))
 
 
 @agent_api.post("/api/agents/<int:cid>/act")

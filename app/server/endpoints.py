@@ -128,7 +128,9 @@ _ROUTES = (
         summary="The character's observation (JSON, or text for language models)",
         operation_id="observe",
         answers={"200": answer(ANY_OBJECT), **REFUSED},
-        query={"format": {"type": "string", "enum": ["json", "text"], "default": "json"}},
+        query={"format": {"type": "string", "enum": ["json", "text"], "default": "json"},
+               "full_memory": {"type": "boolean", "default": False,
+                               "description": "every tile the character remembers (JSON)"}},
     ),
     Route(
         "agent_api.act",
@@ -213,6 +215,18 @@ _ROUTES = (
         query={"timeout": {"type": "number", "default": 30, "minimum": 0, "maximum": 120},
                "after": {"type": "integer", "default": -1,
                          "description": "only a turn at a later tick (skip the one seen)"}},
+    ),
+    Route(
+        "seat_api.seat",
+        "get",
+        "/api/agents/seat",
+        summary="The seat the token plays: {character, name, label, study: {clock, minutes, "
+        "ticks_per_minute, horizon_tick} or null, turn} (a human seat's /play page)",
+        operation_id="seat",
+        answers={"200": answer(ANY_OBJECT), "401": REFUSED["401"],
+                 "403": refusal("wrong_seat: the token is another seat's")},
+        query={"character": {"type": "integer",
+                             "description": "the character the join link names (checked)"}},
     ),
     Route(
         "agent_api.events",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from asiworld.evaluation import definitions
+from asiworld.server.extensions import AGENTS
 from flask import Blueprint, current_app, render_template, request, url_for
 
 pages = Blueprint("pages", __name__)
@@ -28,7 +29,10 @@ def live() -> str:
 
 @pages.get("/play")
 def play() -> str:
-    return render_template("play.html", replays_url=_replays_url())
+    # a study's world gives out its seats: the page asks for a seat's token, not a name
+    agents = current_app.extensions.get(AGENTS)
+    study = agents is not None and agents.study is not None
+    return render_template("play.html", replays_url=_replays_url(), study=study)
 
 
 @pages.get("/evaluation")

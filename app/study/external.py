@@ -2,6 +2,10 @@
 mcp`, the SDK, any HTTP client) play their characters through the live server's agent API,
 served from the study's own pipeline on a loopback port.
 
+A human seat (`kind = "human"`) is an external seat whose agent is a person at the browser's
+/play page: its printed join link carries the seat's character and token (`join_link`), and the
+page plays through this same agent API, so its calls are counted, recorded and replayed alike.
+
 The study's world is closed to everyone else:
 - each external seat's character is made at tick 0 with the others; its token is printed on
   stderr, and the agent plays with it (`--token T --character C`), never by joining;
@@ -37,7 +41,7 @@ from asiworld.server.auth import new_token
 from asiworld.server.connections import BoundedWSGIServer
 from asiworld.server.extensions import AGENTS
 
-from .spec import ExternalConfiguration, ServeSection, StudyError
+from .spec import ExternalConfiguration, HumanConfiguration, ServeSection, StudyError
 
 HOST = "127.0.0.1"  # an agent under test reaches the study from this machine only
 MAX_CONNECTIONS = 64
@@ -60,6 +64,7 @@ class ExternalSeats:
         self.thread: threading.Thread | None = None
         self.listens = listen
         self.turns: Any = None  # a lockstep study's turns (asiworld.study.turns)
+        self.study: dict[str, Any] | None = None  # its clock and horizon (StudyRun sets them)
         # calls made before an interruption, per seat (a resumed study's store keeps them)
         self.earlier: dict[str, int] = {}
         if listen:
@@ -116,9 +121,14 @@ class ExternalSeats:
         the live server's) and print how its agent plays it at `url`."""
         self.service = service
         service.turns = self.turns  # before any token is out: the seat's first call is in turn
+        service.study = self.study  # what a human seat's page shows: the clock and the horizon
         for conf, char in self.seats:
             token = service.seat(char, conf.name, conf.label or conf.name)
             self.tokens[conf.name] = token
+            if isinstance(conf, HumanConfiguration):
+                say(f"human seat {conf.name}: character {char} token {token}")
+                say(f"  open {join_link(url, char, token)} in a browser to play it")
+                continue
             say(f"external seat {conf.name}: character {char} token {token}")
             say(f"  e.g. asiworld agent --server {url} --character {char} --token {token} "
                 "--builtin forager")
@@ -191,6 +201,11 @@ class ExternalSeats:
             self.server.shutdown()
         if self.server is not None:
             self.server.server_close()
+
+
+def join_link(url: str, char: int, token: str) -> str:
+    """The address a person opens to play a human seat: /play with its character and token."""
+    return f"{url.rstrip('/')}/play?character={char}&token={token}"
 
 
 def _not_yet(environ: dict, start_response: Callable) -> list[bytes]:

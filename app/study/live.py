@@ -61,7 +61,7 @@ class LiveStudy:
         # Only the study's seats play its world; the external seats play on this server's own
         # agent API, so with them here the whole world is watched with the spectator token.
         self.join_token = join_token or new_token()
-        outside = any(c.kind == "external" for c in study.configurations)
+        outside = any(c.kind in ("external", "human") for c in study.configurations)
         if outside and isinstance(study.clock, Lockstep):
             # the server's clock ticks by itself; only `study run` steps the world turn by turn
             raise StudyError(codes.EXTERNAL_NEEDS_REALTIME, "on the live server an external "

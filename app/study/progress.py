@@ -107,7 +107,7 @@ class StudyProgress:
                 seat = users[name]
                 out.append(f"{name}: {seat.decisions + seat.failures} calls {seat.failures} "
                            f"failed, {'its turn' if tick >= seat.next_decision else 'idle'}")
-            elif conf.kind == "external" and run.external is not None:
+            elif conf.kind in ("external", "human") and run.external is not None:
                 calls = run.external.api_calls(name)
                 state = "playing" if calls else "not called yet"
                 out.append(f"{name}: {calls} calls {run.external.api_failures(name)} failed, "

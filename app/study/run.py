@@ -88,6 +88,11 @@ class StudyRun:
                                 slice_deadline=program_deadline(study.clock))
         self.content, self.world = session.content, session.world
         self.horizon = study.world.minutes * self.content.time.ticks_per_minute
+        if self.external is not None:  # shown on a human seat's page
+            self.external.study = {
+                "title": study.title, "clock": study.clock.kind, "minutes": study.world.minutes,
+                "ticks_per_minute": self.content.time.ticks_per_minute,
+                "horizon_tick": self.horizon}
         self.programs, self.pipeline = session.programs, session.pipeline
         self.events: list[dict[str, Any]] = []
         self.characters: list[dict[str, Any]] = []
@@ -333,7 +338,8 @@ class StudyRun:
         how = {"builtin": "its built-in agent started anew",
                "python": "its agent started anew",
                "openai": "its model seat went on from its transcript",
-               "external": "its external agent was given a new token"}
+               "external": "its external agent was given a new token",
+               "human": "its person was given a new join link"}
         for char in self.characters:
             kind = self.kinds[char["name"]]
             self.pipeline.add_event({"kind": "resumed", "char": char["id"],

@@ -189,6 +189,9 @@ class PythonConfiguration(_Strict):
         return self._folder
 
 
+HUMAN_TURN_SECONDS = 300.0  # a human seat's default lockstep turn: five minutes
+
+
 class ExternalConfiguration(_Strict):
     """A seat for an agent that connects by itself; the study prints its token and waits."""
 
@@ -199,11 +202,21 @@ class ExternalConfiguration(_Strict):
     turn_seconds: float = Field(30.0, gt=0, le=3600)
 
 
+class HumanConfiguration(ExternalConfiguration):
+    """A seat a person plays in the browser: an external seat whose agent is the /play page
+    (its join link, with the seat's token, is printed). A person reads and decides slower than
+    a program, so the lockstep turn waits longer by default."""
+
+    kind: Literal["human"]  # type: ignore[assignment]
+    turn_seconds: float = Field(HUMAN_TURN_SECONDS, gt=0, le=86_400)
+
+
 Configuration = Annotated[
-    OpenAIConfiguration | BuiltinConfiguration | PythonConfiguration | ExternalConfiguration,
+    OpenAIConfiguration | BuiltinConfiguration | PythonConfiguration | HumanConfiguration
+    | ExternalConfiguration,
     Field(discriminator="kind"),
 ]
-KINDS = ("openai", "builtin", "python", "external")
+KINDS = ("openai", "builtin", "python", "external", "human")
 
 
 class Study(_Strict):
@@ -298,10 +311,14 @@ def _explain(exc: ValidationError, text: str, where: str) -> StudyError:
     code = CODES.get(kind) or (codes.WRONG_TYPE if kind.endswith("_type") else codes.BAD_VALUE)
     if kind == "missing":
         message = f"{at}: `{key}` is required"
+    elif kind == "extra_forbidden" and "human" in err["loc"]:
+        code = codes.HUMAN_SEAT_OPTION
+        message = (f"{at}: a human seat takes no `{key}`: a person plays it from the /play "
+                   "page its join link opens" + _allowed(err["loc"]))
     elif kind == "extra_forbidden":
         message = f"{at}: unknown key `{key}`" + _allowed(err["loc"])
     elif kind == "union_tag_invalid":
-        choices = "openai, builtin, python, external" if loc[0] == "configuration" else \
+        choices = ", ".join(KINDS) if loc[0] == "configuration" else \
             "lockstep, realtime"
         message = f"{at}: `{key}.kind` is {err['input'].get('kind')!r}; kinds: {choices}"
     elif kind == "union_tag_not_found":
@@ -314,7 +331,8 @@ def _explain(exc: ValidationError, text: str, where: str) -> StudyError:
 TABLES: dict[Any, type[BaseModel]] = {
     "world": WorldSection, "lockstep": Lockstep, "realtime": Realtime,
     "openai": OpenAIConfiguration, "builtin": BuiltinConfiguration,
-    "python": PythonConfiguration, "external": ExternalConfiguration, "serve": ServeSection,
+    "python": PythonConfiguration, "external": ExternalConfiguration,
+    "human": HumanConfiguration, "serve": ServeSection,
     "price": PriceSection, "budget": BudgetSection,
 }
 

@@ -57,6 +57,8 @@ ROUTES = {
     "agent_api.cancel_program": (CHARACTER, "delete", "/api/agents/{cid}/programs/{pid}", None),
     "agent_api.events": (CHARACTER, "get", "/api/agents/{cid}/events", None),
     "agent_api.next_turn": (CHARACTER, "get", "/api/agents/{cid}/next_turn", None),
+    # the seat a token plays; the join link's character is checked (403 wrong_seat)
+    "seat_api.seat": (CHARACTER, "get", "/api/agents/seat?character={cid}", None),
     "agent_api.incident": (
         CHARACTER,
         "post",

@@ -1,12 +1,15 @@
 // /play: join as a new character and play it with the keyboard. Everything drawn comes from the
 // character's own observation (world.observe): the player never gets more than it can see.
+// A study's human seat plays here too: its join link (/play?character=C&token=T) seats the page
+// on the study's character, which it plays through the agent API (seat.js), not the socket.
 import { io } from "/static/vendor/socket.io.esm.min.js";
 import { ViewState, markVisible } from "./frames.js";
 import { loadAtlas, Renderer, attachCameraControls, bossInView } from "./render.js";
 import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty, oneLinePerHit } from "./panels.js";
 import { toPlayer } from "./sentences.js";
 import { mountLegend } from "./legend.js";
-import { watchSocket } from "./connection.js";
+import { watchSocket, watchHttp } from "./connection.js";
+import { Seat, studyMinute } from "./seat.js";
 import { NO_DUNGEONS, tierOfArea, areaName, sanctumName, badgeRow, showBossBar, landmarkCaptions } from "./dungeon-ui.js";
 
 const $ = (id) => document.getElementById(id);
@@ -44,11 +47,22 @@ fetch("/api/content").then((r) => r.json()).then((c) => {
   renderMenus();
 });
 
-const socket = io({ transports: ["websocket"] });
+// A study's seat: a token in the address, or a study's world (its seats are given out, nobody
+// joins). Such a page has no socket: it calls the agent API as the seat's agent.
+const params = new URLSearchParams(location.search);
+const seatMode = $("seat").dataset.study === "1" || params.has("token");
+let seat = null;
+let study = null; // the study's clock and horizon (GET /api/agents/seat)
+let turn = null; // the seat's open turn on the lockstep clock: {tick, until: performance.now() ms}
+let decided = null; // ends the page's wait for the player's decision of the open turn
+let studyEnded = null; // the tick the study ended at
+let wantFullMemory = false;
+
+const socket = seatMode ? null : io({ transports: ["websocket"] });
 // Every (re)connect takes the seat again with the saved token (a restarted server sends
 // observations only to players who joined on it) and asks for the full memory, so the fog of
 // war comes back whole. A token the server does not know (a new world) shows the join form.
-watchSocket(socket, () => {
+if (socket) watchSocket(socket, () => {
   const saved = localStorage.getItem(TOKEN_KEY);
   if (!saved) return;
   socket.emit("join", { token: saved }, (reply) => {
@@ -64,10 +78,12 @@ watchSocket(socket, () => {
     }
   });
 });
-socket.on("observation", (obs) => {
+if (socket) socket.on("observation", onObservation);
+function onObservation(obs) {
   if (!token || !obs || !obs.self) return;
   view.applyObservation(obs);
-  if (view.needsFullMemory) socket.emit("observe", { token, full_memory: true });
+  if (view.needsFullMemory && socket) socket.emit("observe", { token, full_memory: true });
+  if (view.needsFullMemory) wantFullMemory = true;
   if (nightCheck) warnAtNight();
   for (const ev of oneLinePerHit(view.events || [])) {
     if (ev.kind === "op_failed") {
@@ -88,7 +104,7 @@ socket.on("observation", (obs) => {
   }
   fog = buildFog();
   renderPanels();
-});
+}
 
 $("join-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
@@ -120,6 +136,7 @@ function seated(reply) {
   token = reply.token;
   myName = reply.name;
   $("join").classList.add("hidden");
+  $("seat").classList.add("hidden");
   document.body.classList.add("seated");  // shows the on-screen controls on a touch screen
   $("me-name").textContent = reply.name;
   canvas.focus();
@@ -129,15 +146,146 @@ function seated(reply) {
 
 function act(action, done) {
   if (!token) return;
-  socket.emit("act", { token, action }, (result) => {
-    if (result && !result.ok) {
-      // Said to the player, and kept in the log: a refusal is gone from the screen in 4 s.
-      const text = toPlayer(result.message || result.code, myName);
-      say(text, false);
-      log.add({ kind: "refused", tick: view.tick, code: result.code }, null, text);
-    } else if (result && done) done(result);
+  if (seat) return seatAct(action, done);
+  socket.emit("act", { token, action }, (result) => answered(result, done));
+}
+
+function answered(result, done) {
+  if (result && !result.ok) {
+    // Said to the player, and kept in the log: a refusal is gone from the screen in 4 s.
+    const text = toPlayer(result.message || result.code, myName);
+    say(text, false);
+    log.add({ kind: "refused", tick: view.tick, code: result.code }, null, text);
+  } else if (result && done) done(result);
+}
+
+// --- a study's seat ----------------------------------------------------------------------
+
+function showSeatForm(problem) {
+  $("join").classList.add("hidden");
+  $("seat").classList.remove("hidden");
+  $("seat-error").textContent = problem || "";
+  $("seat-token").focus();
+}
+
+// The seat the token plays; a refusal (an unknown token, another seat's, a missing one) is said
+// on the form with its code, and the form asks again.
+async function takeSeat(seatToken, character) {
+  const candidate = new Seat(seatToken, character);
+  let info;
+  try {
+    info = await candidate.claim();
+  } catch (err) {
+    showSeatForm(err.code === "study_ended" ? `${err.message}: this study's world plays no more.`
+      : `${toPlayer(err.message)} (${err.code})`);
+    return;
+  }
+  seat = candidate;
+  study = info.study;
+  seated({ token: seatToken, name: info.name, char: info.character });
+  renderStudyLine();
+  playSeat();
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const REALTIME_POLL_MS = 200;
+
+// The seat's agent: observe, then on the lockstep clock wait for the player's decision of the
+// open turn (a key, a button, a click) or the turn's deadline, or for the next turn; on the
+// realtime clock look again a few times a second.
+async function playSeat() {
+  const lockstep = !!study && study.clock === "lockstep";
+  wantFullMemory = true;
+  for (;;) {
+    try {
+      const full = wantFullMemory;
+      wantFullMemory = false;
+      const obs = await seat.observe(full);
+      onObservation(obs);
+      openTurn(obs.turn);
+      if (lockstep && obs.turn) await decision(obs.turn);
+      else if (lockstep) await seat.nextTurn(30);
+      else await sleep(REALTIME_POLL_MS);
+    } catch (err) {
+      if (err.code === "study_ended") return endOfStudy(err);
+      say(toPlayer(err.message), false);
+      await sleep(1000);
+    }
+  }
+}
+
+function openTurn(offer) {
+  turn = offer ? { tick: offer.tick, until: performance.now() + offer.seconds_left * 1000 } : null;
+  renderStudyLine();
+}
+
+function decision(offer) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => { decided = null; resolve(); }, offer.seconds_left * 1000 + 250);
+    decided = () => { clearTimeout(timer); decided = null; resolve(); };
   });
 }
+
+// On the lockstep clock one decision per turn: the world waits for it and it acts the clock's
+// think time later (asiworld.study.turns); the answer comes once it has acted.
+function seatAct(action, done) {
+  if (study && study.clock === "lockstep") {
+    if (!turn) { say("Not your turn yet: the world is on its way to your next turn.", false, 1500); return; }
+    turn = null;
+    renderStudyLine();
+  }
+  seat.act(action)
+    .then((result) => answered(result, done))
+    .catch((err) => {
+      if (err.code === "study_ended") return endOfStudy(err);
+      answered({ ok: false, code: err.code, message: err.message }, done);
+    })
+    .finally(() => { if (decided) decided(); });
+}
+
+function endOfStudy(err) {
+  if (studyEnded !== null) return;
+  const found = /tick (\d+)/.exec(err.message || "");
+  studyEnded = found ? Number(found[1]) : view.tick;
+  turn = null;
+  renderStudyLine();
+  say("The study has ended: thank you. Your seat's play is recorded with the others'.", true, 60000);
+}
+
+// "Study · minute 2 of 5 · your turn: 287 s left": the study's clock against its horizon and,
+// on the lockstep clock, the seat's turn and its deadline.
+function renderStudyLine() {
+  const line = $("study-line");
+  if (!seat || !study) return;
+  line.classList.remove("hidden");
+  const tick = studyEnded ?? view.tick ?? 0;
+  let text = `Study · ${studyMinute(study, tick)}`;
+  let state = "playing";
+  let left = "";
+  if (studyEnded !== null) {
+    text += " · the study has ended";
+    state = "ended";
+  } else if (study.clock === "lockstep" && turn) {
+    left = String(Math.max(0, Math.ceil((turn.until - performance.now()) / 1000)));
+    text += ` · your turn: ${left} s left`;
+    state = "open";
+  } else if (study.clock === "lockstep") {
+    text += " · waiting for your turn";
+    state = "waiting";
+  }
+  line.textContent = text;
+  line.dataset.turn = state;
+  line.dataset.secondsLeft = left;
+  line.dataset.tick = String(tick);
+}
+setInterval(renderStudyLine, 250);
+
+$("seat-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const pasted = $("seat-token").value.trim();
+  // a pasted token is checked on its own: the link's character may be another seat's
+  if (pasted) takeSeat(pasted, params.get("token") ? null : params.get("character"));
+});
 
 function say(text, ok, ms = 4000) {
   const box = $("message");
@@ -443,3 +591,10 @@ requestAnimationFrame(loop);
 
 window.__asiworld = { view, renderer, act, get token() { return token; } };
 $("join-button").disabled = false;  // every handler is in place: joining works from now on
+$("seat-button").disabled = false;
+if (seatMode) {
+  watchHttp();
+  $("join").classList.add("hidden");
+  if (params.get("token")) takeSeat(params.get("token"), params.get("character"));
+  else showSeatForm("");
+}
