@@ -5,8 +5,10 @@ At a seat's decision tick T the world stops before stepping and the seat's turn 
 observation says `"turn": {"tick": T, ...}`, `GET .../next_turn` returns it). The seat's one
 decision of the turn (an action, a `wait`, a program or a cancel; or a pass: asking for a turn
 after T, `next_turn?after=T`) closes it; the decision is
-charged the clock's think time, like a model call that answered with no completion tokens: it
-acts at T + `clock.charge(0)`, and the seat's next turn opens then. A seat that has not decided
+charged the clock's think time, like a model call: it acts at T + `clock.charge(output)`,
+`output` being the completion tokens the seat reported with its decision (`tokens: {input,
+output}`; none reported: 0), and the seat's next turn opens then. On the `fixed` rule every
+decision costs the same; on `tokens` the same reported tokens give the same ticks. A seat that has not decided
 within its `turn_seconds` (wall seconds) misses the turn: an incident `turn_missed`, and its
 character idles on until its next decision tick, T + the same charge. A world-changing call
 outside the seat's open turn is refused with 409 `not_your_turn`.
@@ -37,6 +39,7 @@ class Turn:
     deadline: float  # wall clock (time.time()) by which the seat decides
     decision: Callable[[], Any] | None = None  # run on the world's thread at the due tick
     due: int | None = None  # the tick the decision acts at (T + the think charge)
+    charge: int | None = None  # the decision's think charge (None: the clock's least)
     result: Any = None
     error: BaseException | None = None
     done: threading.Event = field(default_factory=threading.Event)
@@ -61,11 +64,16 @@ class ExternalTurns:
     API's request threads call `offer`, `wait_for_turn` and `decide`; the study's thread calls
     `before_tick` between ticks, with the world's thread idle."""
 
-    def __init__(self, charge: int) -> None:
+    def __init__(self, charge: int, charge_tokens: Callable[[int], int] | None = None) -> None:
+        """`charge`: the think ticks of a decision that reports no tokens (a pass, a missed
+        turn); `charge_tokens`: the clock's rule for one that reports its completion tokens."""
         self.charge = charge
+        self.charge_tokens = charge_tokens or (lambda output: charge)
         self.seats: dict[int, TurnSeat] = {}
         self.ended = False
         self._changed = threading.Condition()
+        # called (off the lock, on the study's thread) with each seat whose turn just opened
+        self.on_open: Callable[[int, dict[str, Any]], None] | None = None
 
     def add(self, name: str, char: int, turn_seconds: float, tick: int) -> None:
         self.seats[char] = TurnSeat(name, char, turn_seconds, next_turn=tick)
@@ -100,9 +108,12 @@ class ExternalTurns:
                 self._changed.wait(left)
         return None
 
-    def decide(self, char: int, run: Callable[[], Any]) -> Any:
+    def decide(self, char: int, run: Callable[[], Any],
+               tokens: dict[str, int] | None = None) -> Any:
         """The seat's decision of its open turn: `run` is done on the world's thread at the
-        due tick, and its answer returned then. 409 not_your_turn outside an open turn."""
+        due tick, and its answer returned then. 409 not_your_turn outside an open turn.
+        `tokens` (`{input, output}`, reported by the seat) set its think charge by the
+        clock's rule, as a model call's."""
         with self._changed:
             seat = self.seats.get(char)
             turn = seat.turn if seat is not None else None
@@ -113,6 +124,8 @@ class ExternalTurns:
                     if taken else "it is not your turn: on the lockstep clock a seat acts in "
                     "its turn (GET next_turn waits for it)"))
             turn.decision = run
+            if tokens is not None:
+                turn.charge = self.charge_tokens(int(tokens.get("output", 0)))
             self._changed.notify_all()
         turn.done.wait()
         if turn.error is not None:
@@ -146,6 +159,11 @@ class ExternalTurns:
                     seat.turn = Turn(tick, clock() + seat.turn_seconds)
                     opened.append(seat)
             self._changed.notify_all()
+        if self.on_open is not None:  # pushed to the seat (its Socket.IO room), off the lock
+            for seat, turn in [(s, s.turn) for s in opened]:
+                if turn is not None:
+                    self.on_open(seat.char, turn.offer())
+        with self._changed:
             while True:
                 waiting = [s for s in opened if s.turn is not None and s.turn.decision is None]
                 for seat in [s for s in waiting if clock() >= s.turn.deadline]:
@@ -163,7 +181,8 @@ class ExternalTurns:
                 self._changed.wait(max(0.001, min(left, 0.5)))
             for seat in opened:
                 if seat.turn is not None and seat.turn.due is None:
-                    seat.turn.due = tick + self.charge
+                    charge = seat.turn.charge
+                    seat.turn.due = tick + (self.charge if charge is None else charge)
 
     def end(self, tick: int) -> None:
         """The horizon: decisions not yet due never act (their calls answer study_ended)."""

@@ -145,13 +145,17 @@ class Client:
     def observe(self, format: str = "json") -> dict:
         return self.request("GET", self._me() + "/observe", query={"format": format})
 
-    def act(self, action: dict) -> dict:
-        # on a lockstep study the answer comes when the action acts (its think time later)
-        return self.request("POST", self._me() + "/act", {"action": action},
+    def act(self, action: dict, tokens: dict[str, int] | None = None) -> dict:
+        """On a lockstep study the answer comes when the action acts (its think time later);
+        `tokens` (`{"input": n, "output": n}`) reports what your model used for this decision,
+        charged as think time by the study's clock rule."""
+        return self.request("POST", self._me() + "/act", _with_tokens({"action": action}, tokens),
                             timeout=self.timeout + DECISION_WAIT)
 
-    def run_program(self, name: str, source: str) -> dict:
-        return self.request("POST", self._me() + "/programs", {"name": name, "source": source},
+    def run_program(self, name: str, source: str,
+                    tokens: dict[str, int] | None = None) -> dict:
+        return self.request("POST", self._me() + "/programs",
+                            _with_tokens({"name": name, "source": source}, tokens),
                             timeout=self.timeout + DECISION_WAIT)
 
     def next_turn(self, timeout: float = 30.0, after: int = -1) -> dict | None:
@@ -228,3 +232,7 @@ class Client:
 
     def tick(self) -> int:
         return int(self.request("GET", "/healthz")["tick"])
+
+
+def _with_tokens(body: dict, tokens: dict[str, int] | None) -> dict:
+    return body if tokens is None else {**body, "tokens": tokens}
