@@ -183,7 +183,7 @@ class AgentService:
         if self.turns is None:
             return run()
         try:
-            return self.turns.decide(cid, run, tokens)
+            return self.turns.decide(cid, run, tokens, answer_turn=True)
         except ApiError as err:  # a decision the horizon came before: the seat is told
             if err.code == codes.STUDY_ENDED:
                 self.told.add(cid)

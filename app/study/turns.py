@@ -13,6 +13,10 @@ within its `turn_seconds` (wall seconds) misses the turn: an incident `turn_miss
 character idles on until its next decision tick, T + the same charge. A world-changing call
 outside the seat's open turn is refused with 409 `not_your_turn`.
 
+A decision's answer carries the seat's next turn when it opens at the tick the decision acted
+(`"turn": {...}`, or null: the character died, the study ended), so an agent in a hurry makes
+one round trip a turn: the next turn is already in hand, `next_turn` need not be asked.
+
 Everything the seats decide reaches the world at a tick fixed by the turns alone, never by when
 the calls arrived: the same study, agents and answers give the same state hash.
 """
@@ -71,6 +75,7 @@ class ExternalTurns:
         self.charge_tokens = charge_tokens or (lambda output: charge)
         self.seats: dict[int, TurnSeat] = {}
         self.ended = False
+        self.opened_through = -1  # the last tick whose turns are open (or were not offered)
         self._changed = threading.Condition()
         # called (off the lock, on the study's thread) with each seat whose turn just opened
         self.on_open: Callable[[int, dict[str, Any]], None] | None = None
@@ -109,11 +114,12 @@ class ExternalTurns:
         return None
 
     def decide(self, char: int, run: Callable[[], Any],
-               tokens: dict[str, int] | None = None) -> Any:
+               tokens: dict[str, int] | None = None, answer_turn: bool = False) -> Any:
         """The seat's decision of its open turn: `run` is done on the world's thread at the
         due tick, and its answer returned then. 409 not_your_turn outside an open turn.
         `tokens` (`{input, output}`, reported by the seat) set its think charge by the
-        clock's rule, as a model call's."""
+        clock's rule, as a model call's. `answer_turn`: an answer that is a dict carries the
+        seat's next turn (`turn`, see the module docstring)."""
         with self._changed:
             seat = self.seats.get(char)
             turn = seat.turn if seat is not None else None
@@ -130,7 +136,25 @@ class ExternalTurns:
         turn.done.wait()
         if turn.error is not None:
             raise turn.error
+        if answer_turn and isinstance(turn.result, dict) and turn.due is not None:
+            return {**turn.result, "turn": self.turn_after(char, turn.due)}
         return turn.result
+
+    def turn_after(self, char: int, tick: int, timeout: float = 10.0) -> dict[str, Any] | None:
+        """Once the turns at `tick` are open (the study's thread does it right after running
+        the decisions due then): the seat's open turn after `tick`, or None."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while self.opened_through < tick and not self.ended:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._changed.wait(left)
+            seat = self.seats.get(char)
+            turn = seat.turn if seat is not None else None
+            if turn is None or turn.decision is not None or turn.tick < tick:
+                return None
+            return turn.offer()
 
     # --- the study's side -------------------------------------------------------------------
 
@@ -158,6 +182,7 @@ class ExternalTurns:
                         and alive(seat.char)):
                     seat.turn = Turn(tick, clock() + seat.turn_seconds)
                     opened.append(seat)
+            self.opened_through = tick
             self._changed.notify_all()
         if self.on_open is not None:  # pushed to the seat (its Socket.IO room), off the lock
             for seat, turn in [(s, s.turn) for s in opened]:

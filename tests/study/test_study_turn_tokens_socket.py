@@ -5,6 +5,7 @@ On a lockstep study whose clock charges by tokens, a seat's decision that report
 call would; one that reports none is charged the clock's least. A seat connected to the agent
 API's Socket.IO namespace is pushed its observation when its turn opens (it says so: `turn`),
 and can ask for the turn with a `next_turn` event whose acknowledgement is GET next_turn's answer.
+A decision's answer carries the seat's next turn (one round trip a turn).
 
 Bad inputs tried: tokens that are not counts (refused at the edge, nothing acts), a next_turn
 wait longer than the agent API allows."""
@@ -119,6 +120,8 @@ def test_the_seat_asks_for_its_turn_over_socketio_every_charge_of_its_tokens(pla
     results, seen, cid, events = played
     assert seen["turns"] == list(range(0, 60, CHARGE))
     assert not [a for a in seen["answers"] if "error" in a]  # the world's answers, no errors
+    # each decision's answer carries the seat's next turn, opened at the tick it acted
+    assert [a["turn"]["tick"] for a in seen["answers"]] == seen["turns"][1:]
     assert seen["ended"]["code"] == "study_ended" and results["ticks"] == 60
     acted = sorted({e["tick"] for e in events if e["kind"] == "action" and e.get("char") == cid})
     assert acted[:3] == [CHARGE, 2 * CHARGE, 3 * CHARGE]  # each turn's move, its charge later
