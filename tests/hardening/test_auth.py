@@ -79,6 +79,7 @@ EVENTS = {
     ("/agent", "disconnect"): PUBLIC,
     ("/agent", "observe"): CHARACTER,
     ("/agent", "act"): CHARACTER,
+    ("/agent", "next_turn"): CHARACTER,
 }
 
 
