@@ -184,24 +184,26 @@ class AgentService:
             obs["turn"] = self.turns.offer(cid)
         return obs
 
-    def decided(self, cid: int, run: Any) -> Any:
-        """A world-changing call: now, or on a lockstep study as the seat's turn's decision."""
+    def decided(self, cid: int, run: Any, tokens: dict[str, int] | None = None) -> Any:
+        """A world-changing call: now, or on a lockstep study as the seat's turn's decision
+        (`tokens`, the seat's reported `{input, output}`, set its think charge)."""
         if self.turns is None:
             return run()
         try:
-            return self.turns.decide(cid, run)
+            return self.turns.decide(cid, run, tokens, answer_turn=True)
         except ApiError as err:  # a decision the horizon came before: the seat is told
             if err.code == codes.STUDY_ENDED:
                 self.told.add(cid)
             raise
 
-    def act(self, cid: int, action: dict) -> dict:
+    def act(self, cid: int, action: dict, tokens: dict[str, int] | None = None) -> dict:
         port = self.port(cid)
-        return self.decided(cid, lambda: port.act(action))
+        return self.decided(cid, lambda: port.act(action), tokens)
 
-    def submit_program(self, cid: int, name: str, source: str) -> dict:
+    def submit_program(self, cid: int, name: str, source: str,
+                       tokens: dict[str, int] | None = None) -> dict:
         port = self.port(cid)
-        return self.decided(cid, lambda: port.run_program(name, source))
+        return self.decided(cid, lambda: port.run_program(name, source), tokens)
 
     def cancel(self, cid: int, pid: int) -> dict:
         port = self.port(cid)
@@ -212,6 +214,14 @@ class AgentService:
         if self.turns is None:
             raise ApiError(codes.NO_TURNS, "this world's clock takes no turns: act at any time")
         return {"turn": self.turns.wait_for_turn(cid, timeout, after)}
+
+    def push_turn(self, cid: int, offer: dict) -> None:
+        """A lockstep turn opened (the study's thread): a seat connected over Socket.IO is
+        pushed its observation, whose `turn` says it is its turn."""
+        if cid in self.sid_char.values():
+            obs = self.port(cid).observe("json")
+            obs["turn"] = offer  # the turn that opened (its decision may have come already)
+            self.socketio.emit("observation", obs, to=room(cid), namespace=NAMESPACE)
 
     def incident(
         self, cid: int, cause: str, start: int | None, end: int | None, detail: str
@@ -390,9 +400,10 @@ def observe(cid: int) -> ResponseReturnValue:
 @agent_api.post("/api/agents/<int:cid>/act")
 def act(cid: int) -> ResponseReturnValue:
     service = _authorise(cid)
-    action = _action(_body())
+    body = _body()
+    action = _action(body)
     try:
-        result = service.act(cid, action)
+        result = service.act(cid, action, _tokens(body))
     except (TypeError, ValueError, KeyError) as err:  # the engine should refuse, not raise
         raise ApiError(codes.BAD_ACTION, f"the engine could not read this action: {err}") from err
     if not result["ok"] and result["code"] in MALFORMED_CODES:
@@ -407,7 +418,7 @@ def submit_program(cid: int) -> ResponseReturnValue:
     name, source = body.get("name"), body.get("source")
     if not isinstance(name, str) or not isinstance(source, str):
         raise ApiError(codes.BAD_PROGRAM, "a program needs `name` and `source` (text)")
-    reply = service.submit_program(cid, name, source)
+    reply = service.submit_program(cid, name, source, _tokens(body))
     if not reply.get("ok"):
         extra = {"line": reply["line"]} if reply.get("line") is not None else {}
         raise ApiError(reply["code"], reply["message"], 422, **extra)
@@ -446,6 +457,12 @@ def next_turn(cid: int) -> ResponseReturnValue:
     reply = service.next_turn(cid, timeout, _int_arg("after", -1))
     service.refuse_if_ended(_bearer())  # woken by the end: say so
     return jsonify(reply)
+
+
+def _tokens(body: dict) -> dict[str, int] | None:
+    """The tokens a seat reports with its decision (checked at the edge: endpoints.TOKENS)."""
+    tokens = body.get("tokens")
+    return tokens if isinstance(tokens, dict) else None
 
 
 @agent_api.get("/api/agents/<int:cid>/events")
@@ -531,12 +548,29 @@ def register_socket_handlers(socketio: Any) -> None:
         if (ended := _ended_answer(service, cid)) is not None:
             return ended
         try:
-            action = _action(data if isinstance(data, dict) else {})
-            return service.act(cid, action)
+            body = data if isinstance(data, dict) else {}
+            return service.act(cid, _action(body), _tokens(body))
         except ApiError as exc:
             return _socket_fail(exc.code, exc.message)
         except (TypeError, ValueError, KeyError) as err:
             return _socket_fail(codes.BAD_ACTION, f"the engine could not read this action: {err}")
+
+    @socketio.on("next_turn", namespace=NAMESPACE)
+    def on_next_turn(data: Any = None) -> dict:
+        """As GET next_turn: `{turn}` once it is the seat's turn (`timeout`, `after`)."""
+        service = _service()
+        cid = service.sid_char.get(request.sid)
+        if cid is None:
+            return _socket_fail(codes.UNKNOWN_TOKEN, "connect with a token first")
+        if (ended := _ended_answer(service, cid)) is not None:
+            return ended
+        body = data if isinstance(data, dict) else {}
+        try:
+            reply = service.next_turn(cid, float(body.get("timeout", 30)),
+                                      int(body.get("after", -1)))
+        except ApiError as exc:
+            return _socket_fail(exc.code, exc.message)
+        return _ended_answer(service, cid) or {"ok": True, **reply}
 
 
 def init_agent_api(app: Flask) -> None:

@@ -25,6 +25,7 @@ from asiworld.server.schemas import (
     ByKey,
     Int,
     Num,
+    Obj,
     Spec,
     Str,
     json_schema,
@@ -92,6 +93,11 @@ SPECTATOR = obj(nullable=True, spectator_token=named(codes.BAD_SPECTATOR_TOKEN, 
 JOIN_TOKEN = named(codes.BAD_JOIN_TOKEN, TOKEN)  # a closed world's (server/joining.py)
 
 AGENTS = "/api/agents/{cid}"
+# What a seat may report with its decision on a lockstep study: the tokens its own model used,
+# charged as think time by the study's clock rule (asiworld.study.turns), as a model seat's call.
+TOKEN_COUNT = Int(0, 10**9)
+TOKENS = Obj(fields={"input": TOKEN_COUNT, "output": TOKEN_COUNT}, code=codes.BAD_ARGUMENT)
+TURN_WAIT = 120  # seconds a next_turn may wait (agent_api.MAX_TURN_WAIT)
 
 _ROUTES = (
     Route(
@@ -136,8 +142,9 @@ _ROUTES = (
         "agent_api.act",
         "post",
         f"{AGENTS}/act",
-        obj(("action",), action=ACTION),
-        "Submit a direct action (stops the character's program unless `say`)",
+        obj(("action",), action=ACTION, tokens=TOKENS),
+        "Submit a direct action (stops the character's program unless `say`); on a lockstep "
+        "study, `tokens` ({input, output}) is what your model used for it, charged as think time",
         "act",
         {
             "200": answer(ref("ActionResult"), "the world's answer: accepted, or refused with a code"),
@@ -153,6 +160,7 @@ _ROUTES = (
             ("name", "source"),
             name=Str(max_len=64, code=codes.BAD_PROGRAM, help="a short name, 1-64 characters"),
             source=Str(max_len=MAX_PROGRAM_BYTES, code=codes.BAD_PROGRAM, help="the program text"),
+            tokens=TOKENS,
         ),
         "Submit a hosted program (replaces the character's current one)",
         "submitProgram",
@@ -212,7 +220,7 @@ _ROUTES = (
         operation_id="nextTurn",
         answers={"200": answer(ANY_OBJECT), **REFUSED,
                  "409": refusal("no_turns: this world's clock takes no turns")},
-        query={"timeout": {"type": "number", "default": 30, "minimum": 0, "maximum": 120},
+        query={"timeout": {"type": "number", "default": 30, "minimum": 0, "maximum": TURN_WAIT},
                "after": {"type": "integer", "default": -1,
                          "description": "only a turn at a later tick (skip the one seen)"}},
     ),
@@ -324,7 +332,14 @@ _EVENTS = (
         obj(nullable=True, format=Str(max_len=8, code=codes.BAD_FORMAT)),
         "an observation",
     ),
-    Event("/agent", "act", obj(("action",), action=ACTION), "the world's answer"),
+    Event("/agent", "act", obj(("action",), action=ACTION, tokens=TOKENS), "the world's answer"),
+    Event(
+        "/agent",
+        "next_turn",
+        obj(nullable=True, timeout=Num(0, TURN_WAIT), after=Int(-1)),
+        "on a lockstep study, once it is your turn: {ok, turn: {tick, deadline, seconds_left}} "
+        "(turn null after `timeout` seconds); no_turns on another clock",
+    ),
 )
 UNCHECKED_EVENTS = frozenset({"disconnect"})  # no client payload
 

@@ -122,6 +122,8 @@ class ExternalSeats:
         self.service = service
         service.turns = self.turns  # before any token is out: the seat's first call is in turn
         service.study = self.study  # what a human seat's page shows: the clock and the horizon
+        if self.turns is not None:  # a turn that opens is pushed to the seat's socket
+            self.turns.on_open = service.push_turn
         for conf, char in self.seats:
             token = service.seat(char, conf.name, conf.label or conf.name)
             self.tokens[conf.name] = token

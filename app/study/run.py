@@ -129,7 +129,7 @@ class StudyRun:
             # the world's thread, which serves the agent API's calls; the study steps it turn
             # by turn (`_lockstep_turns`), it never ticks by itself
             self.runner = WorldRunner(self.pipeline)
-            self.turns = self.external.turns = ExternalTurns(clock.charge(0))
+            self.turns = self.external.turns = ExternalTurns(clock.charge(0), clock.charge)
         world = self.pipeline.world
         for index, conf in enumerate(self.study.configurations):
             label = conf.label or conf.name

@@ -5,11 +5,17 @@ At a seat's decision tick T the world stops before stepping and the seat's turn 
 observation says `"turn": {"tick": T, ...}`, `GET .../next_turn` returns it). The seat's one
 decision of the turn (an action, a `wait`, a program or a cancel; or a pass: asking for a turn
 after T, `next_turn?after=T`) closes it; the decision is
-charged the clock's think time, like a model call that answered with no completion tokens: it
-acts at T + `clock.charge(0)`, and the seat's next turn opens then. A seat that has not decided
+charged the clock's think time, like a model call: it acts at T + `clock.charge(output)`,
+`output` being the completion tokens the seat reported with its decision (`tokens: {input,
+output}`; none reported: 0), and the seat's next turn opens then. On the `fixed` rule every
+decision costs the same; on `tokens` the same reported tokens give the same ticks. A seat that has not decided
 within its `turn_seconds` (wall seconds) misses the turn: an incident `turn_missed`, and its
 character idles on until its next decision tick, T + the same charge. A world-changing call
 outside the seat's open turn is refused with 409 `not_your_turn`.
+
+A decision's answer carries the seat's next turn when it opens at the tick the decision acted
+(`"turn": {...}`, or null: the character died, the study ended), so an agent in a hurry makes
+one round trip a turn: the next turn is already in hand, `next_turn` need not be asked.
 
 Everything the seats decide reaches the world at a tick fixed by the turns alone, never by when
 the calls arrived: the same study, agents and answers give the same state hash.
@@ -37,6 +43,7 @@ class Turn:
     deadline: float  # wall clock (time.time()) by which the seat decides
     decision: Callable[[], Any] | None = None  # run on the world's thread at the due tick
     due: int | None = None  # the tick the decision acts at (T + the think charge)
+    charge: int | None = None  # the decision's think charge (None: the clock's least)
     result: Any = None
     error: BaseException | None = None
     done: threading.Event = field(default_factory=threading.Event)
@@ -61,11 +68,17 @@ class ExternalTurns:
     API's request threads call `offer`, `wait_for_turn` and `decide`; the study's thread calls
     `before_tick` between ticks, with the world's thread idle."""
 
-    def __init__(self, charge: int) -> None:
+    def __init__(self, charge: int, charge_tokens: Callable[[int], int] | None = None) -> None:
+        """`charge`: the think ticks of a decision that reports no tokens (a pass, a missed
+        turn); `charge_tokens`: the clock's rule for one that reports its completion tokens."""
         self.charge = charge
+        self.charge_tokens = charge_tokens or (lambda output: charge)
         self.seats: dict[int, TurnSeat] = {}
         self.ended = False
+        self.opened_through = -1  # the last tick whose turns are open (or were not offered)
         self._changed = threading.Condition()
+        # called (off the lock, on the study's thread) with each seat whose turn just opened
+        self.on_open: Callable[[int, dict[str, Any]], None] | None = None
 
     def add(self, name: str, char: int, turn_seconds: float, tick: int) -> None:
         self.seats[char] = TurnSeat(name, char, turn_seconds, next_turn=tick)
@@ -100,9 +113,13 @@ class ExternalTurns:
                 self._changed.wait(left)
         return None
 
-    def decide(self, char: int, run: Callable[[], Any]) -> Any:
+    def decide(self, char: int, run: Callable[[], Any],
+               tokens: dict[str, int] | None = None, answer_turn: bool = False) -> Any:
         """The seat's decision of its open turn: `run` is done on the world's thread at the
-        due tick, and its answer returned then. 409 not_your_turn outside an open turn."""
+        due tick, and its answer returned then. 409 not_your_turn outside an open turn.
+        `tokens` (`{input, output}`, reported by the seat) set its think charge by the
+        clock's rule, as a model call's. `answer_turn`: an answer that is a dict carries the
+        seat's next turn (`turn`, see the module docstring)."""
         with self._changed:
             seat = self.seats.get(char)
             turn = seat.turn if seat is not None else None
@@ -113,11 +130,31 @@ class ExternalTurns:
                     if taken else "it is not your turn: on the lockstep clock a seat acts in "
                     "its turn (GET next_turn waits for it)"))
             turn.decision = run
+            if tokens is not None:
+                turn.charge = self.charge_tokens(int(tokens.get("output", 0)))
             self._changed.notify_all()
         turn.done.wait()
         if turn.error is not None:
             raise turn.error
+        if answer_turn and isinstance(turn.result, dict) and turn.due is not None:
+            return {**turn.result, "turn": self.turn_after(char, turn.due)}
         return turn.result
+
+    def turn_after(self, char: int, tick: int, timeout: float = 10.0) -> dict[str, Any] | None:
+        """Once the turns at `tick` are open (the study's thread does it right after running
+        the decisions due then): the seat's open turn after `tick`, or None."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while self.opened_through < tick and not self.ended:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._changed.wait(left)
+            seat = self.seats.get(char)
+            turn = seat.turn if seat is not None else None
+            if turn is None or turn.decision is not None or turn.tick < tick:
+                return None
+            return turn.offer()
 
     # --- the study's side -------------------------------------------------------------------
 
@@ -145,7 +182,13 @@ class ExternalTurns:
                         and alive(seat.char)):
                     seat.turn = Turn(tick, clock() + seat.turn_seconds)
                     opened.append(seat)
+            self.opened_through = tick
             self._changed.notify_all()
+        if self.on_open is not None:  # pushed to the seat (its Socket.IO room), off the lock
+            for seat, turn in [(s, s.turn) for s in opened]:
+                if turn is not None:
+                    self.on_open(seat.char, turn.offer())
+        with self._changed:
             while True:
                 waiting = [s for s in opened if s.turn is not None and s.turn.decision is None]
                 for seat in [s for s in waiting if clock() >= s.turn.deadline]:
@@ -163,7 +206,8 @@ class ExternalTurns:
                 self._changed.wait(max(0.001, min(left, 0.5)))
             for seat in opened:
                 if seat.turn is not None and seat.turn.due is None:
-                    seat.turn.due = tick + self.charge
+                    charge = seat.turn.charge
+                    seat.turn.due = tick + (self.charge if charge is None else charge)
 
     def end(self, tick: int) -> None:
         """The horizon: decisions not yet due never act (their calls answer study_ended)."""

@@ -81,6 +81,7 @@ EVENTS = {
     ("/agent", "disconnect"): PUBLIC,
     ("/agent", "observe"): CHARACTER,
     ("/agent", "act"): CHARACTER,
+    ("/agent", "next_turn"): CHARACTER,
 }
 
 

@@ -66,6 +66,7 @@ class Client:
         self.ended_at: int | None = None  # the tick it ended at
         self.takes_turns: bool | None = None  # a lockstep study's seat (None: not asked yet)
         self.turn_tick = -1  # the tick of the last turn await_turn returned
+        self._offered: dict | None = None  # the next turn a decision's answer carried
 
     # --- transport -------------------------------------------------------------------------
 
@@ -145,20 +146,35 @@ class Client:
     def observe(self, format: str = "json") -> dict:
         return self.request("GET", self._me() + "/observe", query={"format": format})
 
-    def act(self, action: dict) -> dict:
-        # on a lockstep study the answer comes when the action acts (its think time later)
-        return self.request("POST", self._me() + "/act", {"action": action},
-                            timeout=self.timeout + DECISION_WAIT)
+    def act(self, action: dict, tokens: dict[str, int] | None = None) -> dict:
+        """On a lockstep study the answer comes when the action acts (its think time later);
+        `tokens` (`{"input": n, "output": n}`) reports what your model used for this decision,
+        charged as think time by the study's clock rule."""
+        return self._decided(self.request("POST", self._me() + "/act",
+                                          _with_tokens({"action": action}, tokens),
+                                          timeout=self.timeout + DECISION_WAIT))
 
-    def run_program(self, name: str, source: str) -> dict:
-        return self.request("POST", self._me() + "/programs", {"name": name, "source": source},
-                            timeout=self.timeout + DECISION_WAIT)
+    def run_program(self, name: str, source: str,
+                    tokens: dict[str, int] | None = None) -> dict:
+        return self._decided(self.request("POST", self._me() + "/programs",
+                                          _with_tokens({"name": name, "source": source}, tokens),
+                                          timeout=self.timeout + DECISION_WAIT))
+
+    def _decided(self, reply: Any) -> Any:
+        """On a lockstep study a decision's answer carries the seat's next turn: `next_turn`
+        returns it without asking again (one round trip a turn)."""
+        if isinstance(reply, dict) and isinstance(reply.get("turn"), dict):
+            self._offered = reply["turn"]
+        return reply
 
     def next_turn(self, timeout: float = 30.0, after: int = -1) -> dict | None:
         """On a lockstep study: wait until it is this seat's turn and return it (`{tick,
         deadline, seconds_left}`; `after`: a turn at a later tick only), None after `timeout`
         seconds; ApiError `no_turns` on a clock without turns. Then observe and make one
         decision (an action, a wait, a program)."""
+        offered, self._offered = self._offered, None
+        if offered is not None and offered["tick"] > after:  # in the last decision's answer
+            return offered
         reply = self.request("GET", self._me() + "/next_turn",
                              query={"timeout": timeout, "after": after},
                              timeout=self.timeout + timeout)
@@ -228,3 +244,7 @@ class Client:
 
     def tick(self) -> int:
         return int(self.request("GET", "/healthz")["tick"])
+
+
+def _with_tokens(body: dict, tokens: dict[str, int] | None) -> dict:
+    return body if tokens is None else {**body, "tokens": tokens}
