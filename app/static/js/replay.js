@@ -9,7 +9,7 @@ import { watchHttp, connectionFailed } from "./connection.js";
 import { mountLegend } from "./legend.js";
 import { NO_DUNGEONS, tierOfArea, areaName } from "./dungeon-ui.js";
 import { ReplayData } from "./replay-data.js";
-import { Timeline, MARKER_STYLE } from "./replay-timeline.js";
+import { Timeline, MARKER_STYLE, clockOf, momentOf } from "./replay-timeline.js";
 import { Charts } from "./replay-charts.js";
 import { CHANGE_TICKS, changesBetween, ReplayEventLog, renderInspector, programAt } from "./replay-panels.js";
 import { TurnsPanel } from "./replay-turns.js";
@@ -496,10 +496,10 @@ const timeline = new Timeline($("timeline"), { first: data.first, last: data.las
     tip.classList.remove("hidden");
     const turn = info.turn !== undefined ? (timeline.turns[info.char.id] || []).find((t) => t.turn === info.turn) : null;
     tip.textContent = turn
-      ? `${info.char.name} · model turn ${turn.turn}: sent ${turn.tick_sent}, answered ${turn.tick_answered} · ${turn.tools.join(", ") || (turn.failed ? "failed" : "text only")} (click to open)`
+      ? `${info.char.name} · model turn ${turn.turn}: sent ${momentOf(turn.tick_sent)}, answered tick ${turn.tick_answered} · ${turn.tools.join(", ") || (turn.failed ? "failed" : "text only")} (click to open)`
       : info.char
-      ? `${info.char.name} · ${info.phase || "not joined"} · tick ${info.tick}${info.phase ? ` (phase ${info.from}–${info.to})` : ""}`
-      : `tick ${info.tick} · minute ${Math.floor(info.tick / 60)}`;
+      ? `${info.char.name} · ${info.phase || (info.joined ? "between phases" : `not joined yet (joins at tick ${info.char.tick})`)} · ${momentOf(info.tick)}${info.phase ? ` (phase ${info.from}–${info.to})` : ""}`
+      : momentOf(info.tick);
     tip.style.left = `${Math.min(ev.clientX + 12, innerWidth - 320)}px`;
   } });
 timeline.onFocus = (id) => focus(id);
@@ -682,10 +682,17 @@ function loop(now) {
     lastPanels = now;
     renderPanels(povShown);
     const area = areaOf(ui.pov ?? ui.focus), cam = renderer.camera;
-    const miniKey = [state.tick, state.version, area, ui.focus, cam.x, cam.y, cam.zoom, renderer.canvas.width].join("|");
+    // In a point of view the minimap is what the character knew too: its memory, black where
+    // it has never been, and only the creatures it sees (ground truth would give the rest away).
+    const mini = povShown
+      ? { shown: view, area: String(ui.povObs.self.area ?? 0), selected: ui.pov, key: ui.povFog.key }
+      : { shown: state, area, selected: ui.focus, key: "truth" };
+    const miniKey = [state.tick, state.version, mini.key, mini.area, mini.selected, cam.x, cam.y, cam.zoom, renderer.canvas.width].join("|");
     if (miniKey !== minimap.drawnKey) { // it repaints its base from every tile: only on change
       minimap.drawnKey = miniKey;
-      minimap.draw(state, renderer, { area, selected: ui.focus });
+      minimap.key = null; // its base is cached per state version: another state may share one
+      minimap.draw(mini.shown, renderer, { area: mini.area, selected: mini.selected });
+      setData($("minimap"), "shows", povShown ? `pov:${ui.pov}` : "truth");
     }
     charts.tick = ui.tick;
     charts.focus = ui.focus;
@@ -701,9 +708,12 @@ function setData(node, name, value) {
 }
 
 function renderPanels(povShown) {
-  $("clock").textContent = clockText(state.time, state.tick);
-  $("tick-readout").textContent = `tick ${ui.tick} / ${data.last}`;
-  $("time-readout").textContent = `${(ui.tick / 60).toFixed(1)} min`;
+  // Both clocks read the tick the map shows: while playing, the clock's target (ui.tick) runs a
+  // few ticks ahead of the frames applied, and the two disagreed ("tick 2011" against "2014").
+  const shownTick = state.ready ? state.tick : ui.tick;
+  $("clock").textContent = clockText(state.time, shownTick);
+  $("tick-readout").textContent = `tick ${shownTick} / ${data.last}`;
+  $("time-readout").textContent = clockOf(shownTick);
   const badge = $("pov-badge");
   if (ui.pov === null) {
     badge.textContent = "ground truth";
