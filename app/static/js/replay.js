@@ -13,6 +13,7 @@ import { Timeline, MARKER_STYLE, clockOf, momentOf } from "./replay-timeline.js"
 import { Charts } from "./replay-charts.js";
 import { CHANGE_TICKS, changesBetween, ReplayEventLog, renderInspector, programAt } from "./replay-panels.js";
 import { TurnsPanel } from "./replay-turns.js";
+import { TurnReader } from "./replay-reader.js";
 
 const $ = (id) => document.getElementById(id);
 const PREFETCH_SETTLE_MS = 400; // after a far seek, prefetch when no other seek came this long
@@ -339,6 +340,7 @@ function syncUrl() {
   q.set("y", cam.y.toFixed(1));
   q.set("z", String(Math.round(cam.zoom * 100) / 100));
   if (turns.selected) q.set("turn", `${turns.selected.char}.${turns.selected.turn}`);
+  if (reader.open) q.set("reader", "1");
   const url = `${location.pathname}?${q}`;
   if (url !== lastUrl) {
     history.replaceState(null, "", url);
@@ -469,6 +471,7 @@ const KEYS = {
   end: () => { play(false); seek(data.last); },
   f: () => openFork(),
   m: () => nextTurn(),
+  r: () => { if (!$("reader-open").classList.contains("hidden")) setReader(!reader.open); },
   "?": () => $("help").classList.toggle("hidden"),
   escape: () => {
     if (!$("help").classList.contains("hidden")) $("help").classList.add("hidden");
@@ -505,12 +508,31 @@ const timeline = new Timeline($("timeline"), { first: data.first, last: data.las
 timeline.onFocus = (id) => focus(id);
 const turns = new TurnsPanel($("tab-turns"), { data, names, colours, onSeek, onSelect: (char, n) => selectTurn(char, n) });
 timeline.onTurn = (char, n) => selectTurn(char, n);
+const reader = new TurnReader($("reader"), { data, names, colours,
+  onSelect: (char, n) => selectTurn(char, n), onClose: () => setReader(false) });
+$("reader-open").addEventListener("click", () => setReader(!reader.open));
+
+// The turn reader takes the side panels' place and most of the width; the map stays beside it
+// on the same clock, so a turn picked there shows the world at the tick it was sent.
+function setReader(on) {
+  $("replay-root").classList.toggle("reading", on);
+  $("reader").classList.toggle("hidden", !on);
+  $("reader-open").setAttribute("aria-pressed", String(on));
+  $("reader-open").textContent = on ? "Back to panels" : "Read model turns";
+  if (!on) return;
+  reader.load().then(() => {
+    const sel = turns.selected;
+    if (sel) reader.pick(`${sel.char}.${sel.turn}`, false);
+    reader.search.focus();
+  }).catch((err) => flash(`model turns: ${err.message}`));
+}
 
 // A model turn: its character is focused, the clock goes to the tick it was sent, and the Model
 // turns tab shows what the model was shown, what it answered and what the world did.
 function selectTurn(char, n, seekToo = true) {
   turns.select(char, n);
   timeline.selectedTurn = { char, turn: n };
+  if (reader.open && reader.selected !== `${char}.${n}`) reader.pick(`${char}.${n}`, false);
   if (ui.focus !== char) focus(char);
   showTab("tab-turns");
   const m = (turns.byChar[char] || []).find((t) => t.turn === n);
@@ -604,8 +626,12 @@ watchHttp(() => {
 data.turns().then((t) => {
   timeline.setTurns(t);
   turns.setTurns(t);
-  if ((t.configurations || []).length) $("legend-turns").classList.remove("hidden");
+  if ((t.configurations || []).length) {
+    $("legend-turns").classList.remove("hidden");
+    $("reader-open").classList.remove("hidden");
+  }
   const linked = /^(\d+)\.(\d+)$/.exec(params.get("turn") || ""); // a deep link to a model turn
+  if (params.get("reader") === "1" && (t.configurations || []).length) setReader(true);
   if (linked) selectTurn(Number(linked[1]), Number(linked[2]), !params.has("t"));
 }).catch((err) => flash(`model turns: ${err.message}`));
 
@@ -760,7 +786,7 @@ requestAnimationFrame(loop);
 
 window.__replay = {
   state, view, ui, data, charts, timeline, seek, focus, setPov, setCompare, play, setSpeed, jump,
-  turns, selectTurn,
+  turns, selectTurn, reader, setReader,
   get tick() { return ui.tick; },
   get camera() { return renderer.camera; },
   get ready() { return state.ready && state.tick === ui.tick; },
