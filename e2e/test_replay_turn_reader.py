@@ -58,6 +58,9 @@ def test_the_reader_lists_filters_and_searches_every_turn(page, study_server, sh
     chips = page.eval_on_selector_all("#reader-list .reader-row", """(rs) => Object.fromEntries(rs.map((r) =>
         [r.dataset.turn, r.querySelector('.chip').dataset.outcome]))""")
     assert chips == {f"{t['char']}.{t['turn']}": t["outcome"]["kind"] for t in turns}
+    one = turns[0]
+    expect(page.locator(f"#reader-list [data-turn='{one['char']}.{one['turn']}'] .cost")).to_have_text(
+        f"{one['prompt_tokens'] + one['completion_tokens']} tok · {int(one['latency_ms'] + 0.5)} ms")
 
     refused = [t for t in turns if t["outcome"]["kind"] == "refused"]
     assert refused, "the demo's models are refused somewhere (no_path)"

@@ -142,7 +142,8 @@ export class TurnReader {
           el("b", {}, `${this.names[t.char] ?? t.config} #${t.turn}`), " ",
           el("span", { class: "muted" }, momentOf(t.tick_sent)), " ",
           chip(t.outcome), " ",
-          el("span", { class: "tools" }, t.tool_calls.map((c) => c.name).join(", ") || (t.text ? "text" : "—"))));
+          el("span", { class: "tools" }, t.tool_calls.map((c) => c.name).join(", ") || (t.text ? "text" : "—")), " ",
+          el("span", { class: "cost" }, `${t.prompt_tokens + t.completion_tokens} tok · ${Math.round(t.latency_ms)} ms`)));
     }));
     this.list.querySelector(".selected")?.scrollIntoView({ block: "nearest" });
   }
