@@ -88,6 +88,35 @@ def replay_server():
         yield server
 
 
+@pytest.fixture(scope="module")
+def study_server(tmp_path_factory):
+    """The demo study (three minutes, its language-model seats answered by the stand-in model)
+    run once per module, and a server reading its replay as `demo`, with the model turns."""
+    from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer
+    from asiworld.evaluation.figure_options import FigureOptions
+    from asiworld.study.demo import demo_text
+    from asiworld.study.run import run_study
+    from asiworld.study.spec import parse_study
+
+    out = tmp_path_factory.mktemp("turns") / "demo"
+    with FakeModelServer(FakeModel()) as fake:
+        text = demo_text(fake.url, minutes=3)
+        run_study(parse_study(text), text, out, say=lambda line: None,
+                  figures=FigureOptions(formats=()))  # the viewer reads the replay, not these
+    from asiworld.server import create_app, services
+    from werkzeug.serving import make_server
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    app = create_app({"SEED": 3, "WORLD_SIZE": 48, "SPEED": 5, "REPLAY_DIRS": [str(out)]})
+    port = free_port()
+    server = make_server("127.0.0.1", port, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield {"url": f"http://127.0.0.1:{port}", "out": out}
+    services(app).runner.stop()
+    services(app).runner.pipeline.close()
+    server.shutdown()
+
+
 class ServeProcess:
     """`asiworld serve` in its own process on a fixed port and data dir: stopped and started
     again, it resumes the same world (the same characters and ids)."""

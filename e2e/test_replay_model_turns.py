@@ -6,41 +6,10 @@ mode puts two configurations' turns side by side."""
 from __future__ import annotations
 
 import json
-import logging
-import threading
 import urllib.request
 
-import pytest
-from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer
-from asiworld.evaluation.figure_options import FigureOptions
-from asiworld.study.demo import BUILTINS, MODEL_SEATS, demo_text
-from asiworld.study.run import run_study
-from asiworld.study.spec import parse_study
+from asiworld.study.demo import BUILTINS, MODEL_SEATS
 from playwright.sync_api import expect
-
-from e2e.conftest import free_port
-
-NO_FIGURES = FigureOptions(formats=())  # the runs are checked here, not their figures
-
-
-@pytest.fixture(scope="module")
-def study_server(tmp_path_factory):
-    out = tmp_path_factory.mktemp("turns") / "demo"
-    with FakeModelServer(FakeModel()) as fake:
-        text = demo_text(fake.url, minutes=3)
-        run_study(parse_study(text), text, out, say=lambda line: None, figures=NO_FIGURES)
-    from asiworld.server import create_app, services
-    from werkzeug.serving import make_server
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    app = create_app({"SEED": 3, "WORLD_SIZE": 48, "SPEED": 5, "REPLAY_DIRS": [str(out)]})
-    port = free_port()
-    server = make_server("127.0.0.1", port, app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield {"url": f"http://127.0.0.1:{port}", "out": out}
-    services(app).runner.stop()
-    services(app).runner.pipeline.close()
-    server.shutdown()
 
 
 def api(server, path: str) -> dict:

@@ -26,7 +26,7 @@ from .apply import apply_frame, copy_state, keyframe_frame
 from .format import EXTENSION, ReplayError
 from .phases import timeline
 from .reader import Replay
-from .turns import marker
+from .turns import marker, readable
 
 log = logging.getLogger(__name__)
 
@@ -315,6 +315,21 @@ class ReplayLibrary:
             ]}
 
         return self._cached(replay, "turns", build)
+
+    def transcript(self, rid: str) -> dict[str, Any]:
+        """Every model turn of the replay for the turn reader, without the prompts (one is read
+        with `turn`), each with its outcome:
+        ``{"configurations": [{"config", "char", "turns": [...]}]}``."""
+        replay = self.get(rid)
+
+        def build() -> dict[str, Any]:
+            return {"configurations": [
+                {"config": c["config"], "char": c["char"],
+                 "turns": [readable(t) for t in c["turns"]]}
+                for c in replay.turns()
+            ]}
+
+        return self._cached(replay, "transcript", build)
 
     def turn(self, rid: str, char: int, number: int) -> dict[str, Any]:
         """One model turn in full; ReplayError `unknown_turn` when the replay has no such one."""

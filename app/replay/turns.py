@@ -100,3 +100,41 @@ def marker(turn: dict[str, Any]) -> dict[str, Any]:
         "tools": [c.get("name") for c in turn["tool_calls"]],
         "failed": bool(turn["errors"]) and not turn["tool_calls"] and not turn["text"],
     }
+
+
+def answer_of(result: str) -> Any:
+    """The world's answer in a result line `name(args) -> {json}`: the JSON when it is JSON,
+    else the text after the arrow."""
+    text = str(result).split(" -> ", 1)[-1]
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def outcome(turn: dict[str, Any]) -> dict[str, Any]:
+    """How a turn went, for the reader's chips and filters: `failed` (no answer from the model),
+    `text-only` (an answer without a tool call), `refused` (the world refused a call: its
+    codes), else `ok`."""
+    codes = []
+    for result in turn["results"]:
+        answer = answer_of(result)
+        if isinstance(answer, dict) and answer.get("ok") is False:
+            codes.append(str(answer.get("code") or (answer.get("error") or {}).get("code") or "refused"))
+    if marker(turn)["failed"]:
+        kind = "failed"
+    elif not turn["tool_calls"]:
+        kind = "text-only"
+    elif codes:
+        kind = "refused"
+    else:
+        kind = "ok"
+    return {"kind": kind, "codes": codes}
+
+
+def readable(turn: dict[str, Any]) -> dict[str, Any]:
+    """A turn for the turn reader's list: everything but the prompt (read with the turn), and
+    its outcome."""
+    body = {k: v for k, v in turn.items() if k != "prompt"}
+    body["outcome"] = outcome(turn)
+    return body

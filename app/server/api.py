@@ -47,7 +47,9 @@ def healthz() -> ResponseReturnValue:
     if stats["failure"] is not None:  # a process supervisor sees the alarm in the status
         return jsonify({"ok": False, "tick": stats["tick"], "running": False,
                         "reason": stats["failure"]}), 503
-    return jsonify({"ok": True, "tick": stats["tick"], "running": stats["running"]})
+    # `paused` lets a live page say why no frame comes (a paused world is not a lost server).
+    return jsonify({"ok": True, "tick": stats["tick"], "running": stats["running"],
+                    "paused": bool(stats["paused"])})
 
 
 @api.get("/api/evaluation")

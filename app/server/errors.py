@@ -8,6 +8,8 @@ sentence. Raised while a request is handled, any of them becomes the same JSON b
 (`error` for the agent API's clients, the flat fields for the pages and the admin tools), with the
 error's own HTTP status, or the one the table of codes gives it (asiworld.engine.codes, listed in
 docs/errors.md), or 422. Socket.IO answers carry the same body plus the `event` it answers.
+Flask's own refusals (an unknown address, a wrong method) answer a browser, one that asks for
+text/html before JSON, with an HTML page saying the same code and sentence.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
-from flask import Flask, Response, jsonify
+from flask import Flask, Response, jsonify, render_template, request
 
 DEFAULT_STATUS = 422  # a code the table gives no status
 
@@ -66,8 +68,27 @@ def install(app: Flask) -> None:
         app.register_error_handler(refusal.status, _answer(refusal))
 
 
+HEADINGS = {404: "Nothing here", 405: "Not this way", 413: "Too large"}
+
+
+def wants_html() -> bool:
+    """A browser opening an address (Accept: text/html first); API clients, curl and fetch()
+    ask for JSON or anything (*/*) and keep the JSON body."""
+    accept = request.accept_mimetypes
+    return accept["text/html"] > accept["application/json"]
+
+
+def error_page(exc: ApiError) -> tuple[str, int]:
+    from asiworld.server.pages import replays_url
+
+    status = status_of(exc)
+    return render_template("error.html", code=exc.code, message=exc.message, status=status,
+                           heading=HEADINGS.get(status, "Refused"), path=request.path,
+                           replays_url=replays_url()), status
+
+
 def _answer(exc: ApiError) -> Any:
-    def handler(_: Exception) -> tuple[Response, int]:
-        return error_response(exc)
+    def handler(_: Exception) -> tuple[Response | str, int]:
+        return error_page(exc) if wants_html() else error_response(exc)
 
     return handler

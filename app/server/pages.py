@@ -9,7 +9,7 @@ from flask import Blueprint, current_app, render_template, request, url_for
 pages = Blueprint("pages", __name__)
 
 
-def _replays_url() -> str | None:
+def replays_url() -> str | None:
     # The replay layer registers its own pages; link to them only once they exist.
     for rule in current_app.url_map.iter_rules():
         if rule.rule.rstrip("/") in ("/replays", "/replay"):
@@ -19,12 +19,12 @@ def _replays_url() -> str | None:
 
 @pages.get("/")
 def home() -> str:
-    return render_template("home.html", replays_url=_replays_url())
+    return render_template("home.html", replays_url=replays_url())
 
 
 @pages.get("/live")
 def live() -> str:
-    return render_template("live.html", replays_url=_replays_url())
+    return render_template("live.html", replays_url=replays_url())
 
 
 @pages.get("/play")
@@ -32,7 +32,7 @@ def play() -> str:
     # a study's world gives out its seats: the page asks for a seat's token, not a name
     agents = current_app.extensions.get(AGENTS)
     study = agents is not None and agents.study is not None
-    return render_template("play.html", replays_url=_replays_url(), study=study)
+    return render_template("play.html", replays_url=replays_url(), study=study)
 
 
 @pages.get("/evaluation")
@@ -44,9 +44,9 @@ def evaluation() -> str:
         return render_template(
             "evaluation.html",
             results_url=url_for("api.evaluation", run=run),
-            character_url=(_replays_url() or "/replays") + "#character-{id}",
+            character_url=(replays_url() or "/replays") + "#character-{id}",
             live=False,
-            replays_url=_replays_url(),
+            replays_url=replays_url(),
             definitions=definitions(),
         )
     return render_template(
@@ -54,6 +54,6 @@ def evaluation() -> str:
         results_url=url_for("api.evaluation"),
         character_url="/live?follow={id}",
         live=True,
-        replays_url=_replays_url(),
+        replays_url=replays_url(),
         definitions=definitions(),
     )

@@ -309,6 +309,12 @@ def turns(rid: str) -> Response:
     return _json(library.turns(rid))
 
 
+@replays.get("/api/replays/<rid>/transcript")
+def transcript(rid: str) -> Response:
+    library, _ = _services()
+    return _json(library.transcript(rid))
+
+
 @replays.get("/api/replays/<rid>/turns/<int:char>/<int:number>")
 def turn(rid: str, char: int, number: int) -> Response:
     library, _ = _services()

@@ -41,6 +41,7 @@ ROUTES = {
     "replays.pov": (PUBLIC, "get", "/api/replays/none/pov", None),
     "replays.turns": (PUBLIC, "get", "/api/replays/none/turns", None),
     "replays.turn": (PUBLIC, "get", "/api/replays/none/turns/1/1", None),
+    "replays.transcript": (PUBLIC, "get", "/api/replays/none/transcript", None),
     "replays.fork": (ADMIN_ONLY, "post", "/api/replays/none/fork", {"tick": 0}),
     "agent_api.openapi_spec": (PUBLIC, "get", "/api/openapi.json", None),
     "agent_api.join": (PUBLIC, "post", "/api/agents/join", {"name": "eve"}),

@@ -112,6 +112,34 @@ def test_the_viewer_api_gives_markers_and_one_turn_in_full(tmp_path):
         assert err.value.code == "unknown_turn"
 
 
+OUTCOMES = CALLS + [
+    {"call": 5, "turn": 4, "attempt": 1, "tick_sent": 30, "tick_answered": 33, "latency_ms": 4,
+     "prompt_tokens": 90, "completion_tokens": 9, "prompt": "## Now\nfar",
+     "tool_calls": [{"name": "move_to", "arguments": "{\"x\":1,\"y\":2}"}, {"name": "eat", "arguments": "{}"}],
+     "results": ["move_to({\"x\":1,\"y\":2}) -> {\"ok\":false,\"code\":\"no_path\",\"message\":\"no way\"}",
+                 "eat({}) -> {\"ok\":true}"], "error": None, "content": ""},
+    {"call": 6, "turn": 5, "attempt": 1, "tick_sent": 40, "tick_answered": 41, "latency_ms": 2,
+     "prompt_tokens": 80, "completion_tokens": 20, "prompt": "## Now\nthink",
+     "tool_calls": [], "results": [], "error": None, "content": "I will wait."},
+]
+
+
+def test_the_turn_reader_gets_every_turn_with_its_outcome_and_no_prompt(tmp_path):
+    _recorded(tmp_path, {"ann": OUTCOMES}).close()
+    [conf] = ReplayLibrary([tmp_path]).transcript("r")["configurations"]
+    assert conf["config"] == "ann"
+    outcomes = {t["turn"]: t["outcome"] for t in conf["turns"]}
+    assert outcomes == {
+        1: {"kind": "ok", "codes": []},
+        2: {"kind": "ok", "codes": []},  # "refused" as plain text carries no code: not a refusal
+        3: {"kind": "failed", "codes": []},
+        4: {"kind": "refused", "codes": ["no_path"]},
+        5: {"kind": "text-only", "codes": []},
+    }
+    assert all("prompt" not in t for t in conf["turns"])
+    assert conf["turns"][3]["tool_calls"][0]["name"] == "move_to"
+
+
 def test_a_replay_without_turns_has_none(tmp_path):
     assert transcript_chunks(tmp_path, {"nobody": 1}) == []
     world = World.create(seed=3, size=48)

@@ -7,6 +7,7 @@ import { WorldState, fogFromObservation } from "./frames.js";
 import { loadAtlas, Renderer, Minimap, attachCameraControls, bossInView } from "./render.js";
 import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty, oneLinePerHit } from "./panels.js";
 import { watchSocket } from "./connection.js";
+import { FrameAge } from "./frame-age.js";
 import { mountLegend } from "./legend.js";
 import { NO_DUNGEONS, tierOfArea, areaName, instanceTitle, badgeRow, showBossBar, landmarkCaptions } from "./dungeon-ui.js";
 
@@ -19,6 +20,7 @@ const minimap = new Minimap($("minimap"), atlas);
 const worldLog = new EventLog($("events"));
 const followLog = new EventLog($("followed-events"), 30);
 mountLegend($("legend"), atlas, { fog: true });
+const frameAge = new FrameAge($("stage"), $("frame-age"));
 
 let content = { dungeons: NO_DUNGEONS, creatures: {} };
 let followed = null; // character id
@@ -57,6 +59,7 @@ socket.on("frame", (frame) => {
     return;
   }
   noteAreas(frame);
+  frameAge.frame(state.tick);
   if (!centred && state.width) {
     renderer.centerOn(state.width / 2, state.height / 2);
     renderer.camera.zoom = 1.5;
@@ -292,7 +295,7 @@ function loop(now) {
 requestAnimationFrame(loop);
 
 window.__asiworld = {
-  state, renderer, follow, unfollow, pretty, areaInfo,
+  state, renderer, follow, unfollow, pretty, areaInfo, frameAge,
   get fog() { return fog; }, get area() { return currentArea(); }, get followObs() { return followObs; },
   get labels() { return labels; },
 };

@@ -60,6 +60,8 @@ export class ReplayData {
   // Model turns: the timeline's markers, then one turn in full when it is selected.
   turns() { return getJSON(`${this.base}/turns`); }
 
+  // Every turn without its prompt, with its outcome: the turn reader's list and search.
+  transcript() { return getJSON(`${this.base}/transcript`); }
   turn(char, number) { return getJSON(`${this.base}/turns/${char}/${number}`); }
 
   chunkFor(tick) {

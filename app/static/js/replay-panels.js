@@ -1,7 +1,7 @@
 // The viewer's side panels: the inspected character (stats, what changed in its inventory and
 // equipment, ongoing action, current phase, program) and the filterable event log.
 import { el, measures, actionText, describeEvent, pretty } from "./panels.js";
-import { PHASE_COLOURS } from "./replay-timeline.js";
+import { PHASE_COLOURS, momentOf } from "./replay-timeline.js";
 
 export const CHANGE_TICKS = 600; // "changes in the last ten simulation minutes"
 
@@ -78,7 +78,8 @@ export function renderInspector(node, { entity, tick, character, phases, totals,
   for (const [phase, n] of Object.entries(totals || {})) {
     if (n) bars.append(el("span", { style: `flex:${n};background:${PHASE_COLOURS[phase]}`, title: `${phase}: ${Math.round((100 * n) / sum)}%` }));
   }
-  node.replaceChildren(
+  // replaceChildren writes a null as the text "null": the rows that may be absent are dropped.
+  node.replaceChildren(...[
     el("div", { class: "inspect-head" },
       el("span", { class: "swatch", style: `background:${colour}` }),
       el("strong", {}, entity.name || `#${entity.id}`),
@@ -95,7 +96,7 @@ export function renderInspector(node, { entity, tick, character, phases, totals,
       ? `(changes since tick ${changes.since}, 10 min before, marked)` : "(loading the changes of the last 10 min…)")),
     inv, goneLine,
     el("h4", {}, "Program"), renderProgram(program),
-  );
+  ].filter((child) => child !== null));
 }
 
 function renderProgram(program) {
@@ -184,7 +185,7 @@ export class ReplayEventLog {
     const items = shown.map(([ev, line]) => el("li", {
       "data-tick": ev.tick,
       class: `${ev.tick + 1 > tick ? "future" : ""} ${["down", "op_failed", "damaged"].includes(ev.kind) ? "bad" : ""}`,
-    }, el("span", { class: "tick" }, String(ev.tick)), " ", line));
+    }, el("span", { class: "tick" }, momentOf(ev.tick)), " ", line));
     const now = items[Math.min(items.length - 1, Math.max(0, i - Math.max(0, i - 120) - 1))];
     this.node.replaceChildren(...items);
     this.filters.count.textContent = `${rows.length} events`;

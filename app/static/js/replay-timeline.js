@@ -34,6 +34,18 @@ export function minuteTicks(first, last, most = 6) {
   for (let m = Math.ceil(first / TICKS_PER_MINUTE / step) * step; m * TICKS_PER_MINUTE <= last; m += step) out.push(m);
   return out;
 }
+
+// One way to say a moment everywhere in the viewer: simulation time as m:ss (a tick is a
+// simulated second) and the tick itself, since events, turns and links count in ticks.
+export function clockOf(tick) {
+  const t = Math.max(0, Math.round(tick));
+  return `${Math.floor(t / TICKS_PER_MINUTE)}:${String(t % TICKS_PER_MINUTE).padStart(2, "0")}`;
+}
+export function momentOf(tick) {
+  if (tick === null || tick === undefined) return "tick —";
+  return `${clockOf(tick)} · tick ${tick}`;
+}
+
 const RULER_H = 18;
 const ROW_H = 15;
 
@@ -132,10 +144,15 @@ export class Timeline {
     const tick = this.tickAt(p.x);
     const c = this.rowOf(p.y);
     if (!c) return { tick };
-    const turn = this.turnNear(p);
-    if (turn) return { tick, char: c, turn: turn.turn };
+    // Near a model turn's mark: its number (the page looks the turn up by it; the marker object
+    // itself matched no turn, and the tooltip fell through to "not joined").
+    const hit = this.turnNear(p);
+    if (hit) return { tick, char: c, turn: hit.turn.turn };
     const seg = (this.phases[c.id] || []).find((s) => s[0] <= tick && tick <= s[1]);
-    return { tick, char: c, phase: seg ? seg[2] : null, from: seg?.[0], to: seg?.[1] };
+    // Outside every phase band is either before the character joined or a moment no rule
+    // covered: only the first is "not joined" (one joined at tick 0 was said not to be).
+    const joined = c.tick === undefined || c.tick === null || tick >= c.tick;
+    return { tick, char: c, joined, phase: seg ? seg[2] : null, from: seg?.[0], to: seg?.[1] };
   }
 
   get plotW() { return Math.max(1, this.canvas.width - LABEL_W - 8); }
@@ -173,11 +190,11 @@ export class Timeline {
     for (const minute of minuteTicks(this.first, this.last, Math.floor(this.plotW / 40))) {
       const t = minute * TICKS_PER_MINUTE;
       const x = Math.round(this.xOf(t)) + 0.5;
-      this.ruler.push([x, `${minute}m`]);
+      this.ruler.push([x, clockOf(t)]);
       g.fillStyle = "#2c2f3d";
       g.fillRect(x, RULER_H - 5, 1, c.height - RULER_H + 5);
       g.fillStyle = "#8b8fa3";
-      g.fillText(`${Math.round(t / 60)}m`, x, 11);
+      g.fillText(clockOf(t), x, 11);
     }
     this.characters.forEach((ch, i) => {
       const y = RULER_H + i * ROW_H;

@@ -4,6 +4,7 @@
 // With a second configuration in compare mode, the Turns tab shows both configurations' turns
 // at the clock's tick side by side.
 import { el } from "./panels.js";
+import { momentOf } from "./replay-timeline.js";
 
 // The latest turn of `markers` sent at or before `tick` (markers are in turn order).
 export function turnAt(markers, tick) {
@@ -33,10 +34,11 @@ export function renderTurn(node, turn, { name, colour, onSeek }) {
     el("div", { class: "turn-head" },
       el("span", { class: "swatch", style: `background:${colour}` }),
       el("b", {}, `${name} · turn ${turn.turn}`),
-      el("a", { href: "#", class: "turn-tick", title: "go to the tick it was sent",
-        onclick: (e) => { e.preventDefault(); onSeek(turn.tick_sent); } },
-        ` sent tick ${turn.tick_sent}`),
-      el("span", { class: "muted" }, `, answered ${turn.tick_answered}`)),
+      // One inline run of text: as separate flex items the gap put a space before the comma.
+      el("span", { class: "turn-when" }, "sent ",
+        el("a", { href: "#", class: "turn-tick", title: "go to the tick it was sent",
+          onclick: (e) => { e.preventDefault(); onSeek(turn.tick_sent); } }, momentOf(turn.tick_sent)),
+        el("span", { class: "muted" }, `, answered tick ${turn.tick_answered}`))),
     el("div", { class: "muted small" },
       `${turn.calls} call${turn.calls > 1 ? "s" : ""} · ${turn.prompt_tokens} prompt + ${turn.completion_tokens} completion tokens · ${Math.round(turn.latency_ms)} ms${errors}`),
     block("What it was shown", el("pre", { class: "turn-prompt" }, turn.prompt || "(no summary in this transcript)")),
@@ -137,6 +139,6 @@ export class TurnsPanel {
         class: `turn-row${this.selected && this.selected.char === char && this.selected.turn === m.turn ? " selected" : ""}${m.failed ? " failed" : ""}`,
         "data-turn": `${char}.${m.turn}`,
         onclick: () => this.onSelect(char, m.turn),
-      }, el("span", { class: "muted" }, `t${m.tick_sent} `), `#${m.turn} `, m.tools.join(", ") || (m.failed ? "failed" : "text only")))));
+      }, el("span", { class: "muted" }, `${momentOf(m.tick_sent)} `), `#${m.turn} `, m.tools.join(", ") || (m.failed ? "failed" : "text only")))));
   }
 }

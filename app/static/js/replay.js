@@ -9,10 +9,11 @@ import { watchHttp, connectionFailed } from "./connection.js";
 import { mountLegend } from "./legend.js";
 import { NO_DUNGEONS, tierOfArea, areaName } from "./dungeon-ui.js";
 import { ReplayData } from "./replay-data.js";
-import { Timeline, MARKER_STYLE } from "./replay-timeline.js";
+import { Timeline, MARKER_STYLE, clockOf, momentOf } from "./replay-timeline.js";
 import { Charts } from "./replay-charts.js";
 import { CHANGE_TICKS, changesBetween, ReplayEventLog, renderInspector, programAt } from "./replay-panels.js";
 import { TurnsPanel } from "./replay-turns.js";
+import { TurnReader } from "./replay-reader.js";
 
 const $ = (id) => document.getElementById(id);
 const PREFETCH_SETTLE_MS = 400; // after a far seek, prefetch when no other seek came this long
@@ -339,6 +340,7 @@ function syncUrl() {
   q.set("y", cam.y.toFixed(1));
   q.set("z", String(Math.round(cam.zoom * 100) / 100));
   if (turns.selected) q.set("turn", `${turns.selected.char}.${turns.selected.turn}`);
+  if (reader.open) q.set("reader", "1");
   const url = `${location.pathname}?${q}`;
   if (url !== lastUrl) {
     history.replaceState(null, "", url);
@@ -469,6 +471,7 @@ const KEYS = {
   end: () => { play(false); seek(data.last); },
   f: () => openFork(),
   m: () => nextTurn(),
+  r: () => { if (!$("reader-open").classList.contains("hidden")) setReader(!reader.open); },
   "?": () => $("help").classList.toggle("hidden"),
   escape: () => {
     if (!$("help").classList.contains("hidden")) $("help").classList.add("hidden");
@@ -496,21 +499,40 @@ const timeline = new Timeline($("timeline"), { first: data.first, last: data.las
     tip.classList.remove("hidden");
     const turn = info.turn !== undefined ? (timeline.turns[info.char.id] || []).find((t) => t.turn === info.turn) : null;
     tip.textContent = turn
-      ? `${info.char.name} · model turn ${turn.turn}: sent ${turn.tick_sent}, answered ${turn.tick_answered} · ${turn.tools.join(", ") || (turn.failed ? "failed" : "text only")} (click to open)`
+      ? `${info.char.name} · model turn ${turn.turn}: sent ${momentOf(turn.tick_sent)}, answered tick ${turn.tick_answered} · ${turn.tools.join(", ") || (turn.failed ? "failed" : "text only")} (click to open)`
       : info.char
-      ? `${info.char.name} · ${info.phase || "not joined"} · tick ${info.tick}${info.phase ? ` (phase ${info.from}–${info.to})` : ""}`
-      : `tick ${info.tick} · minute ${Math.floor(info.tick / 60)}`;
+      ? `${info.char.name} · ${info.phase || (info.joined ? "between phases" : `not joined yet (joins at tick ${info.char.tick})`)} · ${momentOf(info.tick)}${info.phase ? ` (phase ${info.from}–${info.to})` : ""}`
+      : momentOf(info.tick);
     tip.style.left = `${Math.min(ev.clientX + 12, innerWidth - 320)}px`;
   } });
 timeline.onFocus = (id) => focus(id);
 const turns = new TurnsPanel($("tab-turns"), { data, names, colours, onSeek, onSelect: (char, n) => selectTurn(char, n) });
 timeline.onTurn = (char, n) => selectTurn(char, n);
+const reader = new TurnReader($("reader"), { data, names, colours,
+  onSelect: (char, n) => selectTurn(char, n), onClose: () => setReader(false) });
+$("reader-open").addEventListener("click", () => setReader(!reader.open));
+
+// The turn reader takes the side panels' place and most of the width; the map stays beside it
+// on the same clock, so a turn picked there shows the world at the tick it was sent.
+function setReader(on) {
+  $("replay-root").classList.toggle("reading", on);
+  $("reader").classList.toggle("hidden", !on);
+  $("reader-open").setAttribute("aria-pressed", String(on));
+  $("reader-open").textContent = on ? "Back to panels" : "Read model turns";
+  if (!on) return;
+  reader.load().then(() => {
+    const sel = turns.selected;
+    if (sel) reader.pick(`${sel.char}.${sel.turn}`, false);
+    reader.search.focus();
+  }).catch((err) => flash(`model turns: ${err.message}`));
+}
 
 // A model turn: its character is focused, the clock goes to the tick it was sent, and the Model
 // turns tab shows what the model was shown, what it answered and what the world did.
 function selectTurn(char, n, seekToo = true) {
   turns.select(char, n);
   timeline.selectedTurn = { char, turn: n };
+  if (reader.open && reader.selected !== `${char}.${n}`) reader.pick(`${char}.${n}`, false);
   if (ui.focus !== char) focus(char);
   showTab("tab-turns");
   const m = (turns.byChar[char] || []).find((t) => t.turn === n);
@@ -604,8 +626,12 @@ watchHttp(() => {
 data.turns().then((t) => {
   timeline.setTurns(t);
   turns.setTurns(t);
-  if ((t.configurations || []).length) $("legend-turns").classList.remove("hidden");
+  if ((t.configurations || []).length) {
+    $("legend-turns").classList.remove("hidden");
+    $("reader-open").classList.remove("hidden");
+  }
   const linked = /^(\d+)\.(\d+)$/.exec(params.get("turn") || ""); // a deep link to a model turn
+  if (params.get("reader") === "1" && (t.configurations || []).length) setReader(true);
   if (linked) selectTurn(Number(linked[1]), Number(linked[2]), !params.has("t"));
 }).catch((err) => flash(`model turns: ${err.message}`));
 
@@ -682,10 +708,17 @@ function loop(now) {
     lastPanels = now;
     renderPanels(povShown);
     const area = areaOf(ui.pov ?? ui.focus), cam = renderer.camera;
-    const miniKey = [state.tick, state.version, area, ui.focus, cam.x, cam.y, cam.zoom, renderer.canvas.width].join("|");
+    // In a point of view the minimap is what the character knew too: its memory, black where
+    // it has never been, and only the creatures it sees (ground truth would give the rest away).
+    const mini = povShown
+      ? { shown: view, area: String(ui.povObs.self.area ?? 0), selected: ui.pov, key: ui.povFog.key }
+      : { shown: state, area, selected: ui.focus, key: "truth" };
+    const miniKey = [state.tick, state.version, mini.key, mini.area, mini.selected, cam.x, cam.y, cam.zoom, renderer.canvas.width].join("|");
     if (miniKey !== minimap.drawnKey) { // it repaints its base from every tile: only on change
       minimap.drawnKey = miniKey;
-      minimap.draw(state, renderer, { area, selected: ui.focus });
+      minimap.key = null; // its base is cached per state version: another state may share one
+      minimap.draw(mini.shown, renderer, { area: mini.area, selected: mini.selected });
+      setData($("minimap"), "shows", povShown ? `pov:${ui.pov}` : "truth");
     }
     charts.tick = ui.tick;
     charts.focus = ui.focus;
@@ -701,9 +734,12 @@ function setData(node, name, value) {
 }
 
 function renderPanels(povShown) {
-  $("clock").textContent = clockText(state.time, state.tick);
-  $("tick-readout").textContent = `tick ${ui.tick} / ${data.last}`;
-  $("time-readout").textContent = `${(ui.tick / 60).toFixed(1)} min`;
+  // Both clocks read the tick the map shows: while playing, the clock's target (ui.tick) runs a
+  // few ticks ahead of the frames applied, and the two disagreed ("tick 2011" against "2014").
+  const shownTick = state.ready ? state.tick : ui.tick;
+  $("clock").textContent = clockText(state.time, shownTick);
+  $("tick-readout").textContent = `tick ${shownTick} / ${data.last}`;
+  $("time-readout").textContent = clockOf(shownTick);
   const badge = $("pov-badge");
   if (ui.pov === null) {
     badge.textContent = "ground truth";
@@ -750,7 +786,7 @@ requestAnimationFrame(loop);
 
 window.__replay = {
   state, view, ui, data, charts, timeline, seek, focus, setPov, setCompare, play, setSpeed, jump,
-  turns, selectTurn,
+  turns, selectTurn, reader, setReader,
   get tick() { return ui.tick; },
   get camera() { return renderer.camera; },
   get ready() { return state.ready && state.tick === ui.tick; },
