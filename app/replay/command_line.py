@@ -49,4 +49,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.add_argument("--area", default=None, help="area to draw (default: the surface)")
     export.add_argument("--focus", type=int, help="character id: draw its area and ring it")
     export.add_argument("--scale", type=checked.positive_int, default=None, help="pixels per tile")
-    export.set_defaults(func="asiworld.replay.commands:cmd_export")
+    # --html is the server's answers written into one page: the server package runs it (and hands
+    # --png / --gif on to asiworld.replay.commands).
+    export.set_defaults(func="asiworld.server.replay_export:cmd_export")

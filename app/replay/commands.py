@@ -11,8 +11,8 @@ from asiworld import arguments as checked
 from asiworld.engine import codes
 
 from .apply import apply_frame
-from .export_html import export_html, replay_path
 from .format import ReplayError
+from .library import replay_path
 from .reader import Replay
 from .render import render_state
 from .verify import provenance_notes, verify_replay
@@ -160,10 +160,6 @@ def cmd_export(args: argparse.Namespace) -> int:
     if not args.png and not args.gif and not args.html:
         return checked.refuse(codes.BAD_ARGUMENT,
                               "give --png OUT (with --at), --gif OUT or --html OUT")
-    if args.html:
-        status = _export_html(args)
-        if status or not (args.png or args.gif):
-            return status
     try:
         if args.file.is_dir():
             args.file = replay_path(args.file)
@@ -187,21 +183,6 @@ def cmd_export(args: argparse.Namespace) -> int:
         return checked.refuse(codes.CANNOT_WRITE, str(exc))
     except Exception as exc:
         return _damaged(args.file, exc)
-    return 0
-
-
-def _export_html(args: argparse.Namespace) -> int:
-    try:
-        wrote = export_html(args.file, args.html)
-    except ReplayError as exc:
-        return _fail(exc)
-    except OSError as exc:
-        return checked.refuse(codes.CANNOT_WRITE, f"{args.html}: {exc.strerror or exc}")
-    except Exception as exc:
-        return _damaged(args.file, exc)
-    first, last = wrote["ticks"]
-    print(f"wrote {wrote['path']} ({wrote['bytes'] / 1e6:.1f} MB, ticks {first}-{last}); "
-          "open it in a browser, no server needed")
     return 0
 
 

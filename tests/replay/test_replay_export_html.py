@@ -11,8 +11,8 @@ import re
 import pytest
 from asiworld.cli import main
 from asiworld.replay import Recorder, ReplayHeader
-from asiworld.replay.export_html import KEYFRAME_EVERY
 from asiworld.replay.library import ReplayLibrary
+from asiworld.server.replay_export import KEYFRAME_EVERY
 from engine_runs import SIZE, record_engine_run
 
 TICKS = 700  # past one kept keyframe interval, so a second keyframe is kept

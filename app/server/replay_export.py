@@ -1,5 +1,9 @@
 """`asiworld replay export --html`: one replay as one self-contained HTML file.
 
+It lives with the server because it is the server's answers written into a file (the replay
+package reaches no server code); `replay export` is dispatched here, and a PNG or GIF export goes
+on to asiworld.replay.commands.
+
 The file is the replay viewer (its template, modules, styles and sprite atlas) with every answer
 the viewer would fetch from the server built beforehand by the server's own code (ReplayLibrary
 and the blueprint's `coloured`), each gzipped and kept in the page as base64. A small script,
@@ -12,6 +16,7 @@ need the re-simulating server: the export hides them and says so.
 
 from __future__ import annotations
 
+import argparse
 import base64
 import gzip
 import json
@@ -19,12 +24,16 @@ import re
 from pathlib import Path
 from typing import Any
 
+from asiworld import arguments as checked
 from asiworld.engine import codes, load_content
+from asiworld.replay import commands
+from asiworld.replay.format import ReplayError
+from asiworld.replay.library import ReplayLibrary, replay_path
+from asiworld.server.api import content_summary
+from asiworld.server.replays import coloured
+from flask import Flask, render_template
 
-from .format import ReplayError
-from .library import ReplayLibrary, find_replays
-
-APP_DIR = Path(__file__).resolve().parents[1]
+APP_DIR = Path(__file__).resolve().parents[1]  # the asiworld package folder
 STATIC = APP_DIR / "static"
 KEYFRAME_EVERY = 600  # ticks (ten frame chunks): a far seek applies at most this many frames
 ENTRY = "replay.js"
@@ -44,18 +53,6 @@ def _data_url(path: Path, mime: str) -> str:
     return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
 
-def replay_path(given: Path) -> Path:
-    """The replay file itself, or the one replay of a run's or study's folder."""
-    if not given.is_dir():
-        return given
-    found = list(find_replays([given]).values())
-    if len(found) != 1:
-        what = "no replay" if not found else f"{len(found)} replays"
-        raise ReplayError(codes.UNKNOWN_REPLAY,
-                          f"{given} holds {what}; name the .asirep file to export")
-    return found[0]
-
-
 def _replay_id(library: ReplayLibrary, path: Path) -> str:
     for rid, found in library.paths().items():
         if found.resolve() == path.resolve():
@@ -65,9 +62,6 @@ def _replay_id(library: ReplayLibrary, path: Path) -> str:
 
 def bundle(library: ReplayLibrary, rid: str) -> dict[str, Any]:
     """Every answer the viewer can ask for about `rid`, keyed as standalone.js looks them up."""
-    from asiworld.server.api import content_summary
-    from asiworld.server.replays import coloured
-
     meta = coloured(library.meta(rid))
     chunks = [json.loads(gzip.decompress(library.frame_chunk(rid, n)[0]))
               for n in range(len(meta["frame_chunks"]))]
@@ -120,8 +114,6 @@ def _module_url(source: str) -> str:
 def _page(rid: str) -> str:
     """replay.html as the server renders it, for `rid`, with the site's links kept as they are
     (the export hides the ones that lead to a server)."""
-    from flask import Flask, render_template
-
     app = Flask("asiworld.export", static_folder=str(STATIC),
                 template_folder=str(APP_DIR / "templates"))
     for endpoint, rule in (("pages.home", "/"), ("pages.live", "/live"),
@@ -198,3 +190,24 @@ def export_html(given: Path, out: Path) -> dict[str, Any]:
         partial.unlink(missing_ok=True)
     return {"path": str(out), "bytes": len(data), "replay": rid,
             "ticks": [meta.get("first_tick"), meta.get("last_tick")]}
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """`asiworld replay export`: --html here, then --png / --gif as asiworld.replay.commands does."""
+    if not args.html:
+        return commands.cmd_export(args)
+    try:
+        wrote = export_html(args.file, args.html)
+    except ReplayError as exc:
+        return checked.refuse(exc.code, exc.message)
+    except OSError as exc:
+        return checked.refuse(codes.CANNOT_WRITE, f"{args.html}: {exc.strerror or exc}")
+    except Exception as exc:  # a replay's bytes are untrusted: a coded line, never a traceback
+        return checked.refuse(codes.DAMAGED_REPLAY, f"{args.file} holds data this exporter cannot "
+                              f"use ({type(exc).__name__}: {str(exc)[:160]})")
+    first, last = wrote["ticks"]
+    print(f"wrote {wrote['path']} ({wrote['bytes'] / 1e6:.1f} MB, ticks {first}-{last}); "
+          "open it in a browser, no server needed")
+    if args.png or args.gif:
+        return commands.cmd_export(args)
+    return 0
