@@ -145,8 +145,9 @@ def standalone_html(library: ReplayLibrary, rid: str) -> str:
     }
     imports = {f"asiworld/{name}": _module_url(src) for name, src in _modules().items()}
     shim = (STATIC / "js" / "standalone.js").read_text(encoding="utf-8")
-    # `</` would end the script element early; JSON allows it written as `<\/`.
-    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    # A `</script` or `<!--` in a model's text would end or bend the script element: JSON has
+    # `<` only inside strings, where `\u003c` says the same.
+    payload = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
     head = (
         '<meta name="asiworld-export" content="1">\n'
         f'<script type="application/json" id="asiworld-export">{payload}</script>\n'

@@ -32,6 +32,7 @@ def run_folder(tmp_path_factory):
 def embedded(html: str) -> dict:
     found = re.search(r'<script type="application/json" id="asiworld-export">(.*?)</script>', html, re.S)
     assert found, "the page keeps its data in one JSON script element"
+    assert "<" not in found.group(1), "no text in the data can end its script element"
     return json.loads(found.group(1))
 
 
