@@ -4,8 +4,15 @@ function in asiworld.replay.commands that runs it (imported by asiworld.cli when
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from asiworld import arguments as checked
+
+
+def _replay_or_run(text: str) -> Path:
+    """A replay file, or a folder (a run's, a study's) whose one replay is meant."""
+    path = Path(text)
+    return path if path.is_dir() else checked.existing_file(text)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,8 +31,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     verify.add_argument("--until", type=int, default=None, help="stop after this tick")
     verify.set_defaults(func="asiworld.replay.commands:cmd_verify")
 
-    export = sub.add_parser("export", help="draw a tick as PNG, or a tick range as GIF")
-    export.add_argument("file", type=checked.existing_file)
+    export = sub.add_parser(
+        "export", help="draw a tick as PNG, a tick range as GIF, or the whole replay as one HTML file"
+    )
+    export.add_argument("file", type=_replay_or_run, metavar="RUN_OR_REPLAY",
+                        help="a replay file, or a run's or study's folder holding one")
+    export.add_argument("--html", type=checked.writable_file,
+                        help="output HTML path: the viewer and the whole replay in one file "
+                             "that opens from disk, no server")
     export.add_argument("--at", type=checked.count, help="the tick for --png")
     export.add_argument("--png", type=checked.writable_file, help="output PNG path")
     export.add_argument("--gif", type=checked.writable_file, help="output GIF path")
@@ -36,4 +49,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.add_argument("--area", default=None, help="area to draw (default: the surface)")
     export.add_argument("--focus", type=int, help="character id: draw its area and ring it")
     export.add_argument("--scale", type=checked.positive_int, default=None, help="pixels per tile")
-    export.set_defaults(func="asiworld.replay.commands:cmd_export")
+    # --html is the server's answers written into one page: the server package runs it (and hands
+    # --png / --gif on to asiworld.replay.commands).
+    export.set_defaults(func="asiworld.server.replay_export:cmd_export")

@@ -12,6 +12,7 @@ from asiworld.engine import codes
 
 from .apply import apply_frame
 from .format import ReplayError
+from .library import replay_path
 from .reader import Replay
 from .render import render_state
 from .verify import provenance_notes, verify_replay
@@ -156,9 +157,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    if not args.png and not args.gif:
-        return checked.refuse(codes.BAD_ARGUMENT, "give --png OUT (with --at) or --gif OUT")
+    if not args.png and not args.gif and not args.html:
+        return checked.refuse(codes.BAD_ARGUMENT,
+                              "give --png OUT (with --at), --gif OUT or --html OUT")
     try:
+        if args.file.is_dir():
+            args.file = replay_path(args.file)
         with Replay.open(args.file) as replay:
             names = replay.header.character_names()
             if args.png:

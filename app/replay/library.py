@@ -61,6 +61,18 @@ def find_replays(folders: Iterable[str | Path]) -> dict[str, Path]:
     return found
 
 
+def replay_path(given: Path) -> Path:
+    """The replay file itself, or the one replay of a run's or study's folder."""
+    if not given.is_dir():
+        return given
+    found = list(find_replays([given]).values())
+    if len(found) != 1:
+        what = "no replay" if not found else f"{len(found)} replays"
+        raise ReplayError(codes.UNKNOWN_REPLAY,
+                          f"{given} holds {what}; name the .asirep file to export")
+    return found[0]
+
+
 RETIRED_SECONDS = 60.0  # a replaced replay file is closed this long after
 
 
