@@ -18,6 +18,7 @@ from typing import Any
 
 from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
+from asiworld.server.pages import replays_url
 from flask import Flask, Response, jsonify, render_template, request
 
 DEFAULT_STATUS = 422  # a code the table gives no status
@@ -79,8 +80,6 @@ def wants_html() -> bool:
 
 
 def error_page(exc: ApiError) -> tuple[str, int]:
-    from asiworld.server.pages import replays_url
-
     status = status_of(exc)
     return render_template("error.html", code=exc.code, message=exc.message, status=status,
                            heading=HEADINGS.get(status, "Refused"), path=request.path,
