@@ -125,4 +125,5 @@ def test_the_study_prints_the_seats_join_link_and_counts_its_calls(tmp_path):
     thread.join(60)
     assert "error" not in done, done.get("error")
     (row,) = [r for r in done["results"]["costs"] if r["name"] == "ada"]
-    assert row["kind"] == "human" and row["calls"] >= 2 * decisions > 0
+    # a decision's answer carries the next turn (no call to ask for it): a call a decision
+    assert row["kind"] == "human" and row["calls"] >= decisions > 0
