@@ -184,13 +184,15 @@ class AgentService:
             obs["turn"] = self.turns.offer(cid)
         return obs
 
-    def decided(self, cid: int, run: Any, tokens: dict[str, int] | None = None) -> Any:
+    def decided(self, cid: int, run: Any, tokens: dict[str, int] | None = None,
+                record: dict[str, Any] | None = None) -> Any:
         """A world-changing call: now, or on a lockstep study as the seat's turn's decision
-        (`tokens`, the seat's reported `{input, output}`, set its think charge)."""
+        (`tokens`, the seat's reported `{input, output}`, set its think charge; `record`, the
+        call as `redo` makes it again)."""
         if self.turns is None:
             return run()
         try:
-            return self.turns.decide(cid, run, tokens, answer_turn=True)
+            return self.turns.decide(cid, run, tokens, answer_turn=True, record=record)
         except ApiError as err:  # a decision the horizon came before: the seat is told
             if err.code == codes.STUDY_ENDED:
                 self.told.add(cid)
@@ -198,16 +200,28 @@ class AgentService:
 
     def act(self, cid: int, action: dict, tokens: dict[str, int] | None = None) -> dict:
         port = self.port(cid)
-        return self.decided(cid, lambda: port.act(action), tokens)
+        return self.decided(cid, lambda: port.act(action), tokens,
+                            {"op": "act", "action": action})
 
     def submit_program(self, cid: int, name: str, source: str,
                        tokens: dict[str, int] | None = None) -> dict:
         port = self.port(cid)
-        return self.decided(cid, lambda: port.run_program(name, source), tokens)
+        return self.decided(cid, lambda: port.run_program(name, source), tokens,
+                            {"op": "program", "name": name, "source": source})
 
     def cancel(self, cid: int, pid: int) -> dict:
         port = self.port(cid)
-        return self.decided(cid, lambda: port.cancel(pid))
+        return self.decided(cid, lambda: port.cancel(pid), record={"op": "cancel", "pid": pid})
+
+    def redo(self, cid: int, record: dict[str, Any]) -> Any:
+        """The call a kept decision (asiworld.study.decisions) was, to be made again in a
+        resumed lockstep study's replay."""
+        port = self.port(cid)
+        if record["op"] == "act":
+            return lambda: port.act(record["action"])
+        if record["op"] == "program":
+            return lambda: port.run_program(record["name"], record["source"])
+        return lambda: port.cancel(int(record["pid"]))
 
     def next_turn(self, cid: int, timeout: float, after: int = -1) -> dict:
         """Wait for the seat's turn on a lockstep study (409 no_turns on any other clock)."""

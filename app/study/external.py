@@ -124,6 +124,7 @@ class ExternalSeats:
         service.study = self.study  # what a human seat's page shows: the clock and the horizon
         if self.turns is not None:  # a turn that opens is pushed to the seat's socket
             self.turns.on_open = service.push_turn
+            self.turns.redo = service.redo  # a resumed study's kept decisions, made again
         for conf, char in self.seats:
             token = service.seat(char, conf.name, conf.label or conf.name)
             self.tokens[conf.name] = token

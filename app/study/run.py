@@ -23,6 +23,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ from asiworld.realtime import WorldRunner
 from asiworld.replay.headless import record_run
 from asiworld.session import Session
 
+from .decisions import DecisionLog
 from .external import ExternalSeats
 from .figure_workers import FigureWorkers
 from .progress import StudyProgress
@@ -103,6 +105,7 @@ class StudyRun:
         self.models: LockstepSeats | RealtimeSeats | None = None
         self.runner: Any = None
         self.turns: ExternalTurns | None = None  # a lockstep study's external seats' turns
+        self.decisions: DecisionLog | None = None  # and their decisions, kept
         self.pipeline.watch(self._collect)
         self.lockstep = isinstance(study.clock, Lockstep)
         self.identity = identity(text, seed)
@@ -130,6 +133,9 @@ class StudyRun:
             # by turn (`_lockstep_turns`), it never ticks by itself
             self.runner = WorldRunner(self.pipeline)
             self.turns = self.external.turns = ExternalTurns(clock.charge(0), clock.charge)
+            # every decision kept as it acts: a killed study is played again from them
+            self.decisions = DecisionLog(self.out)
+            self.turns.on_decided = lambda seat, record: self.decisions.write(seat.name, record)
         world = self.pipeline.world
         for index, conf in enumerate(self.study.configurations):
             label = conf.label or conf.name
@@ -157,6 +163,8 @@ class StudyRun:
                 self.external.add(conf, cid)
                 if self.turns is not None:
                     self.turns.add(conf.name, cid, conf.turn_seconds, world.tick)
+                    if self.resume is not None:
+                        self.turns.replay[cid] = deque(self.decisions.read(conf.name))
         if isinstance(clock, Lockstep):
             self.models = self.pipeline.add_driver(LockstepSeats(self.model_seats, clock))
         else:
@@ -236,7 +244,9 @@ class StudyRun:
         say(f"{len(self.characters)} configurations joined at tick {self.world.tick}; "
             f"{self.study.clock.describe()}; horizon tick {self.horizon}")
         if self.resume is not None:
-            if self.lockstep:
+            if self.turns is not None:  # played again turn by turn: _lockstep_turns
+                self._announce_catch_up(say)
+            elif self.lockstep:
                 self._catch_up(say)
             else:
                 self._catch_up_realtime(say)
@@ -270,6 +280,8 @@ class StudyRun:
             if self.store is not None and self.external.seats:
                 self.store.keep_meta(EXTERNAL_CALLS, self.external.all_calls())
             self.external.close()
+        if self.decisions is not None:
+            self.decisions.close()
         if self.runner is not None:
             self.runner.stop()
         # last: until the seats and the clock have stopped, what they hand over is saved
@@ -288,16 +300,30 @@ class StudyRun:
         """Play the interrupted study again up to the last tick its store saved, checking each
         tick's inputs against the acknowledged ones; then save again from there."""
         resume = self.resume
-        calls = sum(len(r.calls) for r in self.replayed.values())
-        say(f"resuming the interrupted study in {self.out}: replaying ticks 0..{resume.target} "
-            f"({resume.inputs} acknowledged inputs, {calls} model calls from the transcripts)")
-        self.pipeline.watch(resume.check)
+        self._announce_catch_up(say)
         self.pipeline.run_until(resume.target, stop=lambda: resume.diverged is not None)
+        self._caught_up(say)
+
+    def _announce_catch_up(self, say: Any) -> None:
+        resume = self.resume
+        calls = sum(len(r.calls) for r in self.replayed.values())
+        kept = sum(len(d) for d in self.turns.replay.values()) if self.turns is not None else 0
+        turns = f", {kept} outside seats' decisions kept" if self.turns is not None else ""
+        say(f"resuming the interrupted study in {self.out}: replaying ticks 0..{resume.target} "
+            f"({resume.inputs} acknowledged inputs, {calls} model calls from the transcripts"
+            f"{turns})")
+        self.pipeline.watch(resume.check)
+
+    def _caught_up(self, say: Any) -> None:
+        """The replay reached the store's last tick (or went another way: resume_diverged):
+        from here the store saves again."""
+        resume = self.resume
         if resume.diverged is not None:
             resume.store.close()
             raise StudyError(codes.RESUME_DIVERGED, f"{self.out}: {resume.diverged}")
         self.store = resume.store
         self.store.attach_pipeline(self.pipeline)
+        self.started_at = self.world.tick
         say(f"caught up at tick {self.world.tick}; going on to tick {self.horizon}")
 
     def _catch_up_realtime(self, say: Any) -> None:
@@ -391,7 +417,12 @@ class StudyRun:
         def alive(char: int) -> bool:
             return runner.call(lambda: char in self.pipeline.world.entities)
 
+        catching_up = self.resume is not None and self.store is None
         while self.world.tick < self.horizon:
+            if catching_up and (self.world.tick >= self.resume.target
+                                or self.resume.diverged is not None):
+                catching_up = False
+                self._caught_up(say)
             turns.before_tick(self.world.tick, lambda fn: runner.call(fn, timeout=3600),
                               alive, missed)
             runner.call(runner.advance, timeout=3600)  # the model seats' waits are in the tick

@@ -19,12 +19,18 @@ one round trip a turn: the next turn is already in hand, `next_turn` need not be
 
 Everything the seats decide reaches the world at a tick fixed by the turns alone, never by when
 the calls arrived: the same study, agents and answers give the same state hash.
+
+Each decision is told to `on_decided` as it acts (the study keeps it: asiworld.study.decisions),
+and a killed study played again is handed them back (`replay`): a turn whose decision is in
+hand is decided with it at once (`redo` makes the call again), passed or missed again, and
+offered to the seat's agent only once the kept decisions run out.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +50,8 @@ class Turn:
     decision: Callable[[], Any] | None = None  # run on the world's thread at the due tick
     due: int | None = None  # the tick the decision acts at (T + the think charge)
     charge: int | None = None  # the decision's think charge (None: the clock's least)
+    record: dict[str, Any] | None = None  # what the decision was (asiworld.study.decisions)
+    replayed: bool = False  # decided from a killed study's kept decisions, not by the seat
     result: Any = None
     error: BaseException | None = None
     done: threading.Event = field(default_factory=threading.Event)
@@ -79,6 +87,11 @@ class ExternalTurns:
         self._changed = threading.Condition()
         # called (off the lock, on the study's thread) with each seat whose turn just opened
         self.on_open: Callable[[int, dict[str, Any]], None] | None = None
+        # called on the study's thread with each decision as it acts, before it acts
+        self.on_decided: Callable[[TurnSeat, dict[str, Any]], None] | None = None
+        # a resumed study's kept decisions by character, and the call that makes one again
+        self.replay: dict[int, deque[dict[str, Any]]] = {}
+        self.redo: Callable[[int, dict[str, Any]], Callable[[], Any]] | None = None
 
     def add(self, name: str, char: int, turn_seconds: float, tick: int) -> None:
         self.seats[char] = TurnSeat(name, char, turn_seconds, next_turn=tick)
@@ -105,7 +118,7 @@ class ExternalTurns:
                     if turn.tick > after:
                         return turn.offer()
                     # waiting past its open turn: the seat passes it (its decision is none)
-                    turn.decision = _pass
+                    turn.decision, turn.record = _pass, {"op": "pass"}
                     self._changed.notify_all()
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -114,12 +127,14 @@ class ExternalTurns:
         return None
 
     def decide(self, char: int, run: Callable[[], Any],
-               tokens: dict[str, int] | None = None, answer_turn: bool = False) -> Any:
+               tokens: dict[str, int] | None = None, answer_turn: bool = False,
+               record: dict[str, Any] | None = None) -> Any:
         """The seat's decision of its open turn: `run` is done on the world's thread at the
         due tick, and its answer returned then. 409 not_your_turn outside an open turn.
         `tokens` (`{input, output}`, reported by the seat) set its think charge by the
         clock's rule, as a model call's. `answer_turn`: an answer that is a dict carries the
-        seat's next turn (`turn`, see the module docstring)."""
+        seat's next turn (`turn`, see the module docstring). `record`: the call, as
+        `redo` makes it again (asiworld.study.decisions)."""
         with self._changed:
             seat = self.seats.get(char)
             turn = seat.turn if seat is not None else None
@@ -129,7 +144,7 @@ class ExternalTurns:
                     f"this turn (tick {turn.tick}) is decided already: one decision per turn"
                     if taken else "it is not your turn: on the lockstep clock a seat acts in "
                     "its turn (GET next_turn waits for it)"))
-            turn.decision = run
+            turn.decision, turn.record = run, record
             if tokens is not None:
                 turn.charge = self.charge_tokens(int(tokens.get("output", 0)))
             self._changed.notify_all()
@@ -167,6 +182,9 @@ class ExternalTurns:
         for seat in self.seats.values():
             turn = seat.turn
             if turn is not None and turn.due is not None and turn.due <= tick:
+                if self.on_decided is not None and not turn.replayed:
+                    self.on_decided(seat, {"turn": turn.tick, "due": turn.due,
+                                           **(turn.record or {"op": "pass"})})
                 try:
                     turn.result = world_call(turn.decision)
                 except Exception as exc:  # the answer of the call (an ApiError, a refusal)
@@ -181,12 +199,13 @@ class ExternalTurns:
                 if (seat.turn is None and not seat.absent and tick >= seat.next_turn
                         and alive(seat.char)):
                     seat.turn = Turn(tick, clock() + seat.turn_seconds)
+                    self._decide_as_kept(seat, tick)
                     opened.append(seat)
             self.opened_through = tick
             self._changed.notify_all()
         if self.on_open is not None:  # pushed to the seat (its Socket.IO room), off the lock
             for seat, turn in [(s, s.turn) for s in opened]:
-                if turn is not None:
+                if turn is not None and not turn.replayed:
                     self.on_open(seat.char, turn.offer())
         with self._changed:
             while True:
@@ -197,6 +216,8 @@ class ExternalTurns:
                     waiting.remove(seat)
                     self._changed.release()  # the incident goes through the world's thread
                     try:
+                        if self.on_decided is not None and not turn.replayed:
+                            self.on_decided(seat, {"turn": turn.tick, "op": "missed"})
                         missed(seat, turn)
                     finally:
                         self._changed.acquire()
@@ -208,6 +229,26 @@ class ExternalTurns:
                 if seat.turn is not None and seat.turn.due is None:
                     charge = seat.turn.charge
                     seat.turn.due = tick + (self.charge if charge is None else charge)
+
+    def _decide_as_kept(self, seat: TurnSeat, tick: int) -> None:
+        """A turn just opened at `tick` (under the lock): decided at once from a resumed
+        study's kept decision of it, if there is one; a kept miss is missed again now."""
+        kept = self.replay.get(seat.char)
+        while kept and kept[0]["turn"] < tick:  # a turn this replay does not offer
+            kept.popleft()
+        if not kept or kept[0]["turn"] != tick:
+            return
+        record, turn = kept.popleft(), seat.turn
+        turn.replayed = True
+        if record["op"] == "missed":
+            turn.deadline = 0.0  # past: the loop below misses it, as it was missed
+            return
+        if record["op"] == "pass" or self.redo is None:
+            turn.decision = _pass
+        else:
+            turn.decision = self.redo(seat.char, record)
+        turn.record = record
+        turn.charge = int(record["due"]) - tick
 
     def end(self, tick: int) -> None:
         """The horizon: decisions not yet due never act (their calls answer study_ended)."""

@@ -68,7 +68,8 @@ def start(path, out) -> tuple[subprocess.Popen, list[str]]:
 
 def finish(run: subprocess.Popen, seen: list[str]) -> str:
     try:
-        _, err = run.communicate(timeout=240)
+        err = run.stderr.read()  # the rest, after what start() read (its buffer included)
+        run.wait(timeout=240)
     finally:
         if run.poll() is None:
             run.kill()
@@ -101,7 +102,6 @@ def test_a_killed_lockstep_study_resumed_ends_in_the_same_world(tmp_path):
     said = finish(*start(path, again))
     results = json.loads((again / "results.json").read_text())
 
-    assert "resum" in said
-    assert results["meta"]["resumed"]
+    assert "outside seats' decisions kept" in said and "caught up at tick" in said
     assert results["state_hash"] == expected["state_hash"]
     assert results["ticks"] == expected["ticks"] == 120
