@@ -205,8 +205,8 @@ def incidents_rows(runs: list[Results]) -> Grid:
 def costs_table(runs: list[Results]) -> str:
     """Every seat's costs (a study's Table 5). Model seats: calls, tokens, dollars (at the
     configured prices), latency, failures, incidents, and what the answers were (tool calls /
-    text actions / text / empty / malformed / failed). External seats: their agent-API calls and
-    the ones answered with an error; python agents: their decide() calls and the ones that
+    text actions / text / empty / malformed / failed). External seats: their agent-API calls, the
+    tokens they reported with their lockstep decisions, and the calls answered with an error; python agents: their decide() calls and the ones that
     raised. Built-ins call nothing: their kind only."""
     header = ["Run", "Configuration", "Kind", "Calls", "Prompt tokens", "Completion tokens",
               "Dollars", "Latency p50 (ms)", "Latency p95 (ms)", "Failures", "Incidents",
@@ -221,6 +221,9 @@ def costs_table(runs: list[Results]) -> str:
                         cells[0] = str(row.get("api_calls", row["calls"]))
                     elif row.get("kind") == "python" or row["calls"]:
                         cells[0] = str(row["calls"])
+                    if row.get("prompt_tokens") is not None:  # an outside seat's reported ones
+                        cells[1] = str(row["prompt_tokens"])
+                        cells[2] = str(row.get("completion_tokens", 0))
                     if cells[0] != "—":
                         cells[6] = "—" if row.get("failures") is None else str(row["failures"])
                         cells[7] = "—" if row.get("incidents") is None else str(row["incidents"])

@@ -13,6 +13,9 @@ offered its turns again from there. A line:
     {"turn": T, "due": D, "op": "pass"}
     {"turn": T, "op": "missed"}
 
+with `"tokens": {"input": I, "output": O}` on a decision the seat reported its model's tokens
+with (what charged its think time; the cost table sums them).
+
 A line is written when its decision acts, before it acts (as the store saves an input before it
 is applied); a torn last line (a kill mid-write) is cut when the log is opened again.
 """
@@ -59,6 +62,15 @@ class DecisionLog:
                 out = self._files[name] = self.path(name).open("a", encoding="utf-8")
             out.write(json.dumps(record, separators=(",", ":")) + "\n")
             out.flush()
+
+    def reported_tokens(self, name: str) -> tuple[int, int] | None:
+        """(input, output) tokens the seat reported with its decisions, summed (None: it
+        reported none)."""
+        reported = [r["tokens"] for r in self.read(name) if isinstance(r.get("tokens"), dict)]
+        if not reported:
+            return None
+        return (sum(int(t.get("input", 0)) for t in reported),
+                sum(int(t.get("output", 0)) for t in reported))
 
     def close(self) -> None:
         with self._lock:

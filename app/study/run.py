@@ -491,6 +491,10 @@ class StudyRun:
                 calls = self.external.api_calls(conf.name)
                 row = {"name": conf.name, "kind": conf.kind, "calls": calls, "api_calls": calls,
                        "failures": self.external.api_failures(conf.name)}
+                reported = (self.decisions.reported_tokens(conf.name)
+                            if self.decisions is not None else None)
+                if reported is not None:  # what the seat said its own model used
+                    row["prompt_tokens"], row["completion_tokens"] = reported
             elif isinstance(conf, PythonConfiguration) and conf.name in users:
                 seat = users[conf.name]
                 row = {"name": conf.name, "kind": conf.kind,

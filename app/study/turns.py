@@ -145,7 +145,9 @@ class ExternalTurns:
                     if taken else "it is not your turn: on the lockstep clock a seat acts in "
                     "its turn (GET next_turn waits for it)"))
             turn.decision, turn.record = run, record
-            if tokens is not None:
+            if tokens is not None:  # kept with the decision: the cost table sums them
+                turn.record = {**(record or {}), "tokens": {
+                    "input": int(tokens.get("input", 0)), "output": int(tokens.get("output", 0))}}
                 turn.charge = self.charge_tokens(int(tokens.get("output", 0)))
             self._changed.notify_all()
         turn.done.wait()

@@ -57,3 +57,13 @@ def test_the_long_format_counts_the_calls_of_every_seat_that_makes_them():
     assert values["mine", "cost.calls"] == 40 and values["mine", "cost.failures"] == 1
     assert values["older", "cost.calls"] == 296
     assert values["planner", "cost.calls"] is None  # a built-in calls nothing
+
+
+def test_an_outside_seat_that_reported_its_tokens_shows_them():
+    run = {"costs": [
+        {"name": "coder", "kind": "external", "calls": 30, "api_calls": 30, "failures": 0,
+         "prompt_tokens": 9000, "completion_tokens": 1200},
+        {"name": "ada", "kind": "human", "calls": 12, "api_calls": 12, "failures": 1}]}
+    table = costs_table([run]).splitlines()
+    assert table[2] == "| coder | external | 30 | 9000 | 1200 | — | — | — | 0 | — | — |"
+    assert table[3] == "| ada | human | 12 | — | — | — | — | — | 1 | — | — |"

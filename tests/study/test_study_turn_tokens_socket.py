@@ -138,3 +138,11 @@ def test_the_observation_pushed_when_a_turn_opens_says_it_is_your_turn(played):
 def test_bad_turn_inputs_over_socketio_are_refused_with_a_code(played):
     _, seen, _, _ = played
     assert seen["refused"] == {"tokens": "bad_argument", "wait": "bad_argument"}
+
+
+def test_the_tokens_a_seat_reports_are_its_cost_rows_and_kept_with_its_decisions(played):
+    results, seen, _, _ = played
+    decided = len(seen["answers"])  # each reported REPORTED (the refused one acted nothing)
+    (row,) = [r for r in results["costs"] if r["name"] == "outside"]
+    assert (row["prompt_tokens"], row["completion_tokens"]) == \
+        (REPORTED["input"] * decided, REPORTED["output"] * decided)
