@@ -91,7 +91,8 @@ def test_asiworld_mcp_over_stdio_takes_the_same_seat_and_serves_the_docs(served,
 
     async def session_over_stdio() -> None:
         async with mcp.Client(command) as session:
-            assert len((await session.list_tools()).tools) == len(protocol.actions()) + 6
+            # the harness's (observe, program tools, wait_for_event) and next_turn, report_tokens
+            assert len((await session.list_tools()).tools) == len(protocol.actions()) + 7
             seen = _payload(await session.call_tool("observe", {}))
             assert "mcp-stdio at" in seen["text"]  # the seat joined before, not a new one
             moved = _payload(await session.call_tool("move", {"dir": "s"}))

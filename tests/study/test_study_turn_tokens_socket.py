@@ -146,3 +146,37 @@ def test_the_tokens_a_seat_reports_are_its_cost_rows_and_kept_with_its_decisions
     (row,) = [r for r in results["costs"] if r["name"] == "outside"]
     assert (row["prompt_tokens"], row["completion_tokens"]) == \
         (REPORTED["input"] * decided, REPORTED["output"] * decided)
+
+
+def test_an_mcp_seat_reports_its_tokens_with_the_report_tokens_tool(tmp_path):
+    """The MCP tools are the harness's (their schemas are part of a model seat's prompt, so
+    they take no `tokens`): `report_tokens` says them for the next decision instead. Bad input
+    tried: a negative count (a tool error; nothing is reported, nothing acts)."""
+    from asiworld.agents.clients.mcp_server import Catalogue
+    from asiworld.agents.clients.sdk import Client
+
+    thread, lines, done = start(study(), tmp_path / "study")
+    url, cid, token = seat_of(lines)
+    tools = Catalogue(Client(url, token=token, character=cid))
+    refused, failed = tools.call("report_tokens", {"input": 5, "output": -1})
+    assert failed and refused["code"] == "bad_argument"
+    turns, after, decided = [], -1, 0
+    while True:
+        answer, _ = tools.call("next_turn", {"timeout_seconds": 30, "after": after})
+        if not answer["ok"]:
+            assert answer["code"] == "study_ended"
+            break
+        if answer["turn"] is None:
+            continue
+        after = answer["turn"]["tick"]
+        turns.append(after)
+        assert tools.call("report_tokens", REPORTED)[0]["reported"] == REPORTED
+        moved, _ = tools.call("move", {"dir": "ne"[after % 2]})
+        if moved.get("code") == "study_ended":
+            break
+        decided += 1
+    thread.join(120)
+    assert "error" not in done, done.get("error")
+    assert turns == list(range(0, 60, CHARGE))  # each decision charged its reported tokens
+    (row,) = [r for r in done["results"]["costs"] if r["name"] == "outside"]
+    assert row["completion_tokens"] == REPORTED["output"] * decided

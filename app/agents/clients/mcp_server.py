@@ -60,6 +60,7 @@ OUTPUTS: dict[str, dict[str, Any]] = {
     "cancel_program": {"properties": {"status": {"type": "string"}}},
     "wait_for_event": {"properties": {"event": {"type": ["object", "null"]}}},
     "next_turn": {"properties": {"turn": {"type": ["object", "null"]}}},
+    "report_tokens": {"properties": {"reported": {"type": "object"}}},
 }
 TURN_WAIT_LIMIT = 120  # seconds, as the agent API's next_turn
 # MCP's own tools (not the LLM harness's: its tool list is part of a model seat's prompt)
@@ -76,6 +77,21 @@ NEXT_TURN_TOOL: dict[str, Any] = {
                                 "default": 30},
             "after": {"type": "integer", "description": "only a turn after this tick"},
         },
+    },
+}
+# The agent API's bounds for a reported token count (asiworld.server.endpoints.TOKENS)
+TOKEN_COUNT: dict[str, Any] = {"type": "integer", "minimum": 0, "maximum": 10**9}
+REPORT_TOKENS_TOOL: dict[str, Any] = {
+    "name": "report_tokens",
+    "description": "On a lockstep study whose clock charges think time by tokens: the tokens "
+    "your model used for the decision you are about to make. Your next action or program "
+    "carries them and is charged think time for them, as a model seat's call is (the study's "
+    "cost table shows them). Without it a decision is charged the clock's least.",
+    "parameters": {
+        "type": "object",
+        "properties": {"input": TOKEN_COUNT, "output": TOKEN_COUNT},
+        "required": ["input", "output"],
+        "additionalProperties": False,
     },
 }
 DOCS = {
@@ -123,6 +139,11 @@ def call(toolbox: ToolBox, validators: dict[str, Any], name: str,
         if (problem := argument_error(validators[name], name, arguments)) is not None:
             return {"ok": False, "code": codes.BAD_ARGUMENT, "message": problem}, True
         return next_turn(toolbox.client, arguments), False
+    if name == REPORT_TOKENS_TOOL["name"]:
+        if (problem := argument_error(validators[name], name, arguments)) is not None:
+            return {"ok": False, "code": codes.BAD_ARGUMENT, "message": problem}, True
+        reported = toolbox.client.report_tokens(arguments["input"], arguments["output"])
+        return {"ok": True, "reported": reported}, False
     if name not in toolbox.names:
         result = {"ok": False, "code": codes.UNKNOWN_TOOL,
                   "message": f"there is no tool {name!r}; list_tools names them"}
@@ -163,7 +184,7 @@ class Catalogue:
         import mcp.types as types
         from jsonschema import Draft202012Validator
 
-        specs = [*tool_specs(), NEXT_TURN_TOOL]
+        specs = [*tool_specs(), NEXT_TURN_TOOL, REPORT_TOKENS_TOOL]
         validators = {s["name"]: Draft202012Validator(s["parameters"]) for s in specs}
         tools = [types.Tool(name=s["name"], description=s["description"],
                             input_schema=s["parameters"], output_schema=output_schema(s["name"]))

@@ -67,6 +67,7 @@ class Client:
         self.takes_turns: bool | None = None  # a lockstep study's seat (None: not asked yet)
         self.turn_tick = -1  # the tick of the last turn await_turn returned
         self._offered: dict | None = None  # the next turn a decision's answer carried
+        self._reported: dict[str, int] | None = None  # tokens for the next decision
 
     # --- transport -------------------------------------------------------------------------
 
@@ -149,16 +150,28 @@ class Client:
     def act(self, action: dict, tokens: dict[str, int] | None = None) -> dict:
         """On a lockstep study the answer comes when the action acts (its think time later);
         `tokens` (`{"input": n, "output": n}`) reports what your model used for this decision,
-        charged as think time by the study's clock rule."""
+        charged as think time by the study's clock rule (none given: those `report_tokens`
+        said)."""
         return self._decided(self.request("POST", self._me() + "/act",
-                                          _with_tokens({"action": action}, tokens),
+                                          _with_tokens({"action": action}, self._tokens(tokens)),
                                           timeout=self.timeout + DECISION_WAIT))
 
     def run_program(self, name: str, source: str,
                     tokens: dict[str, int] | None = None) -> dict:
-        return self._decided(self.request("POST", self._me() + "/programs",
-                                          _with_tokens({"name": name, "source": source}, tokens),
+        body = _with_tokens({"name": name, "source": source}, self._tokens(tokens))
+        return self._decided(self.request("POST", self._me() + "/programs", body,
                                           timeout=self.timeout + DECISION_WAIT))
+
+    def report_tokens(self, input: int, output: int) -> dict[str, int]:
+        """The tokens your model used for the decision you are about to make: the next `act`
+        or `run_program` carries them (as its `tokens`), for a caller that cannot pass them
+        itself (the MCP tools)."""
+        self._reported = {"input": int(input), "output": int(output)}
+        return dict(self._reported)
+
+    def _tokens(self, tokens: dict[str, int] | None) -> dict[str, int] | None:
+        reported, self._reported = self._reported, None
+        return tokens if tokens is not None else reported
 
     def _decided(self, reply: Any) -> Any:
         """On a lockstep study a decision's answer carries the seat's next turn: `next_turn`
