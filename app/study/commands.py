@@ -137,8 +137,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 143 if isinstance(exc, Terminated) else 130
     summary = [{k: r.get(k) for k in ("seed", "minutes", "ticks", "wall_seconds", "state_hash")}
                for r in results]
+    decisions = ", decisions/" if (Path(args.out) / "decisions").is_dir() else ""  # outside seats'
     where = f"{args.out}/E1..E{len(results)} and the comparison in {args.out}" if many \
-        else f"{args.out}/results.json, report.md, replay.asirep, transcripts/"
+        else f"{args.out}/results.json, report.md, replay.asirep, transcripts/{decisions}"
     print(f"wrote {where}", file=sys.stderr)
     print(json.dumps(summary[0] if len(summary) == 1 else summary, indent=2))
     return 0

@@ -103,5 +103,6 @@ def test_a_killed_lockstep_study_resumed_ends_in_the_same_world(tmp_path):
     results = json.loads((again / "results.json").read_text())
 
     assert "outside seats' decisions kept" in said and "caught up at tick" in said
+    assert "transcripts/, decisions/" in said  # the folder's list names the kept decisions
     assert results["state_hash"] == expected["state_hash"]
     assert results["ticks"] == expected["ticks"] == 120
