@@ -1,0 +1,134 @@
+"""E2E (issue 34): /play teaches a first game. The night advice follows the rules (shades come
+for anyone outside their own locked home, the plaza included); a knockdown is an overlay with
+its cause, what was dropped, where you wake and a countdown; a run of hits is one line; the page
+shows the world's pace and the real time until night; a goal checklist ticks as you play; the
+Craft and Build lists put what you can make next first and say why the rest cannot be made."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from asiworld.engine import inventory
+from asiworld.engine.rules import combat
+from playwright.sync_api import expect
+
+from e2e.conftest import served
+
+pytestmark = pytest.mark.e2e
+
+NIGHT_TICK = 1260  # minute 21 of the first day (world.toml: night_starts_minute = 20)
+
+
+def seated(page, url: str, name: str) -> int:
+    page.goto(url + "/play")
+    page.fill("#name", name)
+    page.click("#join-form button[type=submit]")
+    page.wait_for_function("window.__asiworld && window.__asiworld.view.ready", timeout=15000)
+    return page.evaluate("window.__asiworld.view.self.id")
+
+
+def give(runner, cid: int, item: str, count: int) -> None:
+    runner.call(lambda: inventory.add(runner.world.entities[cid], item, count, runner.world.content))
+
+
+def test_night_advice_and_a_knockdown_said_plainly(page, shot):
+    with served({"SEED": 7, "SPEED": 20}, before_start=lambda r: r.step(NIGHT_TICK)) as server:
+        runner = server["runner"]
+        cid = seated(page, server["url"], "night owl")
+        message = page.locator("#message")
+        expect(message).to_contain_text("outside their own locked home, the plaza included")
+        expect(message).to_contain_text("go inside your own locked home, or carry a light and fight")
+        expect(message).not_to_contain_text("Stay near the plaza")
+        expect(page.locator("#pace")).to_contain_text(re.compile(r"ticks/s · dawn in \d"))
+
+        give(runner, cid, "wood", 5)
+        page.wait_for_function("window.__asiworld.view.self.inventory.some((i) => i.item === 'wood')")
+        runner.call(lambda: combat.knock_down(runner.world, runner.world.entities[cid], "shade"))
+        overlay = page.locator("#down")
+        expect(overlay).to_be_visible()
+        expect(page.locator("#down-title")).to_have_text("You were knocked down by a shade")
+        expect(page.locator("#down-dropped")).to_contain_text("You dropped 2 wood in a loot bag at (")
+        expect(page.locator("#down-wake")).to_contain_text("You will wake at the plaza")
+        expect(page.locator("#down-countdown")).to_contain_text(re.compile(r"Waking in \d+ s"))
+        expect(page.locator("#me-action")).to_contain_text("knocked down")
+        expect(page.locator("#me-action")).not_to_contain_text("idle")
+        down = page.locator("#me-events li[data-kind=down]").first
+        expect(down).to_contain_text("You were knocked down")
+        shot(page, "play-knocked-down")
+        # 60 ticks down at 20 ticks/s: the overlay goes once the character wakes
+        expect(overlay).to_be_hidden(timeout=15000)
+
+
+def test_hits_collapse_into_one_line(page):
+    """Shapes as creatures.py emits a shade's hits on a character (source, source_id)."""
+    with served({"SEED": 7, "SPEED": 20}) as server:
+        page.goto(server["url"] + "/play")
+        text = page.evaluate("""async () => {
+          const { HurtRuns } = await import('/static/js/guide.js');
+          const runs = new HurtRuns();
+          let joined = 0;
+          for (let i = 0; i < 11; i++) {
+            const ev = {tick: 100 + 4 * i, kind: 'damaged', char: 1, amount: 3, source: 'shade', source_id: 50 + (i % 3)};
+            if (runs.add(ev)) joined += 1;
+          }
+          return [runs.text(), joined];
+        }""")
+        assert text == ["You took 33 damage from 3 shades over 40 s", 10]
+
+
+def test_the_page_shows_the_pace_and_a_first_game_that_teaches(page, shot):
+    with served({"SEED": 7, "SPEED": 20}) as server:
+        runner = server["runner"]
+        cid = seated(page, server["url"], "learner")
+        pace = page.locator("#pace")
+        expect(pace).to_contain_text(re.compile(r"\d+\.\d ticks/s · night in \d"))
+        rate = float(pace.get_attribute("data-rate"))
+        assert 10 <= rate <= 30, rate  # the world runs at 20 ticks/s
+        expect(page.locator("#clock")).to_contain_text(re.compile(r"Day 1 · daytime, minute \d+"))
+
+        goals = page.locator("#goals li")
+        expect(goals.first).to_have_attribute("data-goal", "workbench")
+        expect(goals.first).to_have_class("next")
+        names = goals.evaluate_all("(lis) => lis.map((li) => li.dataset.goal)")
+        assert names[:2] == ["workbench", "pickaxe"] and names[-2:] == ["outfit", "king"]
+
+        # three wood: a pickaxe's inputs, but no workbench near
+        give(runner, cid, "wood", 3)
+        page.keyboard.press("c")
+        pickaxe = page.locator("#craft-list li[data-recipe=wooden_pickaxe]")
+        expect(pickaxe).to_have_class("unavailable")
+        expect(pickaxe).to_contain_text("needs a workbench within 2 tiles")
+        page.keyboard.press("b")
+        first = page.locator("#build-list li").first
+        expect(page.locator("#build-list li[data-structure=workbench]")).to_contain_text("needs 1 more wood")
+
+        give(runner, cid, "wood", 4)  # 7: a workbench (4) and a pickaxe (3)
+        expect(first).to_have_attribute("data-structure", "workbench")
+        expect(first).not_to_have_class("unavailable")
+        # off the plaza, where nothing is built
+        x0, y0 = runner.call(lambda: runner.world.landmarks.plaza)
+        assert runner.submit(cid, {"type": "move_to", "x": x0 + 7, "y": y0}).ok
+        page.wait_for_function(f"window.__asiworld.view.self.x === {x0 + 7} && !window.__asiworld.view.self.action",
+                               timeout=15000)
+        spot = page.evaluate("""() => {
+          const a = window.__asiworld, me = a.view.self;
+          return [[0, 1], [1, 0], [0, -1], [-1, 0]].map(([dx, dy]) => [me.x + dx, me.y + dy]);
+        }""")
+        placed = False
+        for x, y in spot:  # the first free side of the character
+            reply = runner.submit(cid, {"type": "place", "item": "workbench", "x": x, "y": y})
+            if reply.ok:
+                placed = True
+                break
+        assert placed
+        expect(page.locator("#goals li[data-goal=workbench]")).to_have_attribute("data-done", "1")
+        expect(page.locator("#goals li[data-goal=pickaxe]")).to_have_class("next")
+        page.keyboard.press("c")
+        top = page.locator("#craft-list li").first
+        expect(top).to_have_attribute("data-recipe", "wooden_pickaxe")
+        expect(top).not_to_have_class("unavailable")
+        top.click()
+        expect(page.locator("#goals li[data-goal=pickaxe]")).to_have_attribute("data-done", "1", timeout=15000)
+        expect(page.locator("#face-hint")).to_contain_text("Facing")
+        shot(page, "play-first-game")
