@@ -220,7 +220,7 @@ function act(action, done) {
 function answered(result, done) {
   if (result && !result.ok) {
     // Said to the player, and kept in the log: a refusal is gone from the screen in 4 s.
-    const text = toPlayer(result.message || result.code, myName);
+    const text = spentSource(result) || toPlayer(result.message || result.code, myName);
     say(text, false);
     log.add({ kind: "refused", tick: view.tick, code: result.code }, null, text);
   } else if (result && done) done(result);
@@ -409,7 +409,8 @@ function interact() {
   // At the altar: offer the three sigils, and once it is open, enter the Shadow Sanctum.
   if (name === "altar") return act({ type: me.sanctum_open ? "enter" : "offer" });
   if (name === "merchant") return openMenu("buy-menu");
-  lastUse = { x: t.x, y: t.y, name };
+  // kept while it is the same tile: the one after the last wood reads "ground" already
+  if (content.sources[name] || !lastUse || lastUse.x !== t.x || lastUse.y !== t.y) lastUse = { x: t.x, y: t.y, name };
   return act({ type: "gather", x: t.x, y: t.y }); // also opens a faced chest
 }
 
