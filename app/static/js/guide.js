@@ -1,7 +1,15 @@
 // What /play tells a new player, from the rules and the content (GET /api/content): the night
 // advice, the pace in real seconds, the knockdown overlay's sentences, collapsed combat lines,
 // the goal checklist, what E would do on the faced tile and what can be made next.
-import { pretty } from "./panels.js";
+import { pretty, describeEvent } from "./panels.js";
+import { toPlayer } from "./sentences.js";
+
+// An event's log line as the player reads it: its own events in the second person ("You were
+// knocked down", "Your program “walk” finished"), the others' as /live says them.
+export function playerLine(ev, myId) {
+  const line = describeEvent(ev, { [myId]: "you" });
+  return line && /\byou\b/.test(line) ? toPlayer(line) : line;
+}
 
 // creatures.spawn: at night a shade comes for every character on the surface that is not inside
 // a home of its own (homes.inside_home), the plaza included; only a dungeon or a locked home

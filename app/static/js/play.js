@@ -5,8 +5,8 @@
 import { io } from "/static/vendor/socket.io.esm.min.js";
 import { ViewState, markVisible } from "./frames.js";
 import { loadAtlas, Renderer, attachCameraControls, bossInView } from "./render.js";
-import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty, oneLinePerHit, describeEvent } from "./panels.js";
-import { NIGHT_ADVICE, Pace, paceText, realSeconds, duration, knockdownLines, HurtRuns, goals, craftReason, buildReason, byNext, missingCount } from "./guide.js";
+import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty, oneLinePerHit } from "./panels.js";
+import { NIGHT_ADVICE, playerLine, Pace, paceText, realSeconds, duration, knockdownLines, HurtRuns, goals, craftReason, buildReason, byNext, missingCount } from "./guide.js";
 import { toPlayer } from "./sentences.js";
 import { mountLegend } from "./legend.js";
 import { watchSocket, watchHttp } from "./connection.js";
@@ -110,8 +110,7 @@ function onObservation(obs) {
       else { log.add(ev, null, hurt.text()); hurtLine = $("me-events").firstChild; }
       continue;
     }
-    const line = describeEvent(ev, { [view.self.id]: "you" });
-    log.add(ev, null, line && /^you\b/.test(line) ? toPlayer(line) : line);
+    log.add(ev, null, playerLine(ev, view.self.id));
     if (ev.kind === "dungeon_entered" && ev.char === view.self.id) {
       tierOfInstance[ev.instance] = ev.tier;
       sessionStorage.setItem(TIERS_KEY, JSON.stringify(tierOfInstance));
