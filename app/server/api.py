@@ -84,6 +84,10 @@ def content_summary(content: object | None) -> dict:
             "merchant": {"sells": {}, "max_count": None},
             "dungeons": {"tiers": {}, "sanctum": {}},
             "creatures": {},
+            "clock": {},
+            "knockdown": {},
+            "station_reach": None,
+            "sources": {},
         }
     recipes = [
         {
@@ -117,6 +121,20 @@ def content_summary(content: object | None) -> dict:
         "merchant": merchant_summary(content),
         "dungeons": dungeons_summary(content),
         "creatures": creatures_summary(content),
+        # the play page counts down to night and to a knocked-down player's waking with these
+        "clock": {
+            "ticks_per_minute": content.time.ticks_per_minute,
+            "day_minutes": content.time.day_minutes,
+            "night_starts_minute": content.time.night_starts_minute,
+        },
+        "knockdown": {key: int(getattr(content.knockdown, key)) for key in ("down_ticks", "loot_bag_ticks")},
+        "station_reach": int(content.place.station_reach),
+        # what E on a tile gathers, and the tool it needs: the play page's faced-tile hint
+        "sources": {
+            tile: {"item": spec.get("item"), "needs": list(spec.get("needs") or []),
+                   "spent": spec.get("spent")}
+            for tile, spec in content.sources.items()
+        },
     }
 
 

@@ -19,7 +19,7 @@ from asiworld.programs.limits import (
     PROGRAMS_MEMORY_BYTES,
 )
 from asiworld.server.process import StudyOpener, serve
-from asiworld.server.settings import DEFAULT_MAX_CONNECTIONS, ServerSettings
+from asiworld.server.settings import DEFAULT_MAX_CONNECTIONS, PLAY_SPEED, ServerSettings
 from asiworld.server.wsgi import wsgi_app
 
 __all__ = ["register", "run", "wsgi_app"]  # wsgi_app: the gunicorn path documented before
@@ -42,6 +42,11 @@ def register(subparsers: argparse._SubParsersAction, open_study: StudyOpener | N
     p.add_argument(
         "--speed", type=checked.positive_number, default=None,
         help="ticks per real second (default $ASIWORLD_SPEED, else 10)",
+    )
+    p.add_argument(
+        "--play", action="store_true",
+        help=f"a preset for people playing at /play: --speed {PLAY_SPEED:g} (a day lasts 15 "
+        "real minutes) unless --speed is given",
     )
     p.add_argument(
         "--agents",

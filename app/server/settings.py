@@ -30,6 +30,7 @@ from asiworld.programs.limits import (
 
 DEFAULT_DATA_DIR = "data"
 DEFAULT_MAX_CONNECTIONS = 256  # threads for connections (app/server/connections.py)
+PLAY_SPEED = 2.0  # `serve --play`: a day of 30 minutes lasts 15 real minutes, night comes after 10
 ASYNC_MODES = ("threading", "eventlet")
 
 
@@ -117,6 +118,8 @@ class ServerSettings:
     ) -> ServerSettings:
         """`asiworld serve`'s parsed flags, the environment for those not given (flags left
         out parse as None, switches as False)."""
+        if getattr(args, "play", False) and getattr(args, "speed", None) is None:
+            args = argparse.Namespace(**{**vars(args), "speed": PLAY_SPEED})
         given = {
             spec.name: getattr(args, spec.name)
             for spec in fields(cls)

@@ -122,3 +122,12 @@ def test_the_operations_page_names_every_flag_and_variable():
         if f"`--{spec.name.replace('_', '-')}" not in table
     ] + [variable for variable, _parse in ENVIRONMENT.values() if f"`{variable}`" not in table]
     assert missing == [], f"docs/operations.md, *Commands*, does not name {missing}"
+
+
+def test_play_is_a_preset_for_people_at_two_ticks_a_second(tmp_path):
+    """`serve --play`: the pace a person can play at; an explicit --speed still wins, and so
+    does the preset over $ASIWORLD_SPEED (a flag wins over its variable)."""
+    data = ("--data-dir", str(tmp_path))
+    assert ServerSettings.from_args(parsed("--play", *data), {}).speed == 2.0
+    assert ServerSettings.from_args(parsed("--play", *data), {"ASIWORLD_SPEED": "20"}).speed == 2.0
+    assert ServerSettings.from_args(parsed("--play", "--speed", "5", *data), {}).speed == 5.0

@@ -139,7 +139,11 @@ export class EventLog {
 export function clockText(time, tick) {
   if (!time || time.day == null) return `tick ${tick}`;
   const minute = Math.floor(time.minute ?? 0);
-  return `Day ${time.day} · minute ${minute} · ${time.phase ?? ""} · tick ${tick}`;
+  // "Day 2 · daytime, minute 5": the phase said once, as a word a person reads
+  const phase = PHASE_WORD[time.phase] || time.phase;
+  return `Day ${time.day} · ${phase ? `${phase}, ` : ""}minute ${minute} · tick ${tick}`;
 }
+
+const PHASE_WORD = { day: "daytime", night: "night", dusk: "dusk", dawn: "dawn" };
 
 export const PHASE_ICON = { day: "☀", dusk: "🌇", night: "☾", dawn: "🌅" };

@@ -6,6 +6,7 @@ import { io } from "/static/vendor/socket.io.esm.min.js";
 import { ViewState, markVisible } from "./frames.js";
 import { loadAtlas, Renderer, attachCameraControls, bossInView } from "./render.js";
 import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty, oneLinePerHit } from "./panels.js";
+import { NIGHT_ADVICE, playerLine, Pace, paceText, realSeconds, duration, knockdownLines, HurtRuns, goals, craftReason, buildReason, byNext, missingCount } from "./guide.js";
 import { toPlayer } from "./sentences.js";
 import { mountLegend } from "./legend.js";
 import { watchSocket, watchHttp } from "./connection.js";
@@ -34,7 +35,15 @@ let fog = null;
 let content = {
   recipes: [], structures: {}, items: {}, tiles: [],
   merchant: { sells: {}, max_count: 1 }, dungeons: NO_DUNGEONS, creatures: {},
+  clock: {}, knockdown: {}, station_reach: 2, sources: {},
 };
+const pace = new Pace();
+const hurt = new HurtRuns();
+let hurtLine = null; // the log line of the open run of hits, rewritten as hits join it
+let knockdown = null; // {ev, wakeTick} of the player's last knockdown while it is down
+let lastUse = null; // the tile the last E gathered from, to tell a spent tree from an empty tile
+// what the player's events have shown so far, for the goal checklist
+const seen = { placed: new Set(), crafted: new Set(), downAtNight: false, night: false, survivedNight: false };
 // Tier of each dungeon instance this player entered (from its dungeon_entered events), so the
 // page can name the area it is in; kept for the session so a reload inside still knows.
 const TIERS_KEY = "asiworld.tiers";
@@ -84,15 +93,24 @@ function onObservation(obs) {
   view.applyObservation(obs);
   if (view.needsFullMemory && socket) socket.emit("observe", { token, full_memory: true });
   if (view.needsFullMemory) wantFullMemory = true;
+  pace.note(view.tick);
   if (nightCheck) warnAtNight();
   for (const ev of oneLinePerHit(view.events || [])) {
     if (ev.kind === "op_failed") {
-      const text = toPlayer(ev.message, myName);
+      const text = spentSource(ev) || toPlayer(ev.message, myName);
       log.add(ev, null, text);
       say(text, false);
       continue;
     }
-    log.add(ev, { [view.self.id]: "you" });
+    note(ev);
+    if (ev.kind === "damaged" && ev.char === view.self.id && ev.entity == null) {
+      // a run of hits is one line, rewritten as the hits come
+      const joins = hurt.add(ev) && hurtLine && hurtLine.isConnected;
+      if (joins) hurtLine.lastChild.textContent = ` ${hurt.text()}`;
+      else { log.add(ev, null, hurt.text()); hurtLine = $("me-events").firstChild; }
+      continue;
+    }
+    log.add(ev, null, playerLine(ev, view.self.id));
     if (ev.kind === "dungeon_entered" && ev.char === view.self.id) {
       tierOfInstance[ev.instance] = ev.tier;
       sessionStorage.setItem(TIERS_KEY, JSON.stringify(tierOfInstance));
@@ -106,6 +124,55 @@ function onObservation(obs) {
   renderPanels();
 }
 
+// The player's own events the page keeps: what the goals are ticked from, and the knockdown.
+function note(ev) {
+  const mine = ev.char === view.self.id;
+  if (ev.kind === "placed" && mine) seen.placed.add(ev.item);
+  if (ev.kind === "crafted" && mine) seen.crafted.add(ev.item);
+  if (ev.kind === "down" && mine) {
+    seen.downAtNight = true;
+    knockdown = { ev, wakeTick: ev.tick + (content.knockdown.down_ticks || 0) };
+    renderKnockdown();
+  }
+  if (ev.kind === "recovered" && mine) {
+    knockdown = null;
+    renderKnockdown();
+  }
+  // a night counts as survived when the player saw it fall and its dawn came with no knockdown
+  if (ev.kind === "day" && ev.phase === "dusk") {
+    seen.night = true;
+    seen.downAtNight = false;
+    say(`Night falls: ${NIGHT_ADVICE}`, false, 9000);
+  }
+  if (ev.kind === "day" && ev.phase === "dawn" && seen.night && !seen.downAtNight) seen.survivedNight = true;
+}
+
+// "nothing to gather from ground at (74, 65)" right after gathering a tree there: the tree
+// gave all it had (resources.toml: amount, then it becomes `spent`).
+function spentSource(ev) {
+  const m = /nothing to gather from (\w+) at \((\d+), (\d+)\)/.exec(ev.message || "");
+  if (!m || !lastUse || lastUse.x !== Number(m[2]) || lastUse.y !== Number(m[3])) return null;
+  const source = content.sources[lastUse.name];
+  if (!source || source.spent !== m[1]) return null;
+  return `The ${pretty(lastUse.name)} is used up: it gave all its ${pretty(source.item)}. Find another ${pretty(lastUse.name)}.`;
+}
+
+function renderKnockdown() {
+  const me = view.self;
+  const box = $("down");
+  const down = !!me && !!me.down;
+  box.classList.toggle("hidden", !down);
+  if (!down) return;
+  const lines = knockdownLines(knockdown && knockdown.ev, me, content);
+  $("down-title").textContent = lines.title;
+  $("down-dropped").textContent = knockdown ? lines.dropped : "";
+  $("down-wake").textContent = lines.wake;
+  const left = knockdown ? Math.max(0, knockdown.wakeTick - view.tick) : null;
+  const secs = realSeconds(left, pace.rate);
+  $("down-countdown").textContent = left == null ? "You wake soon."
+    : `Waking in ${secs != null ? duration(secs) : `${left} ticks`}`;
+  box.dataset.ticksLeft = left == null ? "" : String(left);
+}
 $("join-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   // A closed world's join token comes with the page's address: /play?join_token=T
@@ -128,8 +195,7 @@ function warnAtNight() {
   nightCheck = false;
   const phase = (view.time || {}).phase;
   if (phase !== "night" && phase !== "dusk") return;
-  say(`It is ${phase}: shades come for anyone outside a locked home of their own, and you see only a few ` +
-    "tiles until dawn. Stay near the plaza, or wait for the day (Space).", false, 9000);
+  say(`It is ${phase}: ${NIGHT_ADVICE}. You see only a few tiles until dawn.`, false, 9000);
 }
 
 function seated(reply) {
@@ -153,7 +219,7 @@ function act(action, done) {
 function answered(result, done) {
   if (result && !result.ok) {
     // Said to the player, and kept in the log: a refusal is gone from the screen in 4 s.
-    const text = toPlayer(result.message || result.code, myName);
+    const text = spentSource(result) || toPlayer(result.message || result.code, myName);
     say(text, false);
     log.add({ kind: "refused", tick: view.tick, code: result.code }, null, text);
   } else if (result && done) done(result);
@@ -342,6 +408,8 @@ function interact() {
   // At the altar: offer the three sigils, and once it is open, enter the Shadow Sanctum.
   if (name === "altar") return act({ type: me.sanctum_open ? "enter" : "offer" });
   if (name === "merchant") return openMenu("buy-menu");
+  // kept while it is the same tile: the one after the last wood reads "ground" already
+  if (content.sources[name] || !lastUse || lastUse.x !== t.x || lastUse.y !== t.y) lastUse = { x: t.x, y: t.y, name };
   return act({ type: "gather", x: t.x, y: t.y }); // also opens a faced chest
 }
 
@@ -455,22 +523,39 @@ function costText(inputs) {
 let menusKey = "";
 function renderMenus() {
   const inv = have();
-  const key = JSON.stringify(inv);
+  const near = {};
+  for (const r of content.recipes) if (!(r.station in near)) near[r.station] = stationNear(r.station);
+  const key = JSON.stringify([inv, near, content.recipes.length]);
   if (key === menusKey) return;
   menusKey = key;
-  const affordable = (inputs) => Object.entries(inputs).every(([k, v]) => (inv[k] || 0) >= v);
-  $("craft-list").replaceChildren(...content.recipes.map((r) => el("li", {
-    class: affordable(r.inputs) ? "" : "unavailable",
-    title: `needs ${costText(r.inputs)}${r.requires ? ` and ${pretty(r.requires)}` : ""} at a ${pretty(r.station)}`,
+  const crafts = byNext(content.recipes.map((r) => ({
+    r, reason: craftReason(r, inv, (station) => near[station], content.station_reach),
+    missing: missingCount(r.inputs, inv) + (near[r.station] ? 0 : 1),
+  })));
+  $("craft-list").replaceChildren(...crafts.map(({ r, reason }) => el("li", {
+    class: reason ? "unavailable" : "", "data-recipe": r.id, title: reason || `craft a ${pretty(r.output)}`,
     onclick: () => act({ type: "craft", recipe: r.id, count: 1 }),
-  }, el("span", {}, pretty(r.output)), el("small", {}, `${costText(r.inputs)} · ${pretty(r.station)}`))));
-  $("build-list").replaceChildren(...Object.entries(content.structures).map(([name, spec]) => {
+  }, el("span", {}, pretty(r.output)),
+  el("small", {}, `${costText(r.inputs)} · ${pretty(r.station)}`),
+  reason ? el("small", { class: "reason" }, reason) : null)));
+  const builds = byNext(Object.entries(content.structures).map(([name, spec]) => {
     const cost = Object.keys(spec.cost || {}).length ? spec.cost : { [name]: 1 };
-    return el("li", {
-      class: affordable(cost) ? "" : "unavailable",
-      onclick: () => { const t = faced(); act({ type: "place", item: name, x: t.x, y: t.y }); },
-    }, el("span", {}, pretty(name)), el("small", {}, costText(cost)));
+    return { name, cost, reason: buildReason(cost, inv), missing: missingCount(cost, inv) };
   }));
+  $("build-list").replaceChildren(...builds.map(({ name, cost, reason }) => el("li", {
+    class: reason ? "unavailable" : "", "data-structure": name, title: reason || `place a ${pretty(name)} on the faced tile`,
+    onclick: () => { const t = faced(); act({ type: "place", item: name, x: t.x, y: t.y }); },
+  }, el("span", {}, pretty(name)), el("small", {}, costText(cost)),
+  reason ? el("small", { class: "reason" }, reason) : null)));
+}
+
+// A station of that kind within the content's station_reach (Chebyshev) of the character.
+function stationNear(kind) {
+  const me = view.self;
+  if (!me) return false;
+  const reach = content.station_reach ?? 2;
+  return view.structures.some((st) => st.kind === kind &&
+    Math.max(Math.abs(st.x - me.x), Math.abs(st.y - me.y)) <= reach);
 }
 
 // The merchant's price list from content; greyed when the coins do not reach, and a line
@@ -529,7 +614,13 @@ function renderPanels() {
   const here = areaName(content.dungeons, myTier());
   $("clock").textContent = clockText(view.time, view.tick);
   $("me-measures").replaceChildren(measures(me));
-  $("me-action").textContent = `${actionText(me.action)}${me.asleep ? " · asleep" : ""} · ${me.coins ?? 0} T-coins · ${here} at ${me.x},${me.y}`;
+  const doing = me.down ? "knocked down" : me.asleep && !me.action ? "asleep"
+    : `${actionText(me.action)}${me.asleep ? " · asleep" : ""}`;
+  $("me-action").textContent = `${doing} · ${me.coins ?? 0} T-coins · ${here} at ${me.x},${me.y}`;
+  renderPace();
+  renderKnockdown();
+  renderGoals();
+  $("face-hint").textContent = faceHint();
   $("me-badges").replaceChildren(badgeRow(atlas, content.dungeons, me, {
     tier: myTier(), sanctumOpen: !!me.sanctum_open, sanctumHint: " (E at the altar)",
   }));
@@ -562,6 +653,64 @@ function hintHere() {
 }
 
 let labels = [];
+
+// "2.0 ticks/s · night in 5 min 10 s", and the real time before night on the surface.
+function renderPace() {
+  const rate = pace.rate;
+  const line = $("pace");
+  line.textContent = paceText(view.time, rate);
+  line.dataset.rate = rate == null ? "" : rate.toFixed(2);
+  const time = view.time || {};
+  line.dataset.secondsToNight = time.phase === "night" ? "" : String(realSeconds(time.ticks_to_dusk, rate) ?? "");
+  line.classList.toggle("warn", time.phase === "night" ||
+    (realSeconds(time.ticks_to_dusk, rate) ?? Infinity) <= 60);
+}
+
+let goalsKey = "";
+function renderGoals() {
+  const me = view.self;
+  const list = goals(content).map((g) => ({ ...g, ok: !!g.done(me, seen) }));
+  const key = JSON.stringify(list.map((g) => [g.id, g.ok]));
+  if (key === goalsKey) return;
+  goalsKey = key;
+  const next = list.find((g) => !g.ok);
+  $("goals").replaceChildren(...list.map((g) => el("li", {
+    class: g.ok ? "done" : g === next ? "next" : "", "data-goal": g.id, "data-done": g.ok ? "1" : "0",
+  }, el("span", { class: "tick-box", "aria-hidden": "true" }, g.ok ? "✓" : ""), ` ${g.text}`,
+  g.ok ? el("span", { class: "visually-hidden" }, " (done)") : null)));
+}
+
+// What is on the faced tile and what E would do there (the same choice interact() makes).
+function faceHint() {
+  const me = view.self;
+  if (!me || me.down) return "";
+  const t = faced();
+  const creature = creatureAt(t.x, t.y);
+  if (creature) return creature.kind === "sheep" ? "Facing a sheep · E: shear it for wool" : `Facing a ${pretty(creature.kind)} · E or F: attack it`;
+  const st = structureAt(t.x, t.y);
+  if (st && st.kind === "door" && st.owner === me.id) return `Facing your door · E: ${st.locked ? "unlock" : "lock"} it`;
+  if (st && st.kind === "bed") return "Facing a bed · E: sleep (your own bed only)";
+  if (st) return `Facing a ${pretty(st.kind)}`;
+  const name = tileName(t.x, t.y);
+  if (!name) return "";
+  if (name === "altar") return me.sanctum_open ? "Facing the altar · E: enter the Sanctum" : "Facing the altar · E: offer the three sigils";
+  if (name === "merchant") return "Facing the merchant · E: buy";
+  if (name === "chest") return "Facing a chest · E: open it";
+  const source = content.sources[name];
+  if (source) {
+    const inv = have();
+    const tool = (source.needs || []).length && !source.needs.some((n) => inv[n] || owns(n));
+    return tool ? `Facing ${article(name)} ${pretty(name)} · needs a ${pretty(source.needs[0])} to gather ${pretty(source.item)}`
+      : `Facing ${article(name)} ${pretty(name)} · E: gather ${pretty(source.item)}`;
+  }
+  return `Facing ${pretty(name)} · B: build here`;
+}
+
+function owns(item) {
+  return Object.values(view.self.equipment || {}).some((e) => (typeof e === "object" && e ? e.item : e) === item);
+}
+
+const article = (noun) => (/^[aeiou]/i.test(noun) ? "an" : "a");
 
 function buildFog() {
   const area = view.areas[String(view.self.area ?? 0)];

@@ -17,7 +17,7 @@ export function toPlayer(message, name) {
   s = s.replace(/\bcannot craft (?!an? |the |\d)([a-z ]+?):/, (_m, item) => `cannot craft ${article(item)} ${item}:`);
   s = s.replace(/^cannot\b/, "you cannot");
   s = s.replace(/: needs\b/, ": you need").replace(/\(have (\d+)\)/g, "(you have $1)");
-  s = s.replace(/\byou has\b/g, "you have").replace(/\byou is\b/g, "you are").replace(/\byou was\b/g, "you were")
+  s = s.replace(/\byou has\b/g, "you have").replace(/\byou is\b/g, "you are").replace(/\byou was\b/g, "you were").replace(/\byou's\b/g, "your")
     .replace(/\bits own\b/g, "your own").replace(/\bitself\b/g, "yourself");
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
