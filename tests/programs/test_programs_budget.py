@@ -21,10 +21,18 @@ from asiworld.programs.pool import (
 from tests.programs.helpers import run_ticks, run_until_done
 
 MiB = 1 << 20
-# Holds 36 MB more every few ticks (a million ints a list), and never lets go: about 300 MB by
-# tick 100, well inside its own process's 1 GiB.
-HOARDER = "kept = []\nwhile True:\n    kept.append(list(range(1000000)))\n    wait(5)\n"
+# Holds 16 MB more every few ticks (two lists of a million slots) and never lets go: about 150 MB
+# by tick 100, well inside its own process's 1 GiB and past the 64 MiB budget by tick 40. This
+# test's first hoarder held 560 MB by tick 100; on a loaded CI machine it failed at tick 67 with
+# and without a budget, for a reason pytest's summary cut off (`said` prints it now).
+HOARDER = "kept = []\nwhile True:\n    kept.append([0] * 1000000)\n    kept.append([0] * 1000000)\n    wait(5)\n"
 STEADY = "n = 0\nwhile True:\n    wait(1)\n    n += 1\n"
+
+
+def said(status: dict) -> str:
+    """A program's status as the first line of a failure: pytest's summary cuts a dict short,
+    and the outcome's error code is what says why it ended."""
+    return f"{status['status']}: {status.get('outcome')} at tick {status.get('ended')}"
 
 
 def world_with(memory_budget: int | None, *sources: str, live: bool = False):
@@ -43,9 +51,9 @@ def test_the_program_holding_the_most_is_ended_when_all_together_pass_the_budget
     world, manager, [steady, hoarder] = world_with(64 * MiB, STEADY, HOARDER)
     try:
         ended = run_until_done(manager, world, *hoarder, limit=3 * HEADLESS_MEMORY_CHECK_TICKS)
-        assert ended["ended"] == HEADLESS_MEMORY_CHECK_TICKS, ended  # a headless run checks there
+        assert ended["ended"] == HEADLESS_MEMORY_CHECK_TICKS, said(ended)  # a headless run checks there
         run_ticks(manager, world, MEMORY_CHECK_TICKS)
-        assert ended["status"] == "failed", ended
+        assert ended["status"] == "failed", said(ended)
         error = ended["outcome"]["error"]
         assert error["code"] == "out_of_memory"
         assert "budget of 64 MiB" in error["message"] and "held the most" in error["message"]
@@ -70,7 +78,7 @@ def test_a_live_world_measures_off_its_clock_and_ends_the_largest_at_its_next_ch
             time.sleep(0.05)
         run_ticks(manager, world, MEMORY_CHECK_TICKS)
         ended = manager.status(*hoarder)
-        assert ended["status"] == "failed", ended
+        assert ended["status"] == "failed", said(ended)
         assert "budget of 64 MiB" in ended["outcome"]["error"]["message"]
         assert manager.status(*steady)["status"] in ("running", "waiting")
     finally:
@@ -83,7 +91,7 @@ def test_without_a_budget_the_same_program_keeps_its_memory():
     try:
         run_ticks(manager, world, HEADLESS_MEMORY_CHECK_TICKS + 1)
         status = manager.status(*hoarder)
-        assert status["status"] in ("running", "waiting"), status
+        assert status["status"] in ("running", "waiting"), said(status)
         (host,) = manager._host.hosts.values()
         assert private_bytes(host.process.pid) > 64 * MiB
     finally:

@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import anyio
@@ -119,6 +120,15 @@ async def mcp_seat(url: str, char: int, token: str, errlog) -> dict:
     return seen
 
 
+def run_apart(fn, *args):
+    """anyio.run on a thread of its own: after an e2e module on the same pytest-xdist worker,
+    Playwright's sync API leaves its event loop marked running on the worker's main thread, and
+    a second loop there refuses to start ("Cannot run the event loop while another loop is
+    running")."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(anyio.run, fn, *args).result()
+
+
 def run_once(out: Path, model_url: str) -> dict:
     thread, lines, done = start(study(model_url), out / "study")
     url, seats = seats_of(lines)
@@ -136,7 +146,7 @@ def run_once(out: Path, model_url: str) -> dict:
     said = {}
     try:
         with open(out / "mcp.err", "w") as errlog:
-            mcp = anyio.run(mcp_seat, url, *seats["mcp"], errlog)
+            mcp = run_apart(mcp_seat, url, *seats["mcp"], errlog)
         for name, proc in procs.items():
             said[name] = (*proc.communicate(timeout=120), proc.returncode)
     finally:

@@ -9,7 +9,7 @@ import { el, measures, inventoryList, equipmentList, actionText, EventLog, clock
 import { NIGHT_ADVICE, playerLine, Pace, paceText, realSeconds, duration, knockdownLines, HurtRuns, goals, craftReason, buildReason, byNext, missingCount } from "./guide.js";
 import { toPlayer } from "./sentences.js";
 import { mountLegend } from "./legend.js";
-import { watchSocket, watchHttp } from "./connection.js";
+import { watchSocket, watchHttp, connectionFailed } from "./connection.js";
 import { Seat, studyMinute } from "./seat.js";
 import { NO_DUNGEONS, tierOfArea, areaName, sanctumName, badgeRow, showBossBar, landmarkCaptions } from "./dungeon-ui.js";
 
@@ -54,7 +54,7 @@ fetch("/api/content").then((r) => r.json()).then((c) => {
   content = { ...content, ...c };
   view.setTileNames(c.tiles);
   renderMenus();
-});
+}).catch(connectionFailed); // the server went away: the connection indicator says so
 
 // A study's seat: a token in the address, or a study's world (its seats are given out, nobody
 // joins). Such a page has no socket: it calls the agent API as the seat's agent.
