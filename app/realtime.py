@@ -68,6 +68,18 @@ class RunnerStopped(CodedError, RuntimeError):
         super().__init__(codes.WORLD_STOPPED, message)
 
 
+class TurnStepped(CodedError, RuntimeError):
+    """A lockstep study with outside seats steps its world turn by turn (asiworld.study.turns):
+    a pause, resume or step by hand would tick it outside the turns and break its
+    reproducibility, so an admin's is refused (409 `turn_stepped`)."""
+
+    http_status = 409
+
+    def __init__(self, who: str) -> None:
+        super().__init__(codes.TURN_STEPPED, f"this world is stepped turn by turn by {who}: it "
+                         "is not paused, resumed or stepped by hand")
+
+
 class WorldRunner:
     def __init__(
         self,
@@ -92,6 +104,10 @@ class WorldRunner:
         # A study's last tick (asiworld serve --study): the clock never steps past it, whoever
         # asks (a resume or an admin's step included).
         self.horizon: int | None = None
+        # Who steps this world instead of its clock (a lockstep study's turns, calling
+        # `advance` tick by tick): the thread then only serves calls, and pause, resume and
+        # step are refused.
+        self.stepped_by: str | None = None
 
     @property
     def at_horizon(self) -> bool:
@@ -163,10 +179,17 @@ class WorldRunner:
 
         return self.call(build)
 
+    def _by_hand(self) -> None:
+        if self.stepped_by is not None:
+            raise TurnStepped(self.stepped_by)
+
     def pause(self) -> None:
+        self._by_hand()
         self.call(lambda: setattr(self, "paused", True))
 
     def resume(self) -> None:
+        self._by_hand()
+
         def go() -> None:
             self.paused = False
             self.failure = None  # an admin saw the alarm and resumes: the next tick tells
@@ -187,6 +210,7 @@ class WorldRunner:
 
     def step(self, n: int = 1) -> int:
         """Advance `n` ticks now (also while paused); returns the new tick."""
+        self._by_hand()
 
         def run() -> int:
             for _ in range(n):
@@ -208,6 +232,7 @@ class WorldRunner:
             "running": self.running and self.failure is None,
             "failure": self.failure,
             "horizon": self.horizon,
+            "stepped_by": self.stepped_by,
         }
 
     # --- the tick (runner thread only) ------------------------------------------------------
@@ -252,6 +277,9 @@ class WorldRunner:
         while not self._stop.is_set():
             self._run_commands(block_until=None)
             now = self._clock()
+            if self.stepped_by is not None:  # its ticks are another thread's `advance` calls
+                self._run_commands(block_until=now + 0.1)
+                continue
             if self.paused and self._retry_at is not None and now >= self._retry_at:
                 self._retry(now)  # paused by a failure, not by an admin: try to go on
                 continue

@@ -278,8 +278,8 @@ HUMAN_SEAT_OPTION = _code("human_seat_option", "a human seat takes only a name, 
                           "turn_seconds: a person plays it from /play", STUDY)
 WRONG_SEAT = _code("wrong_seat", "the seat link's token is another seat's: open the link the "
                    "study printed for this seat", API, status=403)
-EXTERNAL_NEEDS_REALTIME = _code("external_needs_realtime", "an external seat on the live server "
-                                "needs the realtime clock", STUDY)
+TURN_STEPPED = _code("turn_stepped", "this world is stepped turn by turn by its lockstep study: "
+                     "it is not paused, resumed or stepped by hand", API, status=409)
 MODEL_UNREACHABLE = _code("model_unreachable", "the model has not answered for too long", STUDY,
                           CLIENT)
 RAY_UNREACHABLE = _code("ray_unreachable", "Ray cannot be started or reached", STUDY)

@@ -4,7 +4,10 @@ The study is `asiworld study run`'s own `StudyRun` (app/study/run.py): its world
 with every configuration seated at tick 0, its model seats, its recording into DIR/replay.asirep
 and its results. The only difference is the clock: the server's WorldRunner steps that pipeline
 (a lockstep study's model seats still make the runner wait for each answer due, so the state hash
-is the one `study run` gives; a realtime study runs at its own speed). Meanwhile the browser
+is the one `study run` gives; a realtime study runs at its own speed). A lockstep study with
+outside seats is stepped turn by turn on a thread of its own, exactly as `study run` steps it
+(`StudyRun._lockstep_turns`), at most --speed ticks a second; its runner only serves calls and
+refuses an admin's pause, resume and step (`turn_stepped`). Meanwhile the browser
 watches it: /live, /evaluation (the countdown to the horizon and the live table, from
 `status()`), and /replays lists DIR/replay.asirep as it is written.
 
@@ -62,11 +65,6 @@ class LiveStudy:
         # agent API, so with them here the whole world is watched with the spectator token.
         self.join_token = join_token or new_token()
         outside = any(c.kind in ("external", "human") for c in study.configurations)
-        if outside and isinstance(study.clock, Lockstep):
-            # the server's clock ticks by itself; only `study run` steps the world turn by turn
-            raise StudyError(codes.EXTERNAL_NEEDS_REALTIME, "on the live server an external "
-                             "seat needs [clock] kind = \"realtime\"; a lockstep study with "
-                             "external seats runs with asiworld study run")
         self.spectator_token = spectator_token or (new_token() if outside else None)
         self.run = StudyRun(study, text, self.out, seeds[0], where, resume=resume,
                             serve_external=False)
@@ -81,6 +79,11 @@ class LiveStudy:
         self._began: float | None = None
         self._finishing = False
         self.entered = threading.Event()  # every external seat has called: the clock runs
+        # A lockstep study with outside seats is stepped turn by turn on a thread of its own
+        # (StudyRun._lockstep_turns, as `study run` steps it), at most `speed` ticks a second
+        self._turns: threading.Thread | None = None
+        self._halt = threading.Event()
+        self._due: float | None = None
 
     # --- what create_app needs -----------------------------------------------------------
 
@@ -116,6 +119,11 @@ class LiveStudy:
         if external is None:
             self._enter()
             return
+        if self.run.turns is not None:
+            self._turns = threading.Thread(target=self._play_turns, name="study-turns",
+                                           daemon=True)
+            self._turns.start()
+            return
         self.runner.paused = True
         self.runner.start()
         threading.Thread(target=self._wait_for_entry, name="study-entry", daemon=True).start()
@@ -137,6 +145,36 @@ class LiveStudy:
         self.runner.start()
         self.run.start_models()
 
+    def _play_turns(self) -> None:
+        """The study's turns to its horizon, then its folder (on this thread); a seat that
+        never came is an incident there, as on `study run`."""
+        try:
+            self.run._lockstep_turns(_say, entered=self._enter, pace=self._pace,
+                                     halted=self._halt.is_set)
+        except StudyError as exc:  # a resumed study that played differently (resume_diverged)
+            self.problem = exc.message
+            log.error("%s: %s", exc.code, exc.message)
+            return
+        except Exception as exc:  # shown on /evaluation; the log has the traceback
+            if self._halt.is_set():
+                return  # the server stopped under it (Ctrl-C)
+            self.problem = f"the study's turns stopped ({type(exc).__name__}: {exc})"
+            log.exception("the study's turns stopped")
+            return
+        if self._halt.is_set():
+            return
+        self._finishing = True
+        self.finish()
+
+    def _pace(self) -> None:
+        """At most `speed` ticks a second, so the study can be watched (the turns decide what
+        happens, never the pace)."""
+        now = time.monotonic()
+        due = now if self._due is None else self._due
+        if due > now:
+            self._halt.wait(due - now)
+        self._due = max(due, time.monotonic() - 1.0) + 1.0 / self.runner.speed
+
     # --- /replays (the recording's file) -------------------------------------------------
 
     @property
@@ -152,8 +190,8 @@ class LiveStudy:
     def _at_horizon(self, tick: Tick) -> None:
         """On the runner thread: at the horizon the clock stops before its next tick, and the
         study's folder is written on another thread (finishing stops this one)."""
-        if tick.tick < self.horizon or self._finishing:
-            return
+        if tick.tick < self.horizon or self._finishing or self._turns is not None:
+            return  # a turn-stepped study is finished by its turns' thread
         self._finishing = True
         self.runner.paused = True
         if self.run.external is not None:  # the server goes on answering them: 410 from now
@@ -206,6 +244,10 @@ class LiveStudy:
             self.finished.wait(60)
             return
         self._finishing = True
+        self._halt.set()
+        if self._turns is not None:  # wake it from a seat's turn, and let its tick end
+            self.run.turns.end(self.run.world.tick)
+            self._turns.join(30)
         self.run.finish()
 
 

@@ -132,6 +132,8 @@ class StudyRun:
             # the world's thread, which serves the agent API's calls; the study steps it turn
             # by turn (`_lockstep_turns`), it never ticks by itself
             self.runner = WorldRunner(self.pipeline)
+        if isinstance(clock, Lockstep) and self.external is not None:
+            # on `study run` and on the live server alike
             self.turns = self.external.turns = ExternalTurns(clock.charge(0), clock.charge)
             # every decision kept as it acts: a killed study is played again from them
             self.decisions = DecisionLog(self.out)
@@ -394,13 +396,18 @@ class StudyRun:
         finally:
             sys.setswitchinterval(switch)
 
-    def _lockstep_turns(self, say: Any) -> None:
+    def _lockstep_turns(self, say: Any, entered: Any = None, pace: Any = None,
+                        halted: Any = None) -> None:
         """A lockstep study with external seats: the world's thread serves their calls, and
         the world is stepped here, tick by tick, each tick once the turns that fall on it are
         decided (asiworld.study.turns). A seat absent at the entry deadline is an incident
-        and is offered no turn; the study goes on without it."""
+        and is offered no turn; the study goes on without it.
+
+        The live server (study/live.py) adds: `entered()` once the seats have come, `pace()`
+        before each tick played anew (its speed is a spectator's, the most ticks a second),
+        and `halted()`, true once the server stops (Ctrl-C): no tick after that."""
         runner, turns, external = self.runner, self.turns, self.external
-        runner.paused = True
+        runner.stepped_by = "its lockstep study's turns"
         runner.start()
         service = external.service
         for name in external.wait_for_entry(say, strict=False):
@@ -417,6 +424,8 @@ class StudyRun:
         def alive(char: int) -> bool:
             return runner.call(lambda: char in self.pipeline.world.entities)
 
+        if entered is not None:
+            entered()
         catching_up = self.resume is not None and self.store is None
         while self.world.tick < self.horizon:
             if catching_up and (self.world.tick >= self.resume.target
@@ -425,6 +434,10 @@ class StudyRun:
                 self._caught_up(say)
             turns.before_tick(self.world.tick, lambda fn: runner.call(fn, timeout=3600),
                               alive, missed)
+            if halted is not None and halted():
+                return
+            if pace is not None and not catching_up:
+                pace()
             runner.call(runner.advance, timeout=3600)  # the model seats' waits are in the tick
         external.end(self.world.tick)  # first: a seat woken by the turns' end is told so
         turns.end(self.world.tick)

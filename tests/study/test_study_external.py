@@ -7,7 +7,7 @@ the study ended at its horizon and exits 0.
 On the live server (`serve --study`) the seat plays on the server's own agent API, with the
 same synchronised entry and closed world.
 
-Bad inputs tried: an external seat on the live server's lockstep clock, a seat that never calls (the entry
+Bad inputs tried: a seat that never calls (the entry
 timeout, on `study run` and on the server), a port already in use, a bad --port, a join and a
 whole-world view without the tokens on the server."""
 
@@ -25,7 +25,6 @@ import urllib.request
 import pytest
 from asiworld.cli import main
 from asiworld.evaluation import longform
-from asiworld.study.spec import StudyError, parse_study
 
 from tests.hardening.serving import free_port, start_server, stop_server
 
@@ -164,18 +163,6 @@ def test_the_report_shows_the_external_seats_calls_and_failures(played):
     values = {(r["configuration"], r["measure"]): r["value"] for r in longform.rows([results])}
     assert values["outside", "cost.calls"] == row["calls"]
     assert values["outside", "cost.failures"] == row["failures"]
-
-
-def test_on_the_live_server_an_external_seat_needs_the_realtime_clock(tmp_path):
-    # `study run` takes it in turns (test_study_lockstep_external.py); the server's clock
-    # ticks by itself
-    from asiworld.study.live import LiveStudy
-
-    text = study(clock='kind = "lockstep"')
-    with pytest.raises(StudyError) as caught:
-        LiveStudy(parse_study(text, "s.toml"), text, tmp_path / "out", "s.toml", speed=10)
-    assert caught.value.code == "external_needs_realtime"
-    assert "asiworld study run" in caught.value.message
 
 
 def test_a_seat_that_never_calls_stops_the_study_with_a_clear_error(tmp_path, capsys):
