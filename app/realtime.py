@@ -155,7 +155,9 @@ class WorldRunner:
         self.pipeline.add_event(event)
 
     def replace_world(self, world: World, frames: FrameBuilder | None = None) -> None:
-        """A fork or resume: the pipeline plays `world` from now on (runner thread only)."""
+        """A fork or resume: the pipeline plays `world` from now on (runner thread only); the
+        characters joining it get the grace this server gives (serve --grace-nights)."""
+        world.grace_nights = self.world.grace_nights
         self.pipeline.replace_world(world, frames)
         self._keyframe = None
 
@@ -233,6 +235,7 @@ class WorldRunner:
             "failure": self.failure,
             "horizon": self.horizon,
             "stepped_by": self.stepped_by,
+            "grace_nights": self.world.grace_nights,
         }
 
     # --- the tick (runner thread only) ------------------------------------------------------

@@ -7,6 +7,7 @@ Craft and Build lists put what you can make next first and say why the rest cann
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from asiworld.engine import inventory
@@ -58,6 +59,31 @@ def test_night_advice_and_a_knockdown_said_plainly(page, shot):
         shot(page, "play-knocked-down")
         # 60 ticks down at 20 ticks/s: the overlay goes once the character wakes
         expect(overlay).to_be_hidden(timeout=15000)
+
+
+def test_a_world_with_grace_nights_says_tonight_is_safe_and_no_shade_comes(page):
+    """serve --grace-nights 1: joining at night, the page says shades spare you tonight (and
+    what to do after), its pace line says so too, and no shade hurts the new character."""
+    with served({"SEED": 7, "SPEED": 20, "GRACE_NIGHTS": 1},
+                before_start=lambda r: r.step(NIGHT_TICK)) as server:
+        runner = server["runner"]
+        cid = seated(page, server["url"], "learner")
+        message = page.locator("#message")
+        expect(message).to_contain_text("shades spare you tonight (this is your last grace night")
+        expect(message).to_contain_text("After that, shades come for anyone outside")
+        expect(page.locator("#pace")).to_contain_text("grace: shades spare you tonight")
+        # a veteran beside it, joined with no grace: the shades come for that one
+        veteran = runner.call(lambda: runner.world.add_character("veteran", grace_nights=0))
+
+        def shade_hits(char: int) -> int:
+            return runner.call(lambda: sum(1 for e in runner.world.char_events[char]
+                                           if e["kind"] == "damaged" and e.get("source") == "shade"))
+
+        deadline = time.monotonic() + 60
+        while shade_hits(veteran) == 0:
+            assert time.monotonic() < deadline, "no shade came for the veteran either"
+            time.sleep(0.1)
+        assert shade_hits(cid) == 0
 
 
 def test_hits_collapse_into_one_line(page):

@@ -17,6 +17,13 @@ def is_night(tick: int, content: Content) -> bool:
     return tick % day_ticks(content) >= night_start(content)
 
 
+def grace_nights_left(joined: int, grace: int, tick: int, content: Content) -> int:
+    """Of a character's `grace` nights, those not yet over at `tick` (tonight's included):
+    its first night is the one of the day it joined, even when it joined after dark."""
+    length = day_ticks(content)
+    return max(0, grace - (tick // length - joined // length))
+
+
 def time_of(tick: int, content: Content) -> dict:
     length = day_ticks(content)
     in_day = tick % length

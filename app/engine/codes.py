@@ -216,6 +216,8 @@ BAD_ENVIRONMENT = _code("bad_environment", "an ASIWORLD_* variable has a value i
                         "does not take", CLI)
 BAD_MAX_CHARACTERS = _code("bad_max_characters", "--max-characters is not a whole number of at "
                            "least 1", CLI)
+BAD_GRACE_NIGHTS = _code("bad_grace_nights", "--grace-nights is not a whole number of at least "
+                         "0", CLI)
 BAD_MAX_CONNECTIONS = _code("bad_max_connections", "--max-connections is not a whole number of "
                             "at least 1", CLI)
 BAD_PROGRAM_MEMORY = _code("bad_program_memory", "--program-memory is below the least a host "

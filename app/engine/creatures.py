@@ -100,8 +100,10 @@ def _current_target(world: World, area: Area, cr: Creature, spec: dict) -> Entit
     if not (cr.hostile and sight):
         return None
     best = None
+    night_only = bool(spec.get("night_only"))  # shades: they spare a character's grace nights
     for ent in world.entities.values():
-        if isinstance(ent, Character) and ent.area == cr.area and not ent.down:
+        if isinstance(ent, Character) and ent.area == cr.area and not ent.down \
+                and not (ent.grace_nights and night_only and spared(world, ent)):
             d = max(abs(ent.x - cr.x), abs(ent.y - cr.y))
             if d <= sight and (best is None or d < best[0]) and sees(world, area, cr, ent, sight):
                 best = (d, ent)
@@ -154,11 +156,19 @@ def spawn(world: World) -> None:
         for char in world.characters():
             if char.area != SURFACE or char.down or homes.inside_home(world, char):
                 continue
+            if char.grace_nights and spared(world, char):
+                continue
             near = sum(1 for e in world.entities.values()
                        if e.kind == "shade" and e.area == SURFACE
                        and max(abs(e.x - char.x), abs(e.y - char.y)) <= rules.shade_near_radius)
             if near < rules.shade_max_near:
                 _spawn_shade(world, char)
+
+
+def spared(world: World, char: Character) -> bool:
+    """A character in its grace nights: no shade comes for it, and none hunts it."""
+    return clock.grace_nights_left(char.joined, char.grace_nights, world.tick,
+                                   world.content) > 0
 
 
 def _spawn_shade(world: World, char: Character) -> None:

@@ -54,6 +54,8 @@ def _area_info(world: World, area: Area) -> dict[str, Any]:
 
 def _entity_fields(ent: Entity) -> dict[str, Any]:
     fields = {k: (vars(v) if isinstance(v, Op | Expedition) else v) for k, v in vars(ent).items()}
+    if not fields.get("grace_nights", 1):  # a field added later: the default keeps old hashes
+        del fields["grace_nights"]
     if isinstance(ent, Creature):
         info = {k: fields.pop(k) for k in _CREATURE_INFO}
         fields["info"] = {k: v for k, v in info.items() if v is not None}

@@ -191,6 +191,9 @@ class Character(Entity):
     entries: dict[int, int] = field(default_factory=dict)  # tier -> entries so far
     sanctum_open: bool = False
     tasks: dict[str, int] = field(default_factory=dict)  # task -> tick completed
+    # Shades spare it for its first N nights (a world option for new players: serve
+    # --grace-nights); 0, the default, is left out of hashes and snapshots (hashing, snapshot)
+    grace_nights: int = 0
 
     @property
     def is_character(self) -> bool:

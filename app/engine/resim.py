@@ -37,7 +37,8 @@ def resimulate(world: World, log: Iterable[Row] | ByTick, until_tick: int,
         inputs = []
         for char, action in by_tick.get(world.tick, ()):
             if char is None and action.get("type") == "join":
-                made = world.add_character(action.get("name", ""), action.get("label", ""))
+                made = world.add_character(action.get("name", ""), action.get("label", ""),
+                                           action.get("grace_nights", 0))
                 if "id" in action and made != action["id"]:
                     raise ResimMismatch(f"join at tick {world.tick} made character {made},"
                                         f" the log says {action['id']}")

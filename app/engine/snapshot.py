@@ -70,7 +70,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
                   "hunger", "energy", "coins", "inventory", "equipment", "light_ticks", "crafted",
                   "op", "asleep", "down", "down_until", "next_attack", "spawn", "surface_pos",
                   "usable_bed", "home_area", "home_locked", "night_damage", "night_full",
-                  "day_downs", "joined", "expedition", "entries", "sanctum_open", "tasks"),
+                  "day_downs", "joined", "expedition", "entries", "sanctum_open", "tasks",
+                  "grace_nights"),
     "expedition": ("number", "tier", "instance", "start", "solo", "party", "damage", "supplies",
                    "coins", "kills"),
     "dungeon_ledger": ("expeditions", "recover_at", "sweep"),
@@ -119,11 +120,23 @@ def _unpack(data: bytes) -> Any:
 
 
 # ---------------------------------------------------------------------------- records
+# Fields added after snapshots were written: left out at their default, so a snapshot's bytes
+# stay the same and an older snapshot (without them) still reads.
+OPTIONAL: dict[str, dict[str, Any]] = {"character": {"grace_nights": 0}}
+
+
 def _record(kind: str, obj: Any) -> dict[str, Any]:
-    return {name: getattr(obj, name) for name in FIELDS[kind]}
+    data = {name: getattr(obj, name) for name in FIELDS[kind]}
+    for name, default in OPTIONAL.get(kind, {}).items():
+        if data[name] == default:
+            del data[name]
+    return data
 
 
 def _build(kind: str, data: Any, **nested: Any) -> Any:
+    optional = OPTIONAL.get(kind)
+    if optional and isinstance(data, dict):
+        data = {**optional, **data}
     if not isinstance(data, dict) or set(data) != set(FIELDS[kind]):
         have = sorted(data) if isinstance(data, dict) else type(data).__name__
         raise SnapshotError(codes.BAD_SNAPSHOT, f"a {kind} record has the fields {have}, not "

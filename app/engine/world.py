@@ -35,6 +35,9 @@ class World:
         self.next_op = 1
         self.next_area = 1
         self.landmarks: Landmarks | None = None
+        # The grace nights a new character gets (serve --grace-nights): a setting of the
+        # process, not state; each character keeps its own, and its join row says it
+        self.grace_nights = 0
         self.pending: list[tuple[int, dict[str, Any], int]] = []
         # The inputs applied, in order. A live server may forget rows it has saved
         # (forget_inputs); input_log_base counts the forgotten ones, so row numbers stay absolute.
@@ -75,24 +78,28 @@ class World:
         creatures.populate(world)
         return world
 
-    def add_character(self, name: str, label: str = "") -> int:
-        """A new character at the plaza; recorded in the input log so a replay re-creates it."""
+    def add_character(self, name: str, label: str = "", grace_nights: int | None = None) -> int:
+        """A new character at the plaza; recorded in the input log so a replay re-creates it.
+        `grace_nights`: the nights shades spare it (default: the world's setting)."""
         name = str(name)[:32] or "anon"
+        grace = self.grace_nights if grace_nights is None else int(grace_nights)
         pos = self.free_tile_near(SURFACE, self.landmarks.plaza)
         char = Character(id=self.next_id, kind="character", area=SURFACE, x=pos[0], y=pos[1],
                          health=self.content.character.max_health,
                          max_health=self.content.character.max_health, name=name,
                          label=str(label)[:32], hunger=self.content.character.max_hunger,
                          energy=self.content.character.max_energy, spawn=pos, surface_pos=pos,
-                         joined=self.tick)
+                         joined=self.tick, grace_nights=grace)
         self.next_id += 1
         self.entities[char.id] = char
         self.areas[SURFACE].occupant[pos] = char.id
         self._body_moved(SURFACE, pos[0], pos[1], True)
         self.char_events[char.id] = deque(maxlen=EVENT_MEMORY)
         self.memory[char.id] = vision.Memory()
-        self.input_log.append((self.tick, None, {"type": "join", "name": name, "label": char.label,
-                                                  "id": char.id}))
+        join = {"type": "join", "name": name, "label": char.label, "id": char.id}
+        if grace:
+            join["grace_nights"] = grace
+        self.input_log.append((self.tick, None, join))
         self.emit("joined", char=char.id, name=name, label=char.label, x=pos[0], y=pos[1])
         vision.update(self, char)
         return char.id

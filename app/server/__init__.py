@@ -42,6 +42,7 @@ DEFAULTS = {
     "ASYNC_MODE": "threading",  # "eventlet" is opt-in (see docs/browser.md)
     "ADMIN_TOKEN": None,
     "JOIN_TOKEN": None,  # set: a join must carry it (a closed world; server/joining.py)
+    "GRACE_NIGHTS": 0,  # nights shades spare each character that joins (serve --grace-nights)
     "MAX_CHARACTERS": 500,  # joins are refused once the world holds this many characters
     "PROGRAMS_KEPT": 50,  # ended programs kept per character (asiworld.programs.limits)
     "SECRET_KEY": "asiworld-dev",

@@ -36,6 +36,8 @@ def world_summary(keyframe: dict, stats: dict) -> dict:
         "speed": stats["speed"],
         "paused": stats["paused"],
         "measured_tps": stats["measured_tps"],
+        # nights shades spare each character that joins (serve --grace-nights): /play says so
+        "grace_nights": stats.get("grace_nights", 0),
         "characters": characters,
     }
 

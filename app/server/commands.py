@@ -136,6 +136,11 @@ def register(subparsers: argparse._SubParsersAction, open_study: StudyOpener | N
         "(default $ASIWORLD_MAX_CHARACTERS, else 500)",
     )
     p.add_argument(
+        "--grace-nights", default=None, metavar="N",
+        help="shades spare each character that joins for its first N nights, so a person can "
+        "learn to play (default $ASIWORLD_GRACE_NIGHTS, else 0; not with --study)",
+    )
+    p.add_argument(
         "--programs-kept",
         default=None,
         help="ended programs kept per character, its newest (older ones are forgotten; "

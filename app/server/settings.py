@@ -82,6 +82,8 @@ class ServerSettings:
     """The token a join must carry; None: joining is open."""
     max_characters: int = 500
     """Joins are refused once the world holds this many characters."""
+    grace_nights: int = 0
+    """Nights shades spare each character that joins from now on (for people learning)."""
     programs_kept: int = ENDED_KEPT
     """Ended programs kept per character."""
     programs_memory: int = PROGRAMS_MEMORY_BYTES >> 20
@@ -169,6 +171,7 @@ def _counted(code: str, least: int = 1) -> Callable[[Any, str], int]:
 # The options whose values argparse leaves as text: checked here, with their own codes.
 _FROM_FLAG: dict[str, Callable[[Any, str], Any]] = {
     "max_characters": _counted(codes.BAD_MAX_CHARACTERS),
+    "grace_nights": _counted(codes.BAD_GRACE_NIGHTS, least=0),
     "max_connections": _counted(codes.BAD_MAX_CONNECTIONS),
     "programs_kept": _counted(codes.BAD_PROGRAMS_KEPT),
     "programs_memory": _counted(codes.BAD_PROGRAMS_MEMORY),
@@ -227,6 +230,7 @@ ENVIRONMENT: dict[str, tuple[str, Callable[[str, str], Any]]] = {
     "spectator_token": ("ASIWORLD_SPECTATOR_TOKEN", _text),
     "join_token": ("ASIWORLD_JOIN_TOKEN", _text),
     "max_characters": ("ASIWORLD_MAX_CHARACTERS", _FROM_FLAG["max_characters"]),
+    "grace_nights": ("ASIWORLD_GRACE_NIGHTS", _FROM_FLAG["grace_nights"]),
     "programs_kept": ("ASIWORLD_PROGRAMS_KEPT", _FROM_FLAG["programs_kept"]),
     "programs_memory": ("ASIWORLD_PROGRAMS_MEMORY", _FROM_FLAG["programs_memory"]),
     "program_memory": ("ASIWORLD_PROGRAM_MEMORY", _FROM_FLAG["program_memory"]),

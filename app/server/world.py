@@ -37,6 +37,7 @@ def build_pipeline(config: dict) -> tuple[Pipeline, BuiltinAgents]:
         program_memory=int(config.get("PROGRAM_MEMORY") or HOST_MEMORY_BYTES),
     ).pipeline
     builtin = pipeline.add_driver(BuiltinAgents())
+    grace_nights(pipeline.world, config)
     for index, name in enumerate(config.get("AGENTS") or []):
         builtin.join(pipeline, name, index, name=f"{name}-{index + 1}")
     return pipeline, builtin
@@ -52,3 +53,9 @@ def build_runner(config: dict) -> tuple[WorldRunner, BuiltinAgents]:
         return runner, builtin or BuiltinAgents()
     pipeline, builtin = build_pipeline(config)
     return WorldRunner(pipeline, speed=config["SPEED"]), builtin
+
+
+def grace_nights(world: World, config: dict) -> None:
+    """The grace every character joining from now on gets (a resumed world's characters keep
+    the grace they joined with)."""
+    world.grace_nights = int(config.get("GRACE_NIGHTS") or 0)

@@ -83,6 +83,7 @@ def _config(settings: ServerSettings, seed: int, agents: list[str], resumed: boo
         "SPECTATOR_TOKEN": settings.spectator_token,
         "JOIN_TOKEN": settings.join_token,
         "MAX_CHARACTERS": settings.max_characters,
+        "GRACE_NIGHTS": settings.grace_nights,
         "PROGRAMS_KEPT": settings.programs_kept,
         "PROGRAMS_MEMORY": settings.programs_memory << 20,
         "PROGRAM_MEMORY": settings.program_memory << 20,

@@ -26,8 +26,10 @@ from tests.engine.hostile import CALLS, hostile_pickle
 CONTENT = load_content()
 APP = Path(__file__).resolve().parents[2] / "app"
 # What a world keeps only to go faster, or only until `step` returns: not in a snapshot.
+# caches, and the grace new characters get (a setting of the serving process; each character
+# keeps its own grace, which is snapshotted)
 NOT_SNAPSHOTTED = {"content", "_events", "tile_changes", "path_cache", "path_memo",
-                   "sight_cache", "bodies_moved", "_body_index", "_body_grids"}
+                   "sight_cache", "bodies_moved", "_body_index", "_body_grids", "grace_nights"}
 
 
 def busy_world(seed: int = 7) -> tuple[World, list[Character]]:

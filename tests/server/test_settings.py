@@ -45,7 +45,7 @@ def test_every_variable_fills_its_setting(tmp_path):
         "ASIWORLD_MAX_CHARACTERS": "7", "ASIWORLD_PROGRAMS_KEPT": "5",
         "ASIWORLD_PROGRAMS_MEMORY": "600", "ASIWORLD_PROGRAM_MEMORY": "300",
         "ASIWORLD_MAX_CONNECTIONS": "8", "ASIWORLD_MESSAGE_QUEUE": "redis://127.0.0.1:9/0",
-        "ASIWORLD_ASYNC_MODE": "eventlet",
+        "ASIWORLD_ASYNC_MODE": "eventlet", "ASIWORLD_GRACE_NIGHTS": "2",
     }  # fmt: skip
     assert set(env) == {variable for variable, _parse in ENVIRONMENT.values()}
     assert ServerSettings.from_env(env) == ServerSettings(
@@ -53,7 +53,7 @@ def test_every_variable_fills_its_setting(tmp_path):
         record_dir=tmp_path / "r", snapshot_every=30, fsync=True, admin_token="a",
         spectator_token="s", join_token="j", max_characters=7, programs_kept=5,
         programs_memory=600, program_memory=300, max_connections=8,
-        message_queue="redis://127.0.0.1:9/0", async_mode="eventlet",
+        message_queue="redis://127.0.0.1:9/0", async_mode="eventlet", grace_nights=2,
     )  # fmt: skip
 
 
@@ -81,6 +81,8 @@ def test_a_flag_given_leaves_a_bad_variable_unread():
         ("ASIWORLD_MAX_CHARACTERS", "lots", "bad_max_characters"),
         ("ASIWORLD_PROGRAM_MEMORY", "64", "bad_program_memory"),
         ("ASIWORLD_MAX_CONNECTIONS", "-1", "bad_max_connections"),
+        ("ASIWORLD_GRACE_NIGHTS", "-1", "bad_grace_nights"),
+        ("ASIWORLD_GRACE_NIGHTS", "two", "bad_grace_nights"),
         ("ASIWORLD_DATA_DIR", "A_FILE", "not_a_folder"),
         ("ASIWORLD_RECORD_DIR", "A_FILE", "not_a_folder"),
     ],
@@ -131,3 +133,37 @@ def test_play_is_a_preset_for_people_at_two_ticks_a_second(tmp_path):
     assert ServerSettings.from_args(parsed("--play", *data), {}).speed == 2.0
     assert ServerSettings.from_args(parsed("--play", *data), {"ASIWORLD_SPEED": "20"}).speed == 2.0
     assert ServerSettings.from_args(parsed("--play", "--speed", "5", *data), {}).speed == 5.0
+
+
+# Bad input tried: a negative and a non-number --grace-nights, and grace on a study's world (whose
+# rules are the study's, the same on `study run`). Each is refused before anything starts.
+@pytest.mark.parametrize(
+    "args, code",
+    [
+        (["--grace-nights", "-1"], "bad_grace_nights"),
+        (["--grace-nights", "many"], "bad_grace_nights"),
+        (["--grace-nights", "1", "--study", "s.toml"], "bad_argument"),
+    ],
+)
+def test_serve_refuses_a_bad_grace_before_starting(args, code, capsys, tmp_path):
+    status = main(["serve", *args, "--data-dir", str(tmp_path / "data")])
+    err = capsys.readouterr().err
+    assert status == 2 and err.startswith(f"error: {code}: "), err
+    assert "Traceback" not in err and not (tmp_path / "data").exists()
+
+
+def test_a_server_gives_every_character_joining_its_grace_nights():
+    """`serve --grace-nights 2`: /api/world says so, and a player's observation counts down the
+    nights shades spare it; the world's built-in agents join with it too."""
+    from asiworld.server import create_app, services
+
+    app = create_app({"SEED": 3, "WORLD_SIZE": 48, "GRACE_NIGHTS": 2, "AGENTS": ["forager"]})
+    runner = services(app).runner
+    try:
+        body = app.test_client().get("/api/world").get_json()
+        assert body["grace_nights"] == 2
+        cid = runner.add_character("learner")
+        assert runner.world.observe(cid)["self"]["grace_nights_left"] == 2
+        assert {c.grace_nights for c in runner.world.characters()} == {2}
+    finally:
+        runner.pipeline.close()

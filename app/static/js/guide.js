@@ -17,6 +17,16 @@ export function playerLine(ev, myId) {
 export const NIGHT_ADVICE = "shades come for anyone outside their own locked home, the plaza included: " +
   "go inside your own locked home, or carry a light and fight";
 
+// What to do when night falls: the rule, or, for a character in its grace nights (a world
+// option for people learning, serve --grace-nights; observation self.grace_nights_left), that
+// tonight is safe.
+export function nightAdvice(me) {
+  const left = me ? me.grace_nights_left || 0 : 0;
+  if (left <= 0) return NIGHT_ADVICE;
+  const more = left === 1 ? "this is your last grace night" : `${left} grace nights left, tonight's included`;
+  return `shades spare you tonight (${more}; a world option for new players). After that, ${NIGHT_ADVICE}`;
+}
+
 // The world's real pace, measured from the ticks of the observations against the wall clock:
 // what a person feels, whatever the server's setting, a pause included.
 export class Pace {
@@ -55,11 +65,13 @@ export function duration(seconds) {
 }
 
 // "2.0 ticks/s · night in 5 min 10 s": the real time a person has left before the shades come.
-export function paceText(time, rate) {
+export function paceText(time, rate, me = null) {
   const speed = rate == null ? "measuring the world's speed…" : rate < 0.05 ? "the world is paused" : `${rate.toFixed(1)} ticks/s`;
-  if (!time || rate == null || rate < 0.05) return speed;
-  if (time.phase === "night") return `${speed} · dawn in ${duration(realSeconds(time.ticks_to_dawn, rate))}`;
-  return `${speed} · night in ${duration(realSeconds(time.ticks_to_dusk, rate))}`;
+  const left = me ? me.grace_nights_left || 0 : 0;
+  const grace = left > 0 ? ` · grace: shades spare you ${left === 1 ? "tonight" : `${left} nights`}` : "";
+  if (!time || rate == null || rate < 0.05) return speed + grace;
+  if (time.phase === "night") return `${speed} · dawn in ${duration(realSeconds(time.ticks_to_dawn, rate))}${grace}`;
+  return `${speed} · night in ${duration(realSeconds(time.ticks_to_dusk, rate))}${grace}`;
 }
 
 const WAKE_AT = { bed: "next to your bed", plaza: "at the plaza", gate: "at the dungeon's gate" };

@@ -6,7 +6,7 @@ import { io } from "/static/vendor/socket.io.esm.min.js";
 import { ViewState, markVisible } from "./frames.js";
 import { loadAtlas, Renderer, attachCameraControls, bossInView } from "./render.js";
 import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty, oneLinePerHit } from "./panels.js";
-import { NIGHT_ADVICE, playerLine, Pace, paceText, realSeconds, duration, knockdownLines, HurtRuns, goals, craftReason, buildReason, byNext, missingCount } from "./guide.js";
+import { nightAdvice, playerLine, Pace, paceText, realSeconds, duration, knockdownLines, HurtRuns, goals, craftReason, buildReason, byNext, missingCount } from "./guide.js";
 import { toPlayer } from "./sentences.js";
 import { mountLegend } from "./legend.js";
 import { watchSocket, watchHttp, connectionFailed } from "./connection.js";
@@ -142,7 +142,7 @@ function note(ev) {
   if (ev.kind === "day" && ev.phase === "dusk") {
     seen.night = true;
     seen.downAtNight = false;
-    say(`Night falls: ${NIGHT_ADVICE}`, false, 9000);
+    say(`Night falls: ${nightAdvice(view.self)}`, false, 9000);
   }
   if (ev.kind === "day" && ev.phase === "dawn" && seen.night && !seen.downAtNight) seen.survivedNight = true;
 }
@@ -195,7 +195,7 @@ function warnAtNight() {
   nightCheck = false;
   const phase = (view.time || {}).phase;
   if (phase !== "night" && phase !== "dusk") return;
-  say(`It is ${phase}: ${NIGHT_ADVICE}. You see only a few tiles until dawn.`, false, 9000);
+  say(`It is ${phase}: ${nightAdvice(view.self)}. You see only a few tiles until dawn.`, false, 9000);
 }
 
 function seated(reply) {
@@ -658,7 +658,7 @@ let labels = [];
 function renderPace() {
   const rate = pace.rate;
   const line = $("pace");
-  line.textContent = paceText(view.time, rate);
+  line.textContent = paceText(view.time, rate, view.self);
   line.dataset.rate = rate == null ? "" : rate.toFixed(2);
   const time = view.time || {};
   line.dataset.secondsToNight = time.phase === "night" ? "" : String(realSeconds(time.ticks_to_dusk, rate) ?? "");
