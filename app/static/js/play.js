@@ -18,7 +18,9 @@ const canvas = $("map");
 const atlas = await loadAtlas();
 const view = new ViewState();
 const renderer = new Renderer(canvas, atlas);
-renderer.camera.zoom = 3;
+// 3 screen px per atlas px, more on a 4K screen at a device scale of 1 (the tiles keep their
+// size in the eye); the wheel changes it
+renderer.camera.zoom = Math.min(6, Math.max(3, Math.round((3 * innerWidth) / 1920)));
 const log = new EventLog($("me-events"), 40);
 mountLegend($("legend"), atlas, { fog: true, marker: true });
 const DIRS = { n: [0, -1], s: [0, 1], e: [1, 0], w: [-1, 0] };
@@ -614,6 +616,8 @@ function renderPanels() {
   const here = areaName(content.dungeons, myTier());
   $("clock").textContent = clockText(view.time, view.tick);
   $("me-measures").replaceChildren(measures(me));
+  $("hud-measures").replaceChildren(measures(me));
+  $("hud-clock").textContent = clockText(view.time, view.tick);
   const doing = me.down ? "knocked down" : me.asleep && !me.action ? "asleep"
     : `${actionText(me.action)}${me.asleep ? " · asleep" : ""}`;
   $("me-action").textContent = `${doing} · ${me.coins ?? 0} T-coins · ${here} at ${me.x},${me.y}`;
@@ -659,6 +663,7 @@ function renderPace() {
   const rate = pace.rate;
   const line = $("pace");
   line.textContent = paceText(view.time, rate, view.self);
+  $("hud-pace").textContent = line.textContent;
   line.dataset.rate = rate == null ? "" : rate.toFixed(2);
   const time = view.time || {};
   line.dataset.secondsToNight = time.phase === "night" ? "" : String(realSeconds(time.ticks_to_dusk, rate) ?? "");
