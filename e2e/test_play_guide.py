@@ -15,6 +15,7 @@ from asiworld.engine.rules import combat
 from playwright.sync_api import expect
 
 from e2e.conftest import served
+from e2e.first_game import make_a_wooden_pickaxe
 
 pytestmark = pytest.mark.e2e
 
@@ -59,6 +60,26 @@ def test_night_advice_and_a_knockdown_said_plainly(page, shot):
         shot(page, "play-knocked-down")
         # 60 ticks down at 20 ticks/s: the overlay goes once the character wakes
         expect(overlay).to_be_hidden(timeout=15000)
+
+
+def test_a_page_reloaded_while_knocked_down_still_counts_down(page):
+    """The overlay's countdown came from the `down` event alone; a reload (the event gone) said
+    "You wake soon". The observation says when the character wakes while it is down."""
+    with served({"SEED": 7, "SPEED": 5}) as server:
+        runner = server["runner"]
+        cid = seated(page, server["url"], "reloader")
+        def down_for_long() -> None:  # long enough for a reload on a loaded machine
+            combat.knock_down(runner.world, runner.world.entities[cid], "shade")
+            runner.world.entities[cid].down_until = runner.world.tick + 3000
+
+        runner.call(down_for_long)
+        expect(page.locator("#down")).to_be_visible()
+        page.reload()
+        page.wait_for_function("window.__asiworld && window.__asiworld.view.ready", timeout=15000)
+        expect(page.locator("#down")).to_be_visible()
+        expect(page.locator("#down-countdown")).to_contain_text(
+            re.compile(r"Waking in (\d+ min )?\d+ s"))
+        expect(page.locator("#down-wake")).to_contain_text("You will wake at the plaza")
 
 
 def test_a_world_with_grace_nights_says_tonight_is_safe_and_no_shade_comes(page):
@@ -174,106 +195,14 @@ def test_the_page_shows_the_pace_and_a_first_game_that_teaches(page, shot):
         shot(page, "play-first-game")
 
 
-# Where to stand to face the nearest tree the player has seen, and the key that faces it: read
-# off the page's own view (what the map draws), as a player reads the map.
-NEAREST_TREE = """(skip) => {
-  const v = window.__asiworld.view, me = v.self, area = v.areas["0"];
-  const open = new Set(["grass", "sand", "ground", "path"]);
-  let best = null;
-  for (let y = 1; y < area.h - 1; y++) for (let x = 1; x < area.w - 1; x++) {
-    if (v.legend[area.tiles[y * area.w + x]] !== "tree" || skip.includes(`${x},${y}`)) continue;
-    for (const [dx, dy, key] of [[0, 1, "w"], [0, -1, "s"], [1, 0, "a"], [-1, 0, "d"]]) {
-      const sx = x + dx, sy = y + dy;
-      if (!open.has(v.legend[area.tiles[sy * area.w + sx]])) continue;
-      const d = Math.abs(sx - me.x) + Math.abs(sy - me.y);
-      if (!best || d < best.d) best = { x: sx, y: sy, key, tree: `${x},${y}`, d };
-    }
-  }
-  return best;
-}"""
-
-# A tile near the player from which one step (the key) faces open ground to build on.
-OPEN_STEP = """() => {
-  const v = window.__asiworld.view, me = v.self, area = v.areas["0"];
-  const open = (x, y) => ["grass", "sand", "ground"].includes(v.legend[area.tiles[y * area.w + x]]) &&
-    !Object.values(v.entities).some((e) => e.x === x && e.y === y && e.kind !== "character") &&
-    !v.structures.some((st) => st.x === x && st.y === y);
-  for (let r = 0; r <= 4; r++) for (let dy = -r; dy <= r; dy++) for (let dx = -r; dx <= r; dx++) {
-    const x = me.x + dx, y = me.y + dy;
-    if (Math.max(Math.abs(dx), Math.abs(dy)) !== r || !(r === 0 || open(x, y))) continue;
-    for (const [sx, sy, key] of [[0, 1, "s"], [0, -1, "w"], [1, 0, "d"], [-1, 0, "a"]]) {
-      if (open(x + sx, y + sy) && open(x + 2 * sx, y + 2 * sy)) return { x, y, key };
-    }
-  }
-  return null;
-}"""
-
-WOOD = "(window.__asiworld.view.self.inventory.find((i) => i.item === 'wood') || {count: 0}).count"
-
-
 def test_a_new_player_makes_a_wooden_pickaxe_from_what_the_page_says(page, shot):
     """From joining to a wooden pickaxe with the keys, the map and what the page says: the
     goals, the faced-tile hint, the Build and Craft lists, and the message of a tree that is
     used up. At 20 ticks/s, not `serve --play`'s 2: the same path, and a test that waits for
-    conditions, not for a person's pace (it took 102 s at 2 ticks/s when written)."""
+    conditions, not for a person's pace (timed at 2: benchmarks/bench_first_pickaxe.py)."""
     with served({"SEED": 7, "SPEED": 20}) as server:
         seated(page, server["url"], "first timer")
-        expect(page.locator("#goals li.next")).to_contain_text("Make a workbench")
-        used_up: list[str] = []
-        while page.evaluate(WOOD) < 7:
-            spot = page.evaluate(NEAREST_TREE, used_up)
-            for key in "dddddddddd" if not spot else "":  # none in sight: walk out of the plaza
-                was = page.evaluate("window.__asiworld.view.self.x")
-                page.keyboard.press(key)
-                page.wait_for_function(f"window.__asiworld.view.self.x !== {was}", timeout=15000)
-                spot = page.evaluate(NEAREST_TREE, used_up)
-                if spot:
-                    break
-            assert spot, "no tree in sight"
-            page.evaluate(f"window.__asiworld.act({{type: 'move_to', x: {spot['x']}, y: {spot['y']}}})")
-            # there, or idle elsewhere once the walk had time to start: no way to that tree
-            since = page.evaluate("performance.now()")
-            page.wait_for_function(
-                f"(s => !s.action && (s.x === {spot['x']} && s.y === {spot['y']} || performance.now() > {since} + 3000))"
-                "(window.__asiworld.view.self)", timeout=60000)
-            if page.evaluate(f"(s => s.x !== {spot['x']} || s.y !== {spot['y']})(window.__asiworld.view.self)"):
-                used_up.append(spot["tree"])
-                continue
-            page.keyboard.press(spot["key"])  # a tree blocks the way: the key only turns
-            expect(page.locator("#face-hint")).to_contain_text("Facing a tree · E: gather wood")
-            while page.evaluate(WOOD) < 7:
-                before = page.evaluate(WOOD)
-                page.keyboard.press("e")
-                page.wait_for_function(
-                    f"{WOOD} > {before} || /used up/.test(document.getElementById('message').textContent)",
-                    timeout=30000)
-                if page.evaluate(WOOD) == before:  # the tree gave all its wood
-                    expect(page.locator("#message")).to_contain_text(
-                        "The tree is used up: it gave all its wood. Find another tree.")
-                    used_up.append(spot["tree"])
-                    break
-        # a step onto open ground, facing more open ground: build the workbench there
-        step = page.evaluate(OPEN_STEP)
-        assert step, "no open ground near the trees"
-        page.evaluate(f"window.__asiworld.act({{type: 'move_to', x: {step['x']}, y: {step['y']}}})")
-        page.wait_for_function(
-            f"(s => s.x === {step['x']} && s.y === {step['y']} && !s.action)(window.__asiworld.view.self)",
-            timeout=30000)
-        was = f"{step['x']},{step['y']}"
-        page.keyboard.press(step["key"])
-        page.wait_for_function(f"(s => `${{s.x}},${{s.y}}` !== '{was}')(window.__asiworld.view.self)", timeout=15000)
-        page.keyboard.press("b")
-        workbench = page.locator("#build-list li").first
-        expect(workbench).to_have_attribute("data-structure", "workbench")
-        workbench.click()
-        page.wait_for_function("window.__asiworld.view.structures.some((st) => st.kind === 'workbench')",
-                               timeout=30000)
-        expect(page.locator("#goals li[data-goal=workbench]")).to_have_attribute("data-done", "1", timeout=30000)
-        page.keyboard.press("c")
-        pickaxe = page.locator("#craft-list li").first
-        expect(pickaxe).to_have_attribute("data-recipe", "wooden_pickaxe")
-        pickaxe.click()
-        expect(page.locator("#goals li[data-goal=pickaxe]")).to_have_attribute("data-done", "1", timeout=30000)
+        make_a_wooden_pickaxe(page)
         shot(page, "play-first-pickaxe")
 
 

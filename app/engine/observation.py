@@ -31,6 +31,8 @@ def self_dict(world: World, char: Character) -> dict[str, Any]:
         "home_locked": char.home_locked, "usable_bed": char.usable_bed,
         "tasks": dict(char.tasks), "sanctum_open": char.sanctum_open,
         "sigils": [i for i, _ in char.inventory if world.content.items[i]["category"] == "sigil"],
+        # only while knocked down: the tick it wakes (a page reloaded meanwhile counts down)
+        **({"down_until": char.down_until} if char.down else {}),
         # only in a world that gives grace nights (serve --grace-nights): tonight's included
         **({"grace_nights_left": clock.grace_nights_left(char.joined, char.grace_nights,
                                                           world.tick, world.content)}

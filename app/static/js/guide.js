@@ -82,7 +82,8 @@ const WAKE_AT = { bed: "next to your bed", plaza: "at the plaza", gate: "at the 
 export function knockdownLines(ev, me, content) {
   const cause = ev && ev.cause ? (ev.cause === "hunger" ? "starving" : `a ${pretty(ev.cause)}`) : null;
   const dropped = Object.entries((ev && ev.dropped) || {}).map(([item, n]) => `${n} ${pretty(item)}`);
-  const where = ev && ev.in_dungeon ? "gate" : me && me.usable_bed ? "bed" : "plaza";
+  const inside = ev ? ev.in_dungeon : !!(me && me.area);  // no event: a page reloaded while down
+  const where = inside ? "gate" : me && me.usable_bed ? "bed" : "plaza";
   const bag = (content.knockdown || {}).loot_bag_ticks;
   return {
     title: cause ? `You were knocked down by ${cause}` : "You were knocked down",

@@ -169,7 +169,9 @@ function renderKnockdown() {
   $("down-title").textContent = lines.title;
   $("down-dropped").textContent = knockdown ? lines.dropped : "";
   $("down-wake").textContent = lines.wake;
-  const left = knockdown ? Math.max(0, knockdown.wakeTick - view.tick) : null;
+  // the down event's wake tick, else (a page reloaded while down) the observation's
+  const wakeTick = knockdown ? knockdown.wakeTick : me.down_until;
+  const left = wakeTick != null ? Math.max(0, wakeTick - view.tick) : null;
   const secs = realSeconds(left, pace.rate);
   $("down-countdown").textContent = left == null ? "You wake soon."
     : `Waking in ${secs != null ? duration(secs) : `${left} ticks`}`;
