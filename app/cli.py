@@ -46,11 +46,11 @@ def command_table() -> tuple[Register, ...]:
         load("asiworld.headless.command_line:register"),  # run, bench
         partial(load("asiworld.server.commands:register"), open_study=open_study),  # serve
         load("asiworld.headless.command_line:register_program"),  # program run, api-doc
-        load("asiworld.evaluation.commands:register"),  # report, score
+        load("asiworld.evaluation.command_line:register"),  # report, score, leaderboard
         load("asiworld.replay.command_line:register"),  # replay info/verify/export
         load("asiworld.headless.command_line:register_samples"),  # replay samples (after replay)
         load(MCP),  # agent, mcp
-        load("asiworld.agents.stand_in.commands:register"),  # fake-model
+        load("asiworld.agents.stand_in.command_line:register"),  # fake-model
         load("asiworld.study.command_line:register"),  # study new/check/run/turn/estimate
         load("asiworld.local_model.commands:register"),  # model serve
     )

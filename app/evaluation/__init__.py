@@ -1,13 +1,24 @@
 """Assessment from the event stream: achievements, measures, the composite score, reports.
 
 The same code scores a headless run, a live world (`LiveAssessment`) and a replay.
+
+The package's names are imported when first used (PEP 562), as asiworld.engine's are: a command's
+flags (asiworld.evaluation.figure_options, command_line) are read without the reports and what
+they import.
 """
 
-from asiworld.evaluation import achievements, measures
-from asiworld.evaluation.live import LiveAssessment
-from asiworld.evaluation.palette import palette
-from asiworld.evaluation.report import compare_runs, evaluate, load_events, write_reports
+from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .catalogue import definitions
+    from .live import LiveAssessment
+    from .report import compare_runs, evaluate, load_events, write_reports
+
+_HOME = {"LiveAssessment": "live", "compare_runs": "report", "evaluate": "report",
+         "load_events": "report", "write_reports": "report", "definitions": "catalogue"}
 __all__ = [
     "LiveAssessment",
     "compare_runs",
@@ -18,15 +29,10 @@ __all__ = [
 ]
 
 
-def definitions() -> dict:
-    """The evaluation's own lists, for pages that draw its results: the curriculum's stages, the
-    action categories and the dungeon levels, in the order the reports show them, and the one
-    palette the figures use (a configuration's colour is the same on the page). Read from their
-    modules at each call, so the page has no copy of its own."""
-    return {
-        "stages": list(achievements.STAGE_NAMES),
-        "categories": list(measures.CATEGORIES),
-        "levels": [{"level": level, "name": measures.LEVEL_NAMES[level]}
-                   for level in measures.LEVELS],
-        "palette": {k: v for k, v in palette().items() if not k.startswith("_")},
-    }
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value  # asked once
+    return value

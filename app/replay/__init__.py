@@ -1,11 +1,24 @@
-"""Replay files: the recorder writes a run's frames, inputs, events and hashes; the reader seeks."""
+"""Replay files: the recorder writes a run's frames, inputs, events and hashes; the reader seeks.
 
-from .apply import apply_frame
-from .format import EXTENSION, SCHEMA_VERSION, ReplayError
-from .header import Configuration, ReplayHeader
-from .reader import Replay
-from .recorder import Recorder
+The package's names are imported when first used (PEP 562), as asiworld.engine's are: `asiworld
+replay --help` reads its flags (asiworld.replay.command_line) without the reader and the engine.
+"""
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .apply import apply_frame
+    from .format import EXTENSION, SCHEMA_VERSION, ReplayError
+    from .header import Configuration, ReplayHeader
+    from .reader import Replay
+    from .recorder import Recorder
+
+_HOME = {"apply_frame": "apply", "EXTENSION": "format", "SCHEMA_VERSION": "format",
+         "ReplayError": "format", "Configuration": "header", "ReplayHeader": "header",
+         "Replay": "reader", "Recorder": "recorder"}
 __all__ = [
     "EXTENSION",
     "SCHEMA_VERSION",
@@ -16,3 +29,12 @@ __all__ = [
     "ReplayHeader",
     "apply_frame",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value  # asked once
+    return value

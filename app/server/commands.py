@@ -8,8 +8,10 @@ directory resumes where the last one stopped (see docs/operations.md).
 from __future__ import annotations
 
 import argparse
+import importlib
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from asiworld import arguments as checked
 from asiworld.programs.limits import (
@@ -18,11 +20,20 @@ from asiworld.programs.limits import (
     MIN_PROGRAM_MEMORY,
     PROGRAMS_MEMORY_BYTES,
 )
-from asiworld.server.process import StudyOpener, serve
 from asiworld.server.settings import DEFAULT_MAX_CONNECTIONS, PLAY_SPEED, ServerSettings
-from asiworld.server.wsgi import wsgi_app
 
-__all__ = ["register", "run", "wsgi_app"]  # wsgi_app: the gunicorn path documented before
+if TYPE_CHECKING:
+    from asiworld.server.process import StudyOpener
+
+__all__ = ["register", "run"]  # and wsgi_app, below: the gunicorn path documented before
+
+
+def __getattr__(name: str) -> Any:
+    """`asiworld.server.commands:wsgi_app()`, the gunicorn path documented before, imported
+    when asked: the serve command's flags do not need the server."""
+    if name != "wsgi_app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return importlib.import_module("asiworld.server.wsgi").wsgi_app
 
 
 def register(subparsers: argparse._SubParsersAction, open_study: StudyOpener | None = None) -> None:
@@ -194,5 +205,7 @@ def register(subparsers: argparse._SubParsersAction, open_study: StudyOpener | N
 
 def run(args: argparse.Namespace, open_study: StudyOpener | None = None) -> int:
     """`asiworld serve`: the flags, the environment for those not given, then the server. A bad
-    value (SettingsError) is `error: code: sentence`, exit 2, said by asiworld.cli."""
+    value (SettingsError) is `error: code: sentence`, exit 2, said by asiworld.cli. The server
+    (Flask, Socket.IO, the evaluation) is imported here, when a world is served."""
+    serve = importlib.import_module("asiworld.server.process").serve
     return serve(ServerSettings.from_args(args), open_study)
