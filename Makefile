@@ -71,5 +71,11 @@ lint: install
 samples: install-serve
 	$(VENV)/bin/asiworld replay samples
 
-bench: install-serve
+# The quick set (a few minutes): the engine, the command line's start, a crowd on the move and a
+# lockstep turn over REST. Each prints its figure with the machine's load; docs/benchmarks.md
+# holds the figures and the commands of the whole set (some run for many minutes).
+bench: install
 	$(VENV)/bin/asiworld bench engine
+	$(PY) benchmarks/bench_start.py --runs 10
+	$(PY) benchmarks/bench_walkers.py --counts 100,1000 --ticks 60
+	$(PY) benchmarks/bench_turns.py turn --minutes 2
