@@ -61,7 +61,14 @@ export class ReplayData {
   turns() { return getJSON(`${this.base}/turns`); }
 
   // Every turn without its prompt, with its outcome: the turn reader's list and search.
-  transcript() { return getJSON(`${this.base}/transcript`); }
+  // Asked once (the page may fetch it early, the reader when it opens); asked again after a failure.
+  transcript() {
+    this.transcriptLoad ||= getJSON(`${this.base}/transcript`).catch((err) => {
+      this.transcriptLoad = null;
+      throw err;
+    });
+    return this.transcriptLoad;
+  }
   turn(char, number) { return getJSON(`${this.base}/turns/${char}/${number}`); }
 
   chunkFor(tick) {

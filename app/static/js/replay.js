@@ -23,6 +23,11 @@ const rid = document.getElementById("replay-root").dataset.replay;
 const params = new URLSearchParams(location.search);
 
 const data = new ReplayData(rid);
+// The model turns are asked for at once, beside the header and the first frames, not after them;
+// a link that opens the turn reader asks for its full list too.
+const turnsAsked = data.turns();
+turnsAsked.catch(() => {}); // said where it is read, below
+if (params.get("reader") === "1") data.transcript().catch(() => {}); // the reader says a failure
 // A new area only resets the terrain cache of a renderer showing that area (frames.js).
 const state = new WorldState((id) => [renderer, rendererB].some((r) => r?.cache?.area === id));
 const view = new ViewState();
@@ -623,7 +628,7 @@ watchHttp(() => {
   requestPov();
   if (!ui.overview || !seriesLoaded) loadOverview();
 });
-data.turns().then((t) => {
+turnsAsked.then((t) => {
   timeline.setTurns(t);
   turns.setTurns(t);
   if ((t.configurations || []).length) {
