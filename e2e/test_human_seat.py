@@ -12,14 +12,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 from playwright.sync_api import expect
 
-from e2e.conftest import REPO
+from e2e.conftest import REPO, free_port
 
 pytestmark = pytest.mark.e2e
 
@@ -45,20 +47,27 @@ kind = "human"
 
 
 class StudyProcess:
-    """`asiworld study run` in its own process; its stderr lines are kept as they come."""
+    """`asiworld study run` in its own process (or, `served`, `asiworld serve --study` on a free
+    port); the lines it says are kept as they come."""
 
-    def __init__(self, path, out) -> None:
+    def __init__(self, path, out, served: bool = False) -> None:
+        if served:
+            argv = ["serve", "--ephemeral", "--port", str(free_port()), "--speed", "50",
+                    "--study", str(path), "--out", str(out)]
+        else:
+            argv = ["study", "run", str(path), "--out", str(out), "--figures", "none", "--quiet"]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "asiworld.cli", "study", "run", str(path), "--out", str(out),
-             "--figures", "none", "--quiet"],
-            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            [sys.executable, "-m", "asiworld.cli", *argv], cwd=REPO,
+            stdout=subprocess.PIPE if served else subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL if served else subprocess.PIPE, text=True,
             env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        self.served = served
         self.lines: list[str] = []
         self.link = threading.Event()
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
-        for line in self.proc.stderr:
+        for line in self.proc.stdout if self.served else self.proc.stderr:
             self.lines.append(line)
             if "/play?" in line:
                 self.link.set()
@@ -69,8 +78,53 @@ class StudyProcess:
 
     def stop(self) -> None:
         if self.proc.poll() is None:
-            self.proc.kill()
+            self.proc.send_signal(signal.SIGINT) if self.served else self.proc.kill()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
         self.proc.wait(10)
+
+
+def play_turns(page) -> int:
+    """On the seat's page: a wait (Space) in each of its turns until the study ends."""
+    line = page.locator("#study-line")
+    expect(line).to_have_attribute("data-turn", re.compile("open|ended"), timeout=30000)
+    turns = 0
+    while line.get_attribute("data-turn") != "ended":
+        expect(line).to_have_attribute("data-turn", re.compile("open|ended"), timeout=15000)
+        if line.get_attribute("data-turn") == "ended":
+            break
+        was = line.get_attribute("data-tick")
+        page.keyboard.press("Space")
+        turns += 1
+        # the next turn may open before this is looked at (the server runs at 50 ticks/s)
+        page.wait_for_function(
+            f"(l => l.dataset.turn === 'ended' || l.dataset.tick !== '{was}')"
+            "(document.getElementById('study-line'))", timeout=15000)
+    expect(line).to_contain_text("the study has ended")
+    return turns
+
+
+def test_a_person_plays_a_human_seat_of_a_lockstep_study_on_the_server(page, tmp_path):
+    """The same seat on `serve --study`: the server steps the lockstep study turn by turn, and
+    its own /play is the seat's page; at the horizon the folder is written."""
+    path = tmp_path / "study.toml"
+    path.write_text(STUDY)
+    study = StudyProcess(path, tmp_path / "out", served=True)
+    try:
+        page.goto(study.join_link())
+        turns = play_turns(page)
+        results = tmp_path / "out" / "results.json"
+        deadline = time.monotonic() + 60
+        while not results.exists():
+            assert time.monotonic() < deadline, "".join(study.lines)
+            time.sleep(0.1)
+    finally:
+        study.stop()
+    assert turns == 60 // THINK
+    (row,) = [r for r in json.loads(results.read_text())["costs"] if r["name"] == "ada"]
+    assert row["kind"] == "human" and row["calls"] >= 2 * turns
 
 
 def test_a_person_plays_a_human_seat_of_a_lockstep_study(page, tmp_path, shot):
@@ -102,15 +156,7 @@ def test_a_person_plays_a_human_seat_of_a_lockstep_study(page, tmp_path, shot):
         expect(page.locator("#me-name")).to_have_text("ada")
         shot(page, "human-seat-turn")
 
-        turns = 0
-        while line.get_attribute("data-turn") != "ended":
-            expect(line).to_have_attribute("data-turn", re.compile("open|ended"), timeout=15000)
-            if line.get_attribute("data-turn") == "ended":
-                break
-            page.keyboard.press("Space")  # wait 5 ticks: the seat's decision of this turn
-            turns += 1
-            expect(line).not_to_have_attribute("data-turn", "open")
-        expect(line).to_contain_text("the study has ended")
+        turns = play_turns(page)  # wait 5 ticks (Space): the seat's decision of each turn
         expect(line).to_contain_text("minute 1 of 1")
         assert study.proc.wait(30) == 0, "".join(study.lines)
     finally:
