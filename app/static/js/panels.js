@@ -1,5 +1,6 @@
 // Side panels shared by the live and play pages: measure bars, inventory, equipment, the
 // ongoing action and recent events. Plain DOM, no framework.
+import { couldNot } from "./sentences.js";
 
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -29,6 +30,11 @@ export function measures(c) {
 
 export function pretty(name) {
   return String(name ?? "").replace(/_/g, " ");
+}
+
+// "a shade", "an iron golem"
+export function article(noun) {
+  return `${/^[aeiou]/i.test(noun) ? "an" : "a"} ${noun}`;
 }
 
 export function actionText(action) {
@@ -74,8 +80,10 @@ export function describeEvent(ev, names = {}) {
     case "equipped": return `${who(ev.char)} equipped ${pretty(ev.item)}`;
     // A creature's damage names the attacker in `char`; the victim is `entity`.
     case "damaged": return ev.entity != null
-      ? `${pretty(ev.entity_kind)} took ${ev.amount} damage from ${who(ev.char)}`
-      : `${who(ev.char)} took ${ev.amount} damage (${pretty(ev.source)})`;
+      ? `the ${pretty(ev.entity_kind || "creature")} took ${ev.amount} damage${ev.char != null ? ` from ${who(ev.char)}` : ""}`
+      : ev.source_id == null && ev.source
+        ? `${who(ev.char)} lost ${ev.amount} health to ${pretty(ev.source)}`
+        : `${who(ev.char)} took ${ev.amount} damage from ${article(pretty(ev.source || "something"))}`;
     case "attacked": return ev.char == null
       ? `${pretty(ev.attacker_kind)} hit ${ev.target_kind === "character" ? who(ev.target) : pretty(ev.target_kind)} for ${ev.damage}`
       : `${who(ev.char)} hit ${pretty(ev.target_kind)} for ${ev.damage}`;
@@ -83,17 +91,19 @@ export function describeEvent(ev, names = {}) {
     case "boss_phase": return `${pretty(ev.boss)} enters phase ${ev.phase}!`;
     case "killed": return `${who(ev.char)} defeated ${pretty(ev.target_kind)}`;
     case "down": return `${who(ev.char)} was knocked down`;
-    case "recovered": return `${who(ev.char)} recovered at the ${ev.at}`;
+    case "recovered": return ev.at ? `${who(ev.char)} recovered at the ${pretty(ev.at)}` : `${who(ev.char)} recovered`;
     case "day": return `day ${ev.day}: ${ev.phase}`;
-    case "op_failed": return `${who(ev.char)}: ${ev.message}`;
-    case "said": return `${who(ev.char)}: “${ev.text}”`;
+    // a refusal as English, never the engine's sentence for agents (sentences.couldNot)
+    case "op_failed": return couldNot(ev, who(ev.char));
+    // nothing said is no line (an empty `say` once rendered as a bare name)
+    case "said": return String(ev.text ?? "").trim() ? `${who(ev.char)}: “${String(ev.text).trim()}”` : null;
     case "dungeon_entered": return `${who(ev.char)} entered tier ${ev.tier}`;
     case "dungeon_left": return `${who(ev.char)} left tier ${ev.tier}`;
     case "boss_defeated": return `${who(ev.char)} defeated ${pretty(ev.boss)}!`;
     case "coins": return `${who(ev.char)} got ${ev.amount} T-coins`;
     case "bought": return `${who(ev.char)} bought ${pretty(ev.item)}`;
     case "slept": return `${who(ev.char)} fell asleep`;
-    case "woke": return `${who(ev.char)} woke (${ev.reason})`;
+    case "woke": return ev.reason ? `${who(ev.char)} woke (${pretty(ev.reason)})` : `${who(ev.char)} woke`;
     case "task_complete": return `${who(ev.char)} completed the ${ev.task} task!`;
     // Hosted programs (an agent's script running on the world clock): start and end.
     case "program_started": return `${who(ev.char)} handed over program “${ev.name}”`;
@@ -126,13 +136,41 @@ export class EventLog {
   constructor(node, limit = 60) {
     this.node = node;
     this.limit = limit;
+    this.runLines = new Map(); // a run's key -> its line (addRun)
   }
 
   add(ev, names, text = describeEvent(ev, names)) {
-    if (!text) return;
+    if (!text) return null;
     const cls = ev.kind === "op_failed" || ev.kind === "refused" || ev.kind === "down" || ev.kind === "damaged" ? "bad" : "";
-    this.node.prepend(el("li", { class: cls, "data-kind": ev.kind }, el("span", { class: "tick" }, `${ev.tick}`), " ", text));
+    const line = el("li", { class: cls, "data-kind": ev.kind }, el("span", { class: "tick" }, `${ev.tick}`), " ", text);
+    this.node.prepend(line);
     while (this.node.children.length > this.limit) this.node.lastChild.remove();
+    return line;
+  }
+
+  // A run of hits (story.HitRuns) is one line: a hit that joins the open run rewrites that
+  // line and brings it to the top; one that opens a run starts a new line.
+  addRun(ev, key, text, joins) {
+    const line = this.runLines.get(key);
+    if (joins && line && line.isConnected) {
+      line.lastChild.textContent = text; // the text node after the tick and its space
+      line.dataset.hits = String(Number(line.dataset.hits || 1) + 1);
+      if (this.node.firstChild !== line) this.node.prepend(line);
+      return line;
+    }
+    const fresh = this.add(ev, null, text);
+    fresh.dataset.run = key;
+    fresh.dataset.hits = "1";
+    this.runLines.set(key, fresh);
+    if (this.runLines.size > 4 * this.limit) {
+      for (const [k, l] of this.runLines) if (!l.isConnected) this.runLines.delete(k);
+    }
+    return fresh;
+  }
+
+  clear() {
+    this.node.replaceChildren();
+    this.runLines.clear();
   }
 }
 
