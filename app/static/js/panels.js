@@ -69,53 +69,67 @@ export function equipmentList(equipment, onClick) {
   return list;
 }
 
+// An event as one line of a log, or null for the kinds too chatty for it (action, op_done, ...).
+// Every part a line needs is said even when its field is missing ("someone", "something"):
+// never "undefined", an empty quote or a bare name.
 export function describeEvent(ev, names = {}) {
-  const who = (id) => names[id] || `#${id}`;
+  const who = (id) => names[id] || (id == null ? "someone" : "a character");
+  const thing = (item) => (item ? pretty(item) : "something");
+  const some = (n, item) => `${n != null ? `${n} ` : ""}${thing(item)}`;
+  const name = (n) => (n ? `“${n}”` : "");
+  const tier = (t) => (t != null ? `tier ${t}` : "a dungeon");
   switch (ev.kind) {
-    case "joined": return `${ev.name} joined`;
-    case "gathered": return `${who(ev.char)} gathered ${ev.count} ${pretty(ev.item)}`;
-    case "crafted": return `${who(ev.char)} crafted ${ev.count} ${pretty(ev.item)}`;
-    case "placed": return `${who(ev.char)} placed ${pretty(ev.item)}`;
-    case "ate": return `${who(ev.char)} ate ${pretty(ev.item)}`;
-    case "equipped": return `${who(ev.char)} equipped ${pretty(ev.item)}`;
+    case "joined": return `${ev.name || who(ev.char)} joined`;
+    case "gathered": return `${who(ev.char)} gathered ${some(ev.count, ev.item)}`;
+    case "crafted": return `${who(ev.char)} crafted ${some(ev.count, ev.item)}`;
+    case "placed": return `${who(ev.char)} placed ${thing(ev.item)}`;
+    case "ate": return `${who(ev.char)} ate ${thing(ev.item)}`;
+    case "equipped": return `${who(ev.char)} equipped ${thing(ev.item)}`;
     // A creature's damage names the attacker in `char`; the victim is `entity`.
-    case "damaged": return ev.entity != null
-      ? `the ${pretty(ev.entity_kind || "creature")} took ${ev.amount} damage${ev.char != null ? ` from ${who(ev.char)}` : ""}`
-      : ev.source_id == null && ev.source
-        ? `${who(ev.char)} lost ${ev.amount} health to ${pretty(ev.source)}`
-        : `${who(ev.char)} took ${ev.amount} damage from ${article(pretty(ev.source || "something"))}`;
-    case "attacked": return ev.char == null
-      ? `${pretty(ev.attacker_kind)} hit ${ev.target_kind === "character" ? who(ev.target) : pretty(ev.target_kind)} for ${ev.damage}`
-      : `${who(ev.char)} hit ${pretty(ev.target_kind)} for ${ev.damage}`;
+    case "damaged": {
+      const amount = ev.amount != null ? `${ev.amount} damage` : "damage";
+      if (ev.entity != null) {
+        return `the ${pretty(ev.entity_kind || "creature")} took ${amount}${ev.char != null ? ` from ${who(ev.char)}` : ""}`;
+      }
+      if (ev.source_id == null && ev.source) return `${who(ev.char)} lost ${ev.amount ?? "some"} health to ${pretty(ev.source)}`;
+      return `${who(ev.char)} took ${amount}${ev.source ? ` from ${article(pretty(ev.source))}` : ""}`;
+    }
+    case "attacked": {
+      const target = ev.target_kind === "character" ? who(ev.target) : thing(ev.target_kind);
+      const dealt = ev.damage != null ? ` for ${ev.damage}` : "";
+      return ev.char == null
+        ? `${ev.attacker_kind ? pretty(ev.attacker_kind) : "a creature"} hit ${target}${dealt}`
+        : `${who(ev.char)} hit ${target}${dealt}`;
+    }
     case "offered": return `${who(ev.char)} offered the three sigils: the Shadow Sanctum is open`;
-    case "boss_phase": return `${pretty(ev.boss)} enters phase ${ev.phase}!`;
-    case "killed": return `${who(ev.char)} defeated ${pretty(ev.target_kind)}`;
+    case "boss_phase": return `${ev.boss ? pretty(ev.boss) : "the boss"} enters ${ev.phase != null ? `phase ${ev.phase}` : "its next phase"}!`;
+    case "killed": return `${who(ev.char)} defeated ${ev.target_kind ? pretty(ev.target_kind) : "a creature"}`;
     case "down": return `${who(ev.char)} was knocked down`;
     case "recovered": return ev.at ? `${who(ev.char)} recovered at the ${pretty(ev.at)}` : `${who(ev.char)} recovered`;
-    case "day": return `day ${ev.day}: ${ev.phase}`;
+    case "day": return ev.day != null ? `day ${ev.day}${ev.phase ? `: ${ev.phase}` : ""}` : ev.phase ? `it is ${ev.phase}` : null;
     // a refusal as English, never the engine's sentence for agents (sentences.couldNot)
     case "op_failed": return couldNot(ev, who(ev.char));
     // nothing said is no line (an empty `say` once rendered as a bare name)
     case "said": return String(ev.text ?? "").trim() ? `${who(ev.char)}: “${String(ev.text).trim()}”` : null;
-    case "dungeon_entered": return `${who(ev.char)} entered tier ${ev.tier}`;
-    case "dungeon_left": return `${who(ev.char)} left tier ${ev.tier}`;
-    case "boss_defeated": return `${who(ev.char)} defeated ${pretty(ev.boss)}!`;
-    case "coins": return `${who(ev.char)} got ${ev.amount} T-coins`;
-    case "bought": return `${who(ev.char)} bought ${pretty(ev.item)}`;
+    case "dungeon_entered": return `${who(ev.char)} entered ${tier(ev.tier)}`;
+    case "dungeon_left": return `${who(ev.char)} left ${tier(ev.tier)}`;
+    case "boss_defeated": return `${who(ev.char)} defeated ${ev.boss ? pretty(ev.boss) : "a boss"}!`;
+    case "coins": return `${who(ev.char)} got ${ev.amount != null ? `${ev.amount} ` : ""}T-coins`;
+    case "bought": return `${who(ev.char)} bought ${thing(ev.item)}`;
     case "slept": return `${who(ev.char)} fell asleep`;
     case "woke": return ev.reason ? `${who(ev.char)} woke (${pretty(ev.reason)})` : `${who(ev.char)} woke`;
-    case "task_complete": return `${who(ev.char)} completed the ${ev.task} task!`;
+    case "task_complete": return `${who(ev.char)} completed the ${ev.task ? `${pretty(ev.task)} ` : ""}task!`;
     // Hosted programs (an agent's script running on the world clock): start and end.
-    case "program_started": return `${who(ev.char)} handed over program “${ev.name}”`;
-    case "program_finished": return `${who(ev.char)}'s program “${ev.name}” finished`;
+    case "program_started": return `${who(ev.char)} handed over program ${name(ev.name) || "a program"}`.replace("program a program", "a program");
+    case "program_finished": return `${who(ev.char)}'s program ${name(ev.name)} finished`.replace("  ", " ");
     case "program_failed":
     case "program_stopped":
     case "program_interrupted": {
       const why = ev.outcome && ev.outcome.error ? `: ${ev.outcome.error.message}` : "";
-      return `${who(ev.char)}'s program “${ev.name}” ${ev.kind.replace("program_", "")}${why}`;
+      return `${who(ev.char)}'s program ${name(ev.name)} ${ev.kind.replace("program_", "")}${why}`.replace("  ", " ");
     }
     // A killed realtime study went on from here: how this character's player came back.
-    case "resumed": return `the study was resumed: ${who(ev.char)}: ${ev.detail}`;
+    case "resumed": return `the study was resumed: ${who(ev.char)}${ev.detail ? `: ${ev.detail}` : " came back"}`;
     default: return null; // action / op_done etc. are too chatty for the log
   }
 }

@@ -76,15 +76,16 @@ export function runText(run, names = {}) {
 
 // The events worth a line among the highlights, or null. `tierName(tier)`: the content's name
 // of a tier ("Outer Court").
-export function highlight(ev, names = {}, tierName = (t) => `tier ${t}`) {
+export function highlight(ev, names = {}, tierName = (t) => `tier ${t} dungeon`) {
   const who = names[ev.char] || "a character";
+  const where = (t) => (t != null ? tierName(t) : "dungeon");
   switch (ev.kind) {
-    case "task_complete": return `${who} completed the ${pretty(ev.task)} task`;
-    case "boss_defeated": return `${who} defeated the ${pretty(ev.boss)} in the ${tierName(ev.tier)}`;
+    case "task_complete": return `${who} completed the ${ev.task ? `${pretty(ev.task)} ` : ""}task`;
+    case "boss_defeated": return `${who} defeated the ${ev.boss ? pretty(ev.boss) : "boss"}${ev.tier != null ? ` in the ${where(ev.tier)}` : ""}`;
     case "down": return `${who} was knocked down${ev.cause ? ` by ${ev.cause === "hunger" ? "hunger" : article(pretty(ev.cause))}` : ""}${ev.in_dungeon ? " in a dungeon" : ""}`;
-    case "dungeon_left": return ev.cleared ? `${who} cleared the ${tierName(ev.tier)}` : null;
+    case "dungeon_left": return ev.cleared ? `${who} cleared the ${where(ev.tier)}` : null;
     case "offered": return `${who} opened the Shadow Sanctum at the altar`;
-    case "boss_phase": return `the ${pretty(ev.boss)} enters phase ${ev.phase}`;
+    case "boss_phase": return `the ${ev.boss ? pretty(ev.boss) : "boss"} enters ${ev.phase != null ? `phase ${ev.phase}` : "its next phase"}`;
     default: return null;
   }
 }
