@@ -98,7 +98,6 @@ function noteAreas(frame) {
 // A frame's events into the logs: runs of hits as one line each, the highlights on their own.
 function tell(events) {
   const names = nameIndex();
-  const tierName = (tier) => areaName(content.dungeons, tier);
   for (const ev of oneLinePerHit(events)) {
     goals.note(ev);
     if (ev.kind === "offered") sanctumOpen.add(ev.char);
@@ -112,7 +111,7 @@ function tell(events) {
       worldLog.add(ev, names);
       if (mine) followLog.add(ev, names);
     }
-    const line = highlight(ev, names, tierName);
+    const line = highlight(ev, names, content.dungeons);
     if (line) addHighlight(ev, line);
   }
 }

@@ -77,7 +77,6 @@ export function describeEvent(ev, names = {}) {
   const thing = (item) => (item ? pretty(item) : "something");
   const some = (n, item) => `${n != null ? `${n} ` : ""}${thing(item)}`;
   const name = (n) => (n ? `“${n}”` : "");
-  const tier = (t) => (t != null ? `tier ${t}` : "a dungeon");
   switch (ev.kind) {
     case "joined": return `${ev.name || who(ev.char)} joined`;
     case "gathered": return `${who(ev.char)} gathered ${some(ev.count, ev.item)}`;
@@ -111,8 +110,8 @@ export function describeEvent(ev, names = {}) {
     case "op_failed": return couldNot(ev, who(ev.char));
     // nothing said is no line (an empty `say` once rendered as a bare name)
     case "said": return String(ev.text ?? "").trim() ? `${who(ev.char)}: “${String(ev.text).trim()}”` : null;
-    case "dungeon_entered": return `${who(ev.char)} entered ${tier(ev.tier)}`;
-    case "dungeon_left": return `${who(ev.char)} left ${tier(ev.tier)}`;
+    case "dungeon_entered": return ev.tier != null ? `${who(ev.char)} entered tier ${ev.tier}` : `${who(ev.char)} entered a dungeon`;
+    case "dungeon_left": return ev.tier != null ? `${who(ev.char)} left tier ${ev.tier}` : `${who(ev.char)} left a dungeon`;
     case "boss_defeated": return `${who(ev.char)} defeated ${ev.boss ? pretty(ev.boss) : "a boss"}!`;
     case "coins": return `${who(ev.char)} got ${ev.amount != null ? `${ev.amount} ` : ""}T-coins`;
     case "bought": return `${who(ev.char)} bought ${thing(ev.item)}`;

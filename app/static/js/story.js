@@ -5,6 +5,7 @@
 // from its ongoing action (frames: entity.action {op, type, args}) and the `goal` the action
 // event carries (a built-in configuration's goal, a model seat's tool call; asiworld.pipeline).
 import { pretty, article } from "./panels.js";
+import { NO_DUNGEONS, areaName } from "./dungeon-ui.js";
 
 // --- runs of hits ---------------------------------------------------------------------------
 
@@ -74,11 +75,11 @@ export function runText(run, names = {}) {
 
 // --- highlights -----------------------------------------------------------------------------
 
-// The events worth a line among the highlights, or null. `tierName(tier)`: the content's name
-// of a tier ("Outer Court").
-export function highlight(ev, names = {}, tierName = (t) => `tier ${t} dungeon`) {
+// The events worth a line among the highlights, or null. `dungeons`: /api/content's, for the
+// tiers' names ("Outer Court").
+export function highlight(ev, names = {}, dungeons = NO_DUNGEONS) {
   const who = names[ev.char] || "a character";
-  const where = (t) => (t != null ? tierName(t) : "dungeon");
+  const where = (t) => (t != null ? areaName(dungeons, t) : "dungeon");
   switch (ev.kind) {
     case "task_complete": return `${who} completed the ${ev.task ? `${pretty(ev.task)} ` : ""}task`;
     case "boss_defeated": return `${who} defeated the ${ev.boss ? pretty(ev.boss) : "boss"}${ev.tier != null ? ` in the ${where(ev.tier)}` : ""}`;
