@@ -210,7 +210,8 @@ def test_remembered_shades_are_not_drawn_by_day(wide):
 def test_a_study_has_a_banner_with_its_minute_also_once_resumed(browser, tmp_path, shot):
     """`serve --study`: the banner counts the study's minute from the world's tick. Stopped at
     minute 1 and served again, the study resumes its world, and the banner says minute 1 or
-    later from the first frame (a count from the new process's start would say 0)."""
+    later from the first frame (a count from the new process's start would say 0). Its model
+    seats' intent lines name their last tool call."""
     context = browser.new_context(viewport=WIDE)
     page = context.new_page()
     errors: list[str] = []
@@ -220,19 +221,24 @@ def test_a_study_has_a_banner_with_its_minute_also_once_resumed(browser, tmp_pat
         study.write_text(demo_text(fake.url, minutes=3))
         args = ("--ephemeral", "--study", str(study), "--out", str(tmp_path / "out"), "--speed", "10")
         port = free_port()
-        proc = start_server(port, *args)
+        proc = start_server(port, *args, wait=120)  # a loaded machine: it may start slowly
         try:
             page.goto(f"http://127.0.0.1:{port}/live")
             banner = page.locator("#study-banner")
-            expect(banner).to_have_text(re.compile(r"^Study nine configurations · minute [0-3] of 3"))
+            expect(banner).to_have_text(re.compile(r"^Study nine configurations · minute [0-3] of 3"),
+                                        timeout=30_000)  # once the first frame is drawn
             expect(banner).to_have_attribute("data-minute", "1", timeout=60_000)
             assert banner.bounding_box()["y"] < page.locator("#area-bar").bounding_box()["y"]
+            # the study's model seats: their intent is their tool call
+            calls = page.locator("#characters .intent", has_text=re.compile(
+                r"^[a-z].* · last tool call [a-z_]+\(.*\)$"))
+            expect(calls.first).to_be_visible(timeout=30_000)
             shot(page, "live-study-banner")
         finally:
             stop_server(proc)
         page.goto("about:blank")
         port = free_port()
-        proc = start_server(port, *args)
+        proc = start_server(port, *args, wait=120)  # a loaded machine: it may start slowly
         try:
             page.goto(f"http://127.0.0.1:{port}/live")
             page.wait_for_function("window.__asiworld && window.__asiworld.state.tick > 0")
