@@ -20,6 +20,11 @@ export class HitRuns {
     this.runs = new Map();
   }
 
+  // runs over by `tick` are only history: let them go
+  forget(tick) {
+    for (const [key, run] of this.runs) if (tick - run.last > this.gap) this.runs.delete(key);
+  }
+
   static victimKey(ev) {
     return ev.entity != null ? `e${ev.entity}` : `c${ev.char}`;
   }
@@ -30,6 +35,7 @@ export class HitRuns {
     let run = this.runs.get(key);
     const joins = !!run && ev.tick - run.last <= this.gap;
     if (!joins) {
+      if (this.runs.size > 500) this.forget(ev.tick); // a long watch meets thousands of shades
       run = {
         key, first: ev.tick, last: ev.tick, total: 0, hits: 0, from: new Map(),
         victim: ev.entity != null ? { kind: ev.entity_kind || "creature" } : { char: ev.char },
