@@ -9,8 +9,9 @@ longer than a phrase (cut), a non-text goal (made text), an action that is not a
 from __future__ import annotations
 
 from asiworld.agent_port import PipelinePort, tool_call
-from asiworld.agents.bots.driver import BuiltinAgents
+from asiworld.agents.bots.driver import AgentDriver, BuiltinAgents
 from asiworld.agents.bots.goals import GOALS
+from asiworld.agents.clients.interface import InterfaceSeat
 from asiworld.engine import World
 from asiworld.engine.hashing import state_hash
 from asiworld.pipeline import GOAL_CHARS, Pipeline
@@ -114,3 +115,32 @@ def test_a_tool_call_reads_as_the_call():
     assert tool_call({"type": "pick_up"}) == "tool call pick_up()"
     assert tool_call("move north") is None
     assert tool_call({"dir": "n"}) is None
+
+
+class Hungry:
+    """A study's own agent (asiworld.agents.interface) that says why."""
+
+    intent = "eat before dark"
+
+    def observe(self, observation):
+        self.obs = observation
+
+    def decide(self):
+        return {"type": "move", "dir": "n"}
+
+
+def test_a_study_agent_that_keeps_an_intent_names_it():
+    world, ada = world_with()
+    pipeline = Pipeline(world)
+    driver = pipeline.add_driver(AgentDriver())
+    driver.add(ada, InterfaceSeat(Hungry(), think_ticks=1), tick=world.tick)
+    quiet = Hungry()
+    quiet.intent = 42  # not text: nothing said
+    bo = world.add_character("bo")
+    pipeline.step()
+    driver.add(bo, InterfaceSeat(quiet, think_ticks=1), tick=world.tick)
+    goals = {}
+    for _ in range(3):
+        for ev in actions_of(pipeline.step().events):
+            goals.setdefault(ev["char"], set()).add(ev.get("goal"))
+    assert goals == {ada: {"eat before dark"}, bo: {None}}
