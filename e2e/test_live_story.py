@@ -90,6 +90,7 @@ def test_an_intent_line_names_the_place_and_a_model_seat_its_tool_call(wide):
             intentLine({ id: 1, action: { op: 4, type: 'attack', args: { target: 9 } } }, 'stay alive', world),
             intentLine({ id: 1, action: null }, 'eat', world),
             intentLine({ id: 1, down: true, action: null }, null, world),
+            intentLine({ id: 1, action: { op: 5, type: 'attack', args: { target: 9 } } }, null, world, 'steady_clear'),
           ];
         }""")
     assert lines == [
@@ -100,6 +101,7 @@ def test_an_intent_line_names_the_place_and_a_model_seat_its_tool_call(wide):
         "attacking the shade to stay alive",
         "idle",
         "knocked down",
+        "attacking the shade · its program “steady_clear” runs",  # a program's ops name no goal
     ]
 
 
@@ -134,7 +136,7 @@ def test_highlights_above_the_raw_log_and_a_run_of_hits_is_one_line(wide, shot):
         }""", [cid])
         run = log.locator("li[data-run='e99999']")
         expect(run).to_have_count(1)
-        expect(run).to_have_text(f"100000 {name} hit the warden 11 times for 33 damage over 40 s")
+        expect(run).to_have_text(f"100040 {name} hit the warden 11 times for 33 damage over 40 s")
         expect(log).not_to_contain_text("warden took")
         expect(highlights.locator("li[data-kind=boss_defeated]")).to_have_text(
             re.compile(rf"^100045 {re.escape(name)} defeated the warden in the [A-Z]"))

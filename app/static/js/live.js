@@ -287,7 +287,7 @@ function badgeOptions(c) {
 
 // "walking to the iron vein at (70, 41) to smelt iron ingots" (story.intentLine)
 function intentOf(c) {
-  return intentLine(c, goals.of(c), worldOf(state, c.area ?? 0));
+  return intentLine(c, goals.of(c), worldOf(state, c.area ?? 0), goals.program(c));
 }
 
 // serve --study: "Study NAME · minute M of H", M from the frames' tick (a resumed study's world

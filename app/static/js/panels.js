@@ -162,11 +162,12 @@ export class EventLog {
   }
 
   // A run of hits (story.HitRuns) is one line: a hit that joins the open run rewrites that
-  // line and brings it to the top; one that opens a run starts a new line.
+  // line, stamps it with its tick and brings it to the top; one that opens a run starts a line.
   addRun(ev, key, text, joins) {
     const line = this.runLines.get(key);
     if (joins && line && line.isConnected) {
       line.lastChild.textContent = text; // the text node after the tick and its space
+      line.firstChild.textContent = `${ev.tick}`; // its latest hit: the log stays in tick order
       line.dataset.hits = String(Number(line.dataset.hits || 1) + 1);
       if (this.node.firstChild !== line) this.node.prepend(line);
       return line;

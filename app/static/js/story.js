@@ -104,12 +104,24 @@ export function stageLine(name, stage) {
 
 // --- what a character is doing and why --------------------------------------------------------
 
-// The goal of each character's ops, from the action events (`goal` when its submitter named one).
+// The goal of each character's ops, from the action events (`goal` when its submitter named one),
+// and the hosted program each one runs (program_started until its end), whose ops name none.
 export class Goals {
-  constructor() { this.byChar = new Map(); }
+  constructor() {
+    this.byChar = new Map();
+    this.programs = new Map();
+  }
 
   note(ev) {
-    if (ev.kind === "action" && ev.char != null) this.byChar.set(ev.char, { op: ev.op, goal: ev.goal || null });
+    if (ev.char == null) return;
+    if (ev.kind === "action") this.byChar.set(ev.char, { op: ev.op, goal: ev.goal || null });
+    else if (ev.kind === "program_started") this.programs.set(ev.char, ev.name || "a program");
+    else if (/^program_(finished|failed|stopped|interrupted)$/.test(ev.kind)) this.programs.delete(ev.char);
+  }
+
+  // the name of the program the character runs, or null
+  program(entity) {
+    return this.programs.get(entity.id) ?? null;
   }
 
   // the goal of the op the character runs now, or null (an op seen start without one, or not seen)
@@ -189,10 +201,12 @@ function besideOf(x, y, world) {
 const STATIONS = new Set(["workbench", "furnace", "anvil", "loom", "stove", "tailoring_table", "tanning_rack", "bed", "cloth_bed"]);
 
 // "walking to the iron vein at (70, 41) to smelt iron ingots"; a model seat's goal is its tool
-// call: "walking to (70, 41) · last tool call move_to(x=70, y=41)"
-export function intentLine(e, goal, world) {
+// call: "walking to (70, 41) · last tool call move_to(x=70, y=41)"; an op of a hosted program
+// names none: "attacking the guard · its program “steady_clear” runs"
+export function intentLine(e, goal, world, program = null) {
   const now = doing(e, world);
-  if (!goal || !e.action || e.down) return now;
+  if (e.down) return now;
+  if (!goal || !e.action) return program ? `${now} · its program “${program}” runs` : now;
   return /^tool call /.test(goal) ? `${now} · last ${goal}` : `${now} to ${goal}`;
 }
 
