@@ -152,6 +152,19 @@ class Wait:
         return kind in self.kinds or (OUTCOME in self.kinds and kind in OUTCOME_KINDS)
 
 
+def tool_call(action: Any) -> str | None:
+    """A model's action as the tool call it was: "tool call move_to(x=70, y=41)"."""
+    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+        return None
+    args = ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}"
+                     for k, v in action.items() if k != "type")
+    return f"tool call {action['type']}({args})"
+
+
+def _without_goal(event: dict) -> dict:
+    return {k: v for k, v in event.items() if k != "goal"} if "goal" in event else event
+
+
 class PipelinePort:
     """One character's agent port, served in process from a pipeline (see the module
     docstring). `started(pid)` is told of each program accepted, on the world's thread."""
@@ -164,9 +177,13 @@ class PipelinePort:
         lockstep: bool = True,
         ticks_per_second: float = 1.0,
         started: Callable[[int], None] | None = None,
+        tool_calls: bool = False,
     ) -> None:
         self.pipeline = pipeline
         self.character = character
+        # A model seat's port (study/seats.py): each action is a tool call, and its `action`
+        # event carries it as the goal ("tool call move_to(x=70, y=41)") for spectators.
+        self.tool_calls = tool_calls
         self.call = call or (lambda fn: fn())
         self.lockstep = lockstep
         self.ticks_per_second = ticks_per_second
@@ -182,7 +199,8 @@ class PipelinePort:
     # --- fed by its owner's observer, on the world's thread -------------------------------------
 
     def deliver(self, events: Iterable[dict]) -> None:
-        mine = [e for e in events if e.get("char") == self.character]
+        # an action's `goal` is for spectators: the agent knows what it asked
+        mine = [_without_goal(e) for e in events if e.get("char") == self.character]
         if not mine:
             return
         with self._arrived:
@@ -228,8 +246,10 @@ class PipelinePort:
         return self.call(read)
 
     def act(self, action: dict) -> dict:
+        goal = tool_call(action) if self.tool_calls else None
+
         def submit() -> dict:
-            return {**self.pipeline.submit(self.character, action),
+            return {**self.pipeline.submit(self.character, action, goal=goal),
                     "tick": self.pipeline.world.tick}
 
         return self.call(submit)

@@ -24,7 +24,9 @@ One tick, in this order:
    `keep_inputs(sink)`, and on a restart brings them back (asiworld.server.persistence);
 4. **the engine** steps (`world.step()`), then the program host reads the tick's events
    (`programs.after_step`);
-5. the tick's events are the engine's, then the program host's lifecycle events and the
+5. the tick's events are the engine's (an `action` event whose submission named a `goal` carries
+   it: what a built-in configuration is after, a model seat's tool call; the engine never sees
+   it, so the state hash does not either), then the program host's lifecycle events and the
    `refused` events of actions the world refused at their submission, whoever submitted them
    (stamped with the tick they happened in), then **outside events** queued by `add_event`
    from any thread (an agent harness's incident), stamped with the new tick;
@@ -78,6 +80,16 @@ WATCH = "watch"
 # it acknowledges is kept. Its failure is raised once every observer has run (the clock pauses
 # and raises the alarm); any other observer's failure is logged and the world goes on.
 VITAL = frozenset({"store"})
+
+
+GOAL_CHARS = 120  # a goal is a phrase; a client's longer text is cut
+
+
+def _with_goals(events: list[dict], goals: dict[int, str]) -> list[dict]:
+    """The tick's events, each `action` event of an op whose submitter named a goal a copy with
+    `goal` (a copy: the world's own event dicts feed its observations, which stay as they were)."""
+    return [{**ev, "goal": goals[ev["op"]]}
+            if ev.get("kind") == "action" and ev.get("op") in goals else ev for ev in events]
 
 
 class TickNotSaved(RuntimeError):
@@ -134,6 +146,8 @@ class Pipeline:
         self._outside: queue.SimpleQueue[dict] = queue.SimpleQueue()
         # program lifecycle events and refusals, stamped when they happen (see step)
         self._tick_events: list[dict] = []
+        # op id -> the goal its submitter named, until the tick that starts the op (see step)
+        self._goals: dict[int, str] = {}
         self._log_seen = world.input_log_end
         self.engine_seconds = 0.0  # time spent in world.step (benchmarks, a study's costs)
         self.engine_cpu_seconds = 0.0  # the same in this process's CPU time (a shared machine)
@@ -201,16 +215,20 @@ class Pipeline:
             self.journal({"kind": "event", "event": dict(event)})
         self._outside.put(event)
 
-    def submit(self, char: int, action: Any) -> dict:
+    def submit(self, char: int, action: Any, goal: str | None = None) -> dict:
         """A direct action for a character, through the program host when there is one (a direct
         action stops that character's program). The engine's answer as a dict; a refusal also
-        joins the tick's events as `refused` (every seat's, so the evaluation counts them)."""
+        joins the tick's events as `refused` (every seat's, so the evaluation counts them).
+        `goal`: why, in a few words ("smelt iron ingots", "tool call move_to"): the `action`
+        event that starts the op carries it, for spectators; the engine never sees it."""
         if self.programs is not None:
             result = self.programs.submit_direct(char, action).to_dict()
         else:
             result = self.world.submit(char, action).to_dict()
         if not result["ok"] and isinstance(char, int):
             self._tick_event(refused_event(char, action, result["code"]))
+        elif goal and result.get("op") is not None:
+            self._goals[result["op"]] = clean(str(goal))[:GOAL_CHARS]
         return result
 
     def prepare_program(self, name: Any, source: Any) -> Any:
@@ -261,6 +279,9 @@ class Pipeline:
         self.engine_cpu_seconds += time.process_time() - cpu
         if self.programs is not None:
             self.programs.after_step(events)
+        if self._goals:
+            events = _with_goals(events, self._goals)
+            self._goals = {}  # every op queued before this step started in it, or never will
         if self._tick_events:
             events = events + self._tick_events
             self._tick_events = []
@@ -311,6 +332,7 @@ class Pipeline:
         if self.programs is not None:
             self.programs.rebind(world)
         self._tick_events = []
+        self._goals = {}
         self._log_seen = world.input_log_end
         for driver in list(self.drivers):
             replaced = getattr(driver, "world_replaced", None)

@@ -18,7 +18,9 @@ from .text import clean
 
 ENGINE: dict[str, str] = {
     "joined": "char, name, label, x, y",
-    "action": "char, op, type, category, args: an accepted action started",
+    "action": "char, op, type, category, args, goal (added by the pipeline when the submitter "
+    "named one: a built-in configuration's goal, a model seat's tool call; absent otherwise): an "
+    "accepted action started",
     "op_done": 'char, op, type, result (a dict, e.g. {"item": "wood", "count": 1})',
     "op_failed": "char, op, type, code, message",
     "op_cancelled": "char, op, type, reason",

@@ -162,12 +162,15 @@ def dungeons_summary(content: object) -> dict:
 
 
 def creatures_summary(content: object) -> dict:
-    """Which creatures are bosses or hostile, and their full health, for bars and labels."""
+    """Which creatures are bosses or hostile, their full health and whether they come out only
+    at night, for bars, labels and remembered creatures."""
     return {
         kind: {
             "boss": bool(spec.get("boss")),
             "hostile": bool(spec.get("hostile")),
             "health": spec.get("health"),
+            # shades: out only at night (a page draws no remembered one by day)
+            "night_only": bool(spec.get("night_only")),
         }
         for kind, spec in content.creatures.items()
     }

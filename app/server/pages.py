@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from asiworld.evaluation import definitions
-from asiworld.server.extensions import AGENTS
+from asiworld.server.extensions import AGENTS, STUDY
 from flask import Blueprint, current_app, render_template, request, url_for
 
 pages = Blueprint("pages", __name__)
@@ -24,7 +24,10 @@ def home() -> str:
 
 @pages.get("/live")
 def live() -> str:
-    return render_template("live.html", replays_url=replays_url())
+    # `serve --study`: a banner says the study runs and its minute (asiworld.study.live)
+    study = current_app.extensions.get(STUDY)
+    return render_template("live.html", replays_url=replays_url(),
+                           study=study.banner() if study is not None else None)
 
 
 @pages.get("/play")

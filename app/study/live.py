@@ -71,6 +71,8 @@ class LiveStudy:
         self.horizon = self.run.horizon
         clock = study.clock
         self.speed = speed if isinstance(clock, Lockstep) else clock.speed
+        # what /live's banner calls it: its title, else its file's name
+        self.name = study.title or Path(where).stem
         self.runner = WorldRunner(self.run.pipeline, speed=self.speed)
         self.runner.horizon = self.horizon
         self.finished = threading.Event()
@@ -236,6 +238,13 @@ class LiveStudy:
             "waiting_for": [] if self.entered.is_set() or self.run.external is None
             else self.run.external.absent(),
         }
+
+    def banner(self) -> dict[str, Any]:
+        """What /live's banner needs ("Study NAME · minute M of H"): the page counts the minute
+        from the world's tick in its frames, so a resumed study shows where its world is."""
+        return {"name": self.name, "minutes": self.study.world.minutes,
+                "ticks_per_minute": self.run.content.time.ticks_per_minute,
+                "horizon": self.horizon, "clock": self.study.clock.describe()}
 
     def stop(self) -> None:
         """The server stops (Ctrl-C): a study stopped before its horizon closes its replay and

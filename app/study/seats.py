@@ -123,7 +123,7 @@ def seat_model(pipeline: Any, study: Study, conf: OpenAIConfiguration, char: int
                horizon: int, call: Any = None) -> ModelSeat:
     clock = study.clock
     lockstep = isinstance(clock, Lockstep)
-    client = PipelinePort(pipeline, char, call=call, lockstep=lockstep)
+    client = PipelinePort(pipeline, char, call=call, lockstep=lockstep, tool_calls=True)
     transcript = Transcript(out / "transcripts" / f"{conf.name}.jsonl")
     charge = (lambda tokens: clock.charge(tokens or 0)) if lockstep else None
     if lockstep:

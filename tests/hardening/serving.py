@@ -21,7 +21,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, *args: str) -> subprocess.Popen:
+def start_server(port: int, *args: str, wait: float = 30) -> subprocess.Popen:
+    """`asiworld serve` in its own process, once it answers /healthz (within `wait` seconds: a
+    resumed study replays its ticks first)."""
     # serve's default --data-dir is ./data: a test names a temporary one or keeps nothing.
     assert "--data-dir" in args or "--ephemeral" in args, "give the server tmp_path or --ephemeral"
     proc = subprocess.Popen(
@@ -32,7 +34,7 @@ def start_server(port: int, *args: str) -> subprocess.Popen:
         text=True,
         env=dict(os.environ, PYTHONUNBUFFERED="1"),
     )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"the server exited: {proc.stderr.read()}")
@@ -42,7 +44,7 @@ def start_server(port: int, *args: str) -> subprocess.Popen:
         except OSError:
             time.sleep(0.1)
     proc.kill()
-    raise RuntimeError("the server did not answer /healthz within 30 s")
+    raise RuntimeError(f"the server did not answer /healthz within {wait:g} s")
 
 
 def stop_server(proc: subprocess.Popen, timeout: float = 30) -> tuple[str, str]:

@@ -11,6 +11,10 @@ from typing import Any
 class Agent:
     name = "agent"
     description = ""
+    # Why it sent its last action, in a few words a spectator reads after "to" ("smelt iron
+    # ingots"); "" says nothing. The driver hands it to the pipeline with the action: it reaches
+    # the `action` event, never the engine.
+    intent = ""
 
     def __init__(self, seed: int = 0, think_ticks: int = 0):
         self.rng = random.Random(seed)

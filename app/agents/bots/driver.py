@@ -71,18 +71,21 @@ class AgentDriver:
         seat.decisions += 1
         if action is None:
             return
-        result = self.submit(pipeline, seat.char, action)
+        result = self.submit(pipeline, seat.char, action, goal=getattr(seat.agent, "intent", None) or None)
         if not result.get("ok"):
             seat.refusals += 1
         seat.agent.feedback(result)
 
-    def submit(self, pipeline: Any, char: int, action: Any) -> dict[str, Any]:
-        """An agent's answer: a program handed over, or a direct action."""
+    def submit(
+        self, pipeline: Any, char: int, action: Any, goal: str | None = None
+    ) -> dict[str, Any]:
+        """An agent's answer: a program handed over, or a direct action (`goal`: the agent's
+        intent, which its `action` event carries for spectators)."""
         if isinstance(action, dict) and action.get("type") == PROGRAM:
             return pipeline.submit_program(
                 char, str(action.get("name", "program")), action.get("source")
             )
-        return pipeline.submit(char, action)
+        return pipeline.submit(char, action, goal=goal)
 
     def world_replaced(self, pipeline: Any) -> None:
         """A fork or resume: the old world's characters are gone, so are their agents."""

@@ -50,14 +50,17 @@ class Forager(Agent):
             return None
         threat = self._adjacent_threat(obs)
         if threat is not None:
+            self.intent = "fight off what attacks it"
             return {"type": "attack", "target": threat}
         if s["action"] is not None:
             return None
         items = inv(obs)
         food = best_food(items)
         if s["hunger"] < 60 and food:
+            self.intent = "eat"
             return {"type": "eat", "item": food}
         if obs["time"]["phase"] == "night" and "bed" in self.sites:
+            self.intent = "sleep in its bed"
             bed = self.sites["bed"]
             if adjacent(me(obs), bed):
                 return {"type": "sleep"}
@@ -67,19 +70,25 @@ class Forager(Agent):
     def work(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any] | None:
         s = obs["self"]
         if items.get("berries", 0) < 6 and s["hunger"] < 80:
+            self.intent = "pick berries to eat"
             return self._fetch(obs, "b")
+        self.intent = "set up a workbench"
         if "workbench" not in self.sites:
             return self._fetch(obs, "T") if items.get("wood", 0) < 10 else self._place(obs, "workbench")
+        self.intent = "make and hold a wooden sword"
         if not items.get("wooden_sword") and s["equipment"]["weapon"] is None:
             return self._craft_at(obs, "workbench", "wooden_sword", items, {"wood": 3})
         if items.get("wooden_sword") and s["equipment"]["weapon"] is None:
             return {"type": "equip", "item": "wooden_sword"}
         if "bed" not in self.sites:
+            self.intent = "make a cloth bed for the nights"
             return self._bed(obs, items)
+        self.intent = "stock up on berries and wood"
         if items.get("berries", 0) < 16:
             return self._fetch(obs, "b")
         if items.get("wood", 0) < 20:
             return self._fetch(obs, "T")
+        self.intent = "rest"
         return {"type": "wait", "ticks": 30}
 
     def _bed(self, obs: dict[str, Any], items: dict[str, int]) -> dict[str, Any] | None:

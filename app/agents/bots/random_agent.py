@@ -13,6 +13,7 @@ _RECIPES = ("wooden_pickaxe", "wooden_sword", "floor", "torch", "cloth")
 class RandomAgent(Agent):
     name = "random"
     description = "a random action at each decision"
+    intent = "try something at random"
 
     def decide(self, obs: dict[str, Any]) -> dict[str, Any] | None:
         s = obs["self"]

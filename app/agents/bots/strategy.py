@@ -84,6 +84,7 @@ class Strategy(Agent):
                 return None
             if goal.keeps_on and _already_doing(action, answer):
                 return None
+            self.intent = goal.purpose
             return answer
         return None
 

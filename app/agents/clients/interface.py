@@ -151,6 +151,12 @@ class InterfaceSeat(Agent):
         self.user.observe(obs)
         return self.user.decide()
 
+    @property
+    def intent(self) -> str:  # type: ignore[override]
+        """The agent's own `intent`, if it keeps one (a few words /live shows after "to")."""
+        value = getattr(self.user, "intent", "")
+        return value if isinstance(value, str) else ""
+
     def feedback(self, result: dict[str, Any]) -> None:
         answer = getattr(self.user, "result", None)
         if callable(answer):

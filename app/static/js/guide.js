@@ -3,6 +3,7 @@
 // the goal checklist, what E would do on the faced tile and what can be made next.
 import { pretty, describeEvent } from "./panels.js";
 import { toPlayer } from "./sentences.js";
+import { HitRuns, dealers, over } from "./story.js";
 
 // An event's log line as the player reads it: its own events in the second person ("You were
 // knocked down", "Your program “walk” finished"), the others' as /live says them.
@@ -95,35 +96,23 @@ export function knockdownLines(ev, me, content) {
   };
 }
 
-// A run of hits on the player is one line: "You took 33 damage from 3 shades over 40 s".
-const RUN_GAP = 30; // ticks without a hit that end a run
+// A run of hits on the player is one line: "You took 33 damage from 3 shades over 40 s" (the
+// runs are /live's, story.HitRuns; the player's line is said to the player).
 export class HurtRuns {
-  constructor() { this.run = null; }
+  constructor() {
+    this.runs = new HitRuns();
+    this.run = null;
+  }
 
   // true when `ev` (a `damaged` of the player) continues the open run, which it then joins
   add(ev) {
-    const kind = ev.source || "harm";
-    const run = this.run;
-    const joins = !!run && ev.tick - run.last <= RUN_GAP;
-    if (!joins) this.run = { first: ev.tick, last: ev.tick, total: 0, hits: 0, from: {} };
-    const r = this.run;
-    r.last = ev.tick;
-    r.total += ev.amount || 0;
-    r.hits += 1;
-    r.from[kind] = r.from[kind] || new Set();
-    r.from[kind].add(ev.source_id ?? kind);
+    const { run, joins } = this.runs.add(ev);
+    this.run = run;
     return joins;
   }
 
   text() {
-    const r = this.run;
-    const from = Object.entries(r.from).map(([kind, ids]) => {
-      if (kind === "hunger") return "starving";
-      const n = ids.size;
-      return n === 1 ? `a ${pretty(kind)}` : `${n} ${pretty(kind)}s`;
-    });
-    const over = r.last > r.first ? ` over ${r.last - r.first} s` : "";
-    return `You took ${r.total} damage from ${from.join(" and ")}${over}`;
+    return `You took ${this.run.total} damage from ${dealers(this.run)}${over(this.run)}`;
   }
 }
 

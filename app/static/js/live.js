@@ -5,7 +5,9 @@
 import { io } from "/static/vendor/socket.io.esm.min.js";
 import { WorldState, fogFromObservation } from "./frames.js";
 import { loadAtlas, Renderer, Minimap, attachCameraControls, bossInView } from "./render.js";
-import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty, oneLinePerHit } from "./panels.js";
+import { el, measures, inventoryList, equipmentList, EventLog, clockText, pretty, oneLinePerHit } from "./panels.js";
+import { HitRuns, runText, highlight, stageLine, Goals, intentLine, worldOf } from "./story.js";
+import { studyMinute } from "./seat.js";
 import { watchSocket } from "./connection.js";
 import { FrameAge } from "./frame-age.js";
 import { mountLegend } from "./legend.js";
@@ -19,6 +21,9 @@ const renderer = new Renderer(canvas, atlas);
 const minimap = new Minimap($("minimap"), atlas);
 const worldLog = new EventLog($("events"));
 const followLog = new EventLog($("followed-events"), 30);
+const highlights = new EventLog($("highlights"), 40);
+const hits = new HitRuns(); // runs of hits: one log line each ("rusher hit the warden 11 times ...")
+const goals = new Goals(); // why each character's op runs (the action events' `goal`)
 mountLegend($("legend"), atlas, { fog: true });
 const frameAge = new FrameAge($("stage"), $("frame-age"));
 
@@ -70,12 +75,7 @@ socket.on("frame", (frame) => {
     pendingFollow = null;
     follow(id);
   }
-  const names = nameIndex();
-  for (const ev of oneLinePerHit(state.events)) {
-    if (ev.kind === "offered") sanctumOpen.add(ev.char);
-    worldLog.add(ev, names);
-    if (followed !== null && (ev.char === followed || ev.target === followed)) followLog.add(ev, names);
-  }
+  tell(state.events);
   panelsDue = true;
 });
 socket.on("follow", (obs) => {
@@ -95,6 +95,62 @@ function noteAreas(frame) {
   for (const id of (frame.deltas && frame.deltas.areas_removed) || []) delete areaInfo[id];
 }
 
+// A frame's events into the logs: runs of hits as one line each, the highlights on their own.
+function tell(events) {
+  const names = nameIndex();
+  for (const ev of oneLinePerHit(events)) {
+    goals.note(ev);
+    if (ev.kind === "offered") sanctumOpen.add(ev.char);
+    const mine = followed !== null && (ev.char === followed || ev.target === followed);
+    if (ev.kind === "damaged") {
+      const { run, joins } = hits.add(ev);
+      const text = runText(run, names);
+      worldLog.addRun(ev, run.key, text, joins);
+      if (mine) followLog.addRun(ev, run.key, text, joins);
+    } else {
+      worldLog.add(ev, names);
+      if (mine) followLog.add(ev, names);
+    }
+    const line = highlight(ev, names, content.dungeons);
+    if (line) addHighlight(ev, line);
+  }
+}
+
+function addHighlight(ev, line) {
+  const empty = $("highlights").querySelector("li.empty");
+  if (empty) empty.remove();
+  const li = highlights.add(ev, null, line);
+  li.dataset.kind = ev.kind;
+}
+
+// Stages reached, from the live evaluation (/api/evaluation: each configuration's stages met,
+// with the tick): new ones join the highlights. A failed request is tried again later.
+const stagesSeen = new Set();
+async function pollStages() {
+  try {
+    const r = await fetch("/api/evaluation");
+    if (r.ok) {
+      const results = await r.json();
+      const met = [];
+      for (const c of results.configurations || []) {
+        for (const stage of ((c.achievements || {}).stages || [])) {
+          const key = `${c.id}:${stage.stage}`;
+          if (stage.met && !stagesSeen.has(key)) {
+            stagesSeen.add(key);
+            met.push({ tick: stage.tick ?? state.tick, text: stageLine(c.name, stage) });
+          }
+        }
+      }
+      met.sort((a, b) => a.tick - b.tick);
+      for (const m of met) addHighlight({ tick: m.tick, kind: "stage" }, m.text);
+    }
+  } catch (err) {
+    console.warn("stages unavailable", err);
+  }
+  setTimeout(pollStages, 5000);
+}
+pollStages();
+
 function nameIndex() {
   const names = {};
   for (const c of state.characters()) names[c.id] = c.name;
@@ -105,7 +161,7 @@ function follow(id) {
   followed = id;
   followObs = null;
   fog = null;
-  followLog.node.innerHTML = "";
+  followLog.clear();
   socket.emit("follow", { char: id });
   lastPan = 0;
   panelsDue = true;
@@ -229,8 +285,26 @@ function badgeOptions(c) {
   return { tier: tierOf(area), areaTitle: areaTitle(area), sanctumOpen: sanctumOpen.has(c.id) };
 }
 
+// "walking to the iron vein at (70, 41) to smelt iron ingots" (story.intentLine)
+function intentOf(c) {
+  return intentLine(c, goals.of(c), worldOf(state, c.area ?? 0), goals.program(c));
+}
+
+// serve --study: "Study NAME · minute M of H", M from the frames' tick (a resumed study's world
+// goes on from its saved tick), and once the horizon is reached, that it ended there.
+const studyBanner = $("study-banner");
+function renderStudyBanner() {
+  if (!studyBanner || state.tick < 0) return;
+  const d = studyBanner.dataset;
+  const study = { minutes: Number(d.minutes), ticks_per_minute: Number(d.ticksPerMinute) };
+  const done = state.tick >= Number(d.horizon);
+  studyBanner.textContent = `Study ${d.name} · ${studyMinute(study, state.tick)}${done ? " · reached its horizon" : ""}`;
+  d.minute = String(Math.min(study.minutes, Math.floor(state.tick / (study.ticks_per_minute || 1))));
+}
+
 function renderPanels(area) {
   $("clock").textContent = clockText(state.time, state.tick);
+  renderStudyBanner();
   for (const c of state.characters()) if (c.tasks && c.tasks.exploration != null) sanctumOpen.add(c.id);
   renderPicker(area);
   const list = $("characters");
@@ -239,7 +313,8 @@ function renderPanels(area) {
   },
   el("div", { class: "who" }, el("strong", {}, c.name || `#${c.id}`),
     c.down ? el("span", { class: "down" }, "down") : el("span", { class: "label" }, c.label || "")),
-  measures(c), badgeRow(atlas, content.dungeons, c, badgeOptions(c)))));
+  measures(c), badgeRow(atlas, content.dungeons, c, badgeOptions(c)),
+  el("p", { class: "intent" }, intentOf(c)))));
   const box = $("followed");
   const me = followed !== null ? state.entities[followed] : null;
   box.classList.toggle("hidden", !me);
@@ -248,7 +323,9 @@ function renderPanels(area) {
   $("follow-badge").textContent = `following ${me.name} — its fog of war · Esc to stop`;
   $("followed-name").textContent = `${me.name} (${me.label || "character"})`;
   $("followed-measures").replaceChildren(measures(me), badgeRow(atlas, content.dungeons, me, badgeOptions(me)));
-  $("followed-action").textContent = `${actionText(me.action)}${me.asleep ? " · asleep" : ""} · ${me.coins ?? 0} T-coins · ${areaTitle(me.area ?? 0)} at ${me.x},${me.y}`;
+  $("followed-intent").textContent = intentOf(me);
+  // the area and the coins are its badges above
+  $("followed-action").textContent = `${me.asleep ? "asleep · " : ""}at (${me.x}, ${me.y})`;
   $("followed-equipment").replaceChildren(equipmentList(me.equipment));
   $("followed-inventory").replaceChildren(inventoryList(me.inventory));
 }
@@ -295,7 +372,7 @@ function loop(now) {
 requestAnimationFrame(loop);
 
 window.__asiworld = {
-  state, renderer, follow, unfollow, pretty, areaInfo, frameAge,
+  state, renderer, follow, unfollow, pretty, areaInfo, frameAge, goals, tell,
   get fog() { return fog; }, get area() { return currentArea(); }, get followObs() { return followObs; },
   get labels() { return labels; },
 };

@@ -1,5 +1,6 @@
 // Side panels shared by the live and play pages: measure bars, inventory, equipment, the
 // ongoing action and recent events. Plain DOM, no framework.
+import { couldNot } from "./sentences.js";
 
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -29,6 +30,11 @@ export function measures(c) {
 
 export function pretty(name) {
   return String(name ?? "").replace(/_/g, " ");
+}
+
+// "a shade", "an iron golem"
+export function article(noun) {
+  return `${/^[aeiou]/i.test(noun) ? "an" : "a"} ${noun}`;
 }
 
 export function actionText(action) {
@@ -63,49 +69,66 @@ export function equipmentList(equipment, onClick) {
   return list;
 }
 
+// An event as one line of a log, or null for the kinds too chatty for it (action, op_done, ...).
+// Every part a line needs is said even when its field is missing ("someone", "something"):
+// never "undefined", an empty quote or a bare name.
 export function describeEvent(ev, names = {}) {
-  const who = (id) => names[id] || `#${id}`;
+  const who = (id) => names[id] || (id == null ? "someone" : "a character");
+  const thing = (item) => (item ? pretty(item) : "something");
+  const some = (n, item) => `${n != null ? `${n} ` : ""}${thing(item)}`;
+  const name = (n) => (n ? `“${n}”` : "");
   switch (ev.kind) {
-    case "joined": return `${ev.name} joined`;
-    case "gathered": return `${who(ev.char)} gathered ${ev.count} ${pretty(ev.item)}`;
-    case "crafted": return `${who(ev.char)} crafted ${ev.count} ${pretty(ev.item)}`;
-    case "placed": return `${who(ev.char)} placed ${pretty(ev.item)}`;
-    case "ate": return `${who(ev.char)} ate ${pretty(ev.item)}`;
-    case "equipped": return `${who(ev.char)} equipped ${pretty(ev.item)}`;
+    case "joined": return `${ev.name || who(ev.char)} joined`;
+    case "gathered": return `${who(ev.char)} gathered ${some(ev.count, ev.item)}`;
+    case "crafted": return `${who(ev.char)} crafted ${some(ev.count, ev.item)}`;
+    case "placed": return `${who(ev.char)} placed ${thing(ev.item)}`;
+    case "ate": return `${who(ev.char)} ate ${thing(ev.item)}`;
+    case "equipped": return `${who(ev.char)} equipped ${thing(ev.item)}`;
     // A creature's damage names the attacker in `char`; the victim is `entity`.
-    case "damaged": return ev.entity != null
-      ? `${pretty(ev.entity_kind)} took ${ev.amount} damage from ${who(ev.char)}`
-      : `${who(ev.char)} took ${ev.amount} damage (${pretty(ev.source)})`;
-    case "attacked": return ev.char == null
-      ? `${pretty(ev.attacker_kind)} hit ${ev.target_kind === "character" ? who(ev.target) : pretty(ev.target_kind)} for ${ev.damage}`
-      : `${who(ev.char)} hit ${pretty(ev.target_kind)} for ${ev.damage}`;
+    case "damaged": {
+      const amount = ev.amount != null ? `${ev.amount} damage` : "damage";
+      if (ev.entity != null) {
+        return `the ${pretty(ev.entity_kind || "creature")} took ${amount}${ev.char != null ? ` from ${who(ev.char)}` : ""}`;
+      }
+      if (ev.source_id == null && ev.source) return `${who(ev.char)} lost ${ev.amount ?? "some"} health to ${pretty(ev.source)}`;
+      return `${who(ev.char)} took ${amount}${ev.source ? ` from ${article(pretty(ev.source))}` : ""}`;
+    }
+    case "attacked": {
+      const target = ev.target_kind === "character" ? who(ev.target) : thing(ev.target_kind);
+      const dealt = ev.damage != null ? ` for ${ev.damage}` : "";
+      return ev.char == null
+        ? `${ev.attacker_kind ? pretty(ev.attacker_kind) : "a creature"} hit ${target}${dealt}`
+        : `${who(ev.char)} hit ${target}${dealt}`;
+    }
     case "offered": return `${who(ev.char)} offered the three sigils: the Shadow Sanctum is open`;
-    case "boss_phase": return `${pretty(ev.boss)} enters phase ${ev.phase}!`;
-    case "killed": return `${who(ev.char)} defeated ${pretty(ev.target_kind)}`;
+    case "boss_phase": return `${ev.boss ? pretty(ev.boss) : "the boss"} enters ${ev.phase != null ? `phase ${ev.phase}` : "its next phase"}!`;
+    case "killed": return `${who(ev.char)} defeated ${ev.target_kind ? pretty(ev.target_kind) : "a creature"}`;
     case "down": return `${who(ev.char)} was knocked down`;
-    case "recovered": return `${who(ev.char)} recovered at the ${ev.at}`;
-    case "day": return `day ${ev.day}: ${ev.phase}`;
-    case "op_failed": return `${who(ev.char)}: ${ev.message}`;
-    case "said": return `${who(ev.char)}: “${ev.text}”`;
-    case "dungeon_entered": return `${who(ev.char)} entered tier ${ev.tier}`;
-    case "dungeon_left": return `${who(ev.char)} left tier ${ev.tier}`;
-    case "boss_defeated": return `${who(ev.char)} defeated ${pretty(ev.boss)}!`;
-    case "coins": return `${who(ev.char)} got ${ev.amount} T-coins`;
-    case "bought": return `${who(ev.char)} bought ${pretty(ev.item)}`;
+    case "recovered": return ev.at ? `${who(ev.char)} recovered at the ${pretty(ev.at)}` : `${who(ev.char)} recovered`;
+    case "day": return ev.day != null ? `day ${ev.day}${ev.phase ? `: ${ev.phase}` : ""}` : ev.phase ? `it is ${ev.phase}` : null;
+    // a refusal as English, never the engine's sentence for agents (sentences.couldNot)
+    case "op_failed": return couldNot(ev, who(ev.char));
+    // nothing said is no line (an empty `say` once rendered as a bare name)
+    case "said": return String(ev.text ?? "").trim() ? `${who(ev.char)}: “${String(ev.text).trim()}”` : null;
+    case "dungeon_entered": return ev.tier != null ? `${who(ev.char)} entered tier ${ev.tier}` : `${who(ev.char)} entered a dungeon`;
+    case "dungeon_left": return ev.tier != null ? `${who(ev.char)} left tier ${ev.tier}` : `${who(ev.char)} left a dungeon`;
+    case "boss_defeated": return `${who(ev.char)} defeated ${ev.boss ? pretty(ev.boss) : "a boss"}!`;
+    case "coins": return `${who(ev.char)} got ${ev.amount != null ? `${ev.amount} ` : ""}T-coins`;
+    case "bought": return `${who(ev.char)} bought ${thing(ev.item)}`;
     case "slept": return `${who(ev.char)} fell asleep`;
-    case "woke": return `${who(ev.char)} woke (${ev.reason})`;
-    case "task_complete": return `${who(ev.char)} completed the ${ev.task} task!`;
+    case "woke": return ev.reason ? `${who(ev.char)} woke (${pretty(ev.reason)})` : `${who(ev.char)} woke`;
+    case "task_complete": return `${who(ev.char)} completed the ${ev.task ? `${pretty(ev.task)} ` : ""}task!`;
     // Hosted programs (an agent's script running on the world clock): start and end.
-    case "program_started": return `${who(ev.char)} handed over program “${ev.name}”`;
-    case "program_finished": return `${who(ev.char)}'s program “${ev.name}” finished`;
+    case "program_started": return `${who(ev.char)} handed over program ${name(ev.name) || "a program"}`.replace("program a program", "a program");
+    case "program_finished": return `${who(ev.char)}'s program ${name(ev.name)} finished`.replace("  ", " ");
     case "program_failed":
     case "program_stopped":
     case "program_interrupted": {
       const why = ev.outcome && ev.outcome.error ? `: ${ev.outcome.error.message}` : "";
-      return `${who(ev.char)}'s program “${ev.name}” ${ev.kind.replace("program_", "")}${why}`;
+      return `${who(ev.char)}'s program ${name(ev.name)} ${ev.kind.replace("program_", "")}${why}`.replace("  ", " ");
     }
     // A killed realtime study went on from here: how this character's player came back.
-    case "resumed": return `the study was resumed: ${who(ev.char)}: ${ev.detail}`;
+    case "resumed": return `the study was resumed: ${who(ev.char)}${ev.detail ? `: ${ev.detail}` : " came back"}`;
     default: return null; // action / op_done etc. are too chatty for the log
   }
 }
@@ -126,13 +149,42 @@ export class EventLog {
   constructor(node, limit = 60) {
     this.node = node;
     this.limit = limit;
+    this.runLines = new Map(); // a run's key -> its line (addRun)
   }
 
   add(ev, names, text = describeEvent(ev, names)) {
-    if (!text) return;
+    if (!text) return null;
     const cls = ev.kind === "op_failed" || ev.kind === "refused" || ev.kind === "down" || ev.kind === "damaged" ? "bad" : "";
-    this.node.prepend(el("li", { class: cls, "data-kind": ev.kind }, el("span", { class: "tick" }, `${ev.tick}`), " ", text));
+    const line = el("li", { class: cls, "data-kind": ev.kind }, el("span", { class: "tick" }, `${ev.tick}`), " ", text);
+    this.node.prepend(line);
     while (this.node.children.length > this.limit) this.node.lastChild.remove();
+    return line;
+  }
+
+  // A run of hits (story.HitRuns) is one line: a hit that joins the open run rewrites that
+  // line, stamps it with its tick and brings it to the top; one that opens a run starts a line.
+  addRun(ev, key, text, joins) {
+    const line = this.runLines.get(key);
+    if (joins && line && line.isConnected) {
+      line.lastChild.textContent = text; // the text node after the tick and its space
+      line.firstChild.textContent = `${ev.tick}`; // its latest hit: the log stays in tick order
+      line.dataset.hits = String(Number(line.dataset.hits || 1) + 1);
+      if (this.node.firstChild !== line) this.node.prepend(line);
+      return line;
+    }
+    const fresh = this.add(ev, null, text);
+    fresh.dataset.run = key;
+    fresh.dataset.hits = "1";
+    this.runLines.set(key, fresh);
+    if (this.runLines.size > 4 * this.limit) {
+      for (const [k, l] of this.runLines) if (!l.isConnected) this.runLines.delete(k);
+    }
+    return fresh;
+  }
+
+  clear() {
+    this.node.replaceChildren();
+    this.runLines.clear();
   }
 }
 

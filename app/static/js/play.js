@@ -4,7 +4,7 @@
 // on the study's character, which it plays through the agent API (seat.js), not the socket.
 import { io } from "/static/vendor/socket.io.esm.min.js";
 import { ViewState, markVisible } from "./frames.js";
-import { loadAtlas, Renderer, attachCameraControls, bossInView } from "./render.js";
+import { loadAtlas, Renderer, attachCameraControls, bossInView, rememberedShown } from "./render.js";
 import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty, oneLinePerHit } from "./panels.js";
 import { nightAdvice, playerLine, Pace, paceText, realSeconds, duration, knockdownLines, HurtRuns, goals, craftReason, buildReason, byNext, missingCount } from "./guide.js";
 import { toPlayer } from "./sentences.js";
@@ -733,7 +733,7 @@ function loop() {
     const underground = !!view.self.area;
     renderer.draw(view, {
       area: view.self.area ?? 0, fog, selected: view.self.id, marker: faced(), labels,
-      remembered: view.remembered.filter((m) => !view.entities[m.id]),
+      remembered: rememberedShown(view.remembered, view.entities, content.creatures, (view.time || {}).phase),
       shade: underground ? (myTier() === 3 ? "rgba(0, 0, 10, 0.3)" : null) : undefined,
     });
   } else {

@@ -531,3 +531,11 @@ export function attachCameraControls(canvas, renderer, { onClick, onPan } = {}) 
     renderer.zoomAt(ev.deltaY < 0 ? 1.15 : 1 / 1.15, ev.clientX - r.left, ev.clientY - r.top);
   }, { passive: false });
 }
+
+// The creatures a character remembers that are worth drawing where they were last seen: not one
+// in view (it is drawn as it is), and not one that comes out only at night (a shade) while it is
+// not night: shades fade at dawn (creatures.dawn), so by day a remembered one is a ghost.
+export function rememberedShown(remembered, entities, creatures, phase) {
+  return (remembered || []).filter((m) => !entities[m.id] &&
+    !(phase !== "night" && ((creatures || {})[m.kind] || {}).night_only));
+}

@@ -17,6 +17,7 @@ ALTAR_DISTANCE = altar_distance()  # from the plaza (world.toml)
 
 class Altar(Goal):
     name = "altar"
+    purpose = "offer the sigils at the altar and face the Shadow King"
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)

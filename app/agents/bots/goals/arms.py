@@ -10,6 +10,7 @@ from .base import Answer, Goal
 
 class Arms(Goal):
     name = "arms"
+    purpose = "make and wear an iron sword and armor"
 
     def next(self, obs: dict[str, Any], items: dict[str, int]) -> Answer:
         have = self.me.has(obs, items)

@@ -22,6 +22,9 @@ Answer = dict[str, Any] | Carry | None
 
 class Goal:
     name: ClassVar[str] = ""
+    # Why its answers are sent, as spectators read it after "to" ("walking to (70, 41) to smelt
+    # iron ingots"): the agent's `intent` while this goal answers.
+    purpose: ClassVar[str] = ""
     # An answer that is what the character is doing already lets that run on instead of
     # starting it over (the preparation goals; a reflex such as a blow or a drink is sent as is).
     keeps_on: ClassVar[bool] = True

@@ -9,6 +9,7 @@ from .base import CARRY_ON, Answer, Goal
 
 class Busy(Goal):
     name = "busy"
+    purpose = "finish what it started"
     keeps_on = False
 
     def next(self, obs: dict[str, Any], items: dict[str, int]) -> Answer:

@@ -12,6 +12,7 @@ from .base import CARRY_ON, Answer, Goal
 
 class Clear(Goal):
     name = "clear"
+    purpose = "clear the dungeon: its boss, its chests, then out"
     keeps_on = False
 
     def next(self, obs: dict[str, Any], items: dict[str, int]) -> Answer:

@@ -11,6 +11,7 @@ from .base import Answer, Goal
 
 class Cloth(Goal):
     name = "cloth"
+    purpose = "weave cloth for the tailoring table and the outfit"
 
     def next(self, obs: dict[str, Any], items: dict[str, int]) -> Answer:
         outfit_done = self.me.outfit_done(obs, items)

@@ -10,6 +10,7 @@ from .base import Answer, Goal
 
 class Descend(Goal):
     name = "descend"
+    purpose = "go down to the next dungeon tier"
 
     def next(self, obs: dict[str, Any], items: dict[str, int]) -> Answer:
         tier = self.me.tier_ahead(obs, items)

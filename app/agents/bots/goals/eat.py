@@ -12,6 +12,7 @@ HUNGRY = 55  # hunger below which it eats
 
 class Eat(Goal):
     name = "eat"
+    purpose = "eat"
     keeps_on = False
 
     def next(self, obs: dict[str, Any], items: dict[str, int]) -> Answer:

@@ -9,6 +9,7 @@ from .base import Answer, Goal
 
 class Forage(Goal):
     name = "forage"
+    purpose = "pick berries to eat"
 
     def next(self, obs: dict[str, Any], items: dict[str, int]) -> Answer:
         if items.get("berries", 0) < 4 and obs["self"]["hunger"] < 70:

@@ -16,6 +16,7 @@ HOUSE_PATIENCE = 20  # tiles with nowhere to stand beside them before it gives t
 
 class Home(Goal):
     name = "home"
+    purpose = "build a locked stone home with a bed"
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)

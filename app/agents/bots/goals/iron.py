@@ -20,6 +20,7 @@ IRON_SEARCH = 1500  # ticks of looking for unknown iron or coal before it gives 
 
 class Iron(Goal):
     name = "iron"
+    purpose = "smelt iron ingots"
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)

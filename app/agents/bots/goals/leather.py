@@ -15,6 +15,7 @@ HUNT_PATIENCE = 3000  # ticks of hunting before it goes on without leather armor
 
 class Leather(Goal):
     name = "leather"
+    purpose = "hunt boars for hides and tan leather"
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)

@@ -24,6 +24,7 @@ WANTED = {
 
 class Loot(Goal):
     name = "loot"
+    purpose = "pick up a loot bag"
     keeps_on = False
 
     def next(self, obs: dict[str, Any], items: dict[str, int]) -> Answer:

@@ -11,6 +11,7 @@ from .base import Answer, Goal
 
 class Outfit(Goal):
     name = "outfit"
+    purpose = "make the travel outfit"
 
     def next(self, obs: dict[str, Any], items: dict[str, int]) -> Answer:
         if not self.me.outfit_done(obs, items):

@@ -11,6 +11,7 @@ from .base import Answer, Goal
 
 class Pastime(Goal):
     name = "pastime"
+    purpose = "cook spare potions and make torches"
 
     def next(self, obs: dict[str, Any], items: dict[str, int]) -> Answer:
         return self._pastime(obs, items)

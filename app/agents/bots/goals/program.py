@@ -13,6 +13,7 @@ from .base import CARRY_ON, Answer, Goal
 
 class Program(Goal):
     name = "program"
+    purpose = "let the steady_clear program fight"
     keeps_on = False
 
     def next(self, obs: dict[str, Any], items: dict[str, int]) -> Answer:

@@ -10,6 +10,7 @@ from .base import Answer, Goal
 
 class Recover(Goal):
     name = "recover"
+    purpose = "get its health back before going in"
 
     def next(self, obs: dict[str, Any], items: dict[str, int]) -> Answer:
         tier = self.me.tier_ahead(obs, items)

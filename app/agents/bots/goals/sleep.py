@@ -11,6 +11,7 @@ from .base import Answer, Goal
 
 class Sleep(Goal):
     name = "sleep"
+    purpose = "sleep in its bed"
 
     def next(self, obs: dict[str, Any], items: dict[str, int]) -> Answer:
         if not self._bedtime(obs):

@@ -11,6 +11,7 @@ from .base import Answer, Goal
 
 class Stove(Goal):
     name = "stove"
+    purpose = "build a stove and cook a meal"
 
     def next(self, obs: dict[str, Any], items: dict[str, int]) -> Answer:
         if self.me.p.cook and "stove" not in self.me.sites:

@@ -15,6 +15,7 @@ POTION_PRICE = price("healing_potion")
 
 class Supplies(Goal):
     name = "supplies"
+    purpose = "gather supplies for the next tier"
 
     def next(self, obs: dict[str, Any], items: dict[str, int]) -> Answer:
         tier = self.me.tier_ahead(obs, items)

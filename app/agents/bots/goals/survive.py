@@ -10,6 +10,7 @@ from .base import Answer, Goal
 
 class Survive(Goal):
     name = "survive"
+    purpose = "stay alive: a drink, a meal or a blow back"
     keeps_on = False
 
     def next(self, obs: dict[str, Any], items: dict[str, int]) -> Answer:

@@ -12,6 +12,7 @@ from .base import Answer, Goal
 
 class Tools(Goal):
     name = "tools"
+    purpose = "make its tools at the workbench"
 
     def next(self, obs: dict[str, Any], items: dict[str, int]) -> Answer:
         eq = obs["self"]["equipment"]

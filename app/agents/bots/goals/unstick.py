@@ -21,6 +21,7 @@ POCKET = 60  # open tiles it can reach, fewer than which it is walled in
 
 class Unstick(Goal):
     name = "unstick"
+    purpose = "get unstuck"
     keeps_on = False
 
     def __init__(self, *args: Any) -> None:
