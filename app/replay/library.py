@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from asiworld.engine import codes
+from asiworld.evaluation.why import why_summaries
 
 from .apply import apply_frame, copy_state, keyframe_frame
 from .format import EXTENSION, ReplayError
@@ -342,6 +343,13 @@ class ReplayLibrary:
             ]}
 
         return self._cached(replay, "transcript", build)
+
+    def why(self, rid: str) -> dict[str, Any]:
+        """Each character's why-summary (asiworld.evaluation.why): per tier what its
+        expeditions cost, and the stalls found, each at its tick; built once per replay."""
+        replay = self.get(rid)
+        return self._cached(replay, "why", lambda: why_summaries(
+            step_aside(replay.events(), self.seeking), replay.characters()))
 
     def turn(self, rid: str, char: int, number: int) -> dict[str, Any]:
         """One model turn in full; ReplayError `unknown_turn` when the replay has no such one."""

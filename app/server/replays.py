@@ -8,6 +8,8 @@
     GET  /api/replays/<id>/state?tick=T        a keyframe frame for tick T (seek)
     GET  /api/replays/<id>/overview            phases, jump markers and the event log
     GET  /api/replays/<id>/series              chart samples per character
+    GET  /api/replays/<id>/why                 per character: each dungeon tier's entries, clears,
+                                               knockdowns, damage, gear, supplies; the stalls
     GET  /api/replays/<id>/turns               model-turn markers per language-model configuration
     GET  /api/replays/<id>/turns/<char>/<n>    one model turn: prompt summary, text, tool calls,
                                                the world's answers
@@ -313,6 +315,12 @@ def turns(rid: str) -> Response:
 def transcript(rid: str) -> Response:
     library, _ = _services()
     return _json(library.transcript(rid))
+
+
+@replays.get("/api/replays/<rid>/why")
+def why(rid: str) -> Response:
+    library, _ = _services()
+    return _json(library.why(rid))
 
 
 @replays.get("/api/replays/<rid>/turns/<int:char>/<int:number>")
