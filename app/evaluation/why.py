@@ -259,7 +259,9 @@ class Why:
                 "all of them" if len(downs) == len(streak) else f"{len(downs)}")
             text += " (" + ", ".join(f"{c} ×{n}" for c, n in causes.items()) + ")"
         if gear:
-            text += "; worn on entry: " + ", ".join(f"{slot} {item}" for slot, item in gear)
+            text += "; worn on entry: " + ", ".join(
+                f"no {slot}" if item == "none" else item for slot, item in sorted(
+                    gear, key=lambda kv: (kv[1] == "none", kv[0])))
         return {
             "kind": "repeated_entries", "tick": streak[0].tick, "end": streak[-1].tick,
             "tier": tier, "count": len(streak), "ticks": [t.tick for t in streak],

@@ -63,6 +63,8 @@ export class ReplayData {
   // Every turn without its prompt, with its outcome: the turn reader's list and search.
   transcript() { return getJSON(`${this.base}/transcript`); }
   turn(char, number) { return getJSON(`${this.base}/turns/${char}/${number}`); }
+  // Each character's why-summary: tiers and stalls (the Why tab).
+  why() { return getJSON(`${this.base}/why`); }
 
   chunkFor(tick) {
     return this.chunk(this.chunkIndexOf(tick));
