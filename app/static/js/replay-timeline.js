@@ -58,7 +58,7 @@ export function rowHeightFor(windowHeight) {
   return Math.max(ROW_MIN, Math.min(ROW_MAX, Math.round(windowHeight / 56)));
 }
 export function timelineShare(windowHeight) {
-  return windowHeight <= 800 ? 0.18 : 0.22;
+  return windowHeight <= 800 ? 0.14 : 0.22; // 0.14: the map keeps half of a 1280x720 screen
 }
 
 export class Timeline {
