@@ -31,7 +31,8 @@ def timeline(
 ) -> dict[str, Any]:
     """``{"phases": {char: [[start, end, phase], ...]}, "markers": [...], "totals": {...}}``.
 
-    A marker is ``{"tick", "char", "kind", "label"}`` with kind one of MARKER_KINDS."""
+    A marker is ``{"tick", "char", "kind", "label"}`` with kind one of MARKER_KINDS; a boss
+    fight's two markers also carry the fight (`boss_fights`) as ``"fight"``."""
     chars = [int(c) for c in characters]
     known = set(chars)
     events = list(events)
@@ -58,10 +59,15 @@ def timeline(
     phases = {char: track.segments(first, last) for char, track in tracks(events, chars).items()}
     markers += _combat_starts(phases)
     for fight in boss_fights(events, chars):
+        # Both ends carry the whole fight, so either finds the other (the evaluation page links
+        # a boss defeat to the start of the fight that won it).
+        fight_of = {k: fight[k] for k in ("boss", "tier", "start", "end", "ending")}
         markers.append({"tick": fight["start"], "char": fight["char"], "kind": "boss_fight",
-                        "label": f"boss fight: {fight['boss']} (tier {fight['tier']})"})
+                        "label": f"boss fight: {fight['boss']} (tier {fight['tier']})",
+                        "fight": fight_of})
         markers.append({"tick": fight["end"], "char": fight["char"], "kind": "boss_fight_end",
-                        "label": f"boss fight ends: {fight['boss']} {ENDINGS[fight['ending']]}"})
+                        "label": f"boss fight ends: {fight['boss']} {ENDINGS[fight['ending']]}",
+                        "fight": fight_of})
     markers.sort(key=lambda m: (m["tick"], m["char"]))
     return {"phases": phases, "markers": markers, "totals": _totals(phases)}
 

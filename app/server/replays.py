@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -38,16 +37,15 @@ from asiworld.replay.fork import reseed
 from asiworld.replay.format import ReplayError
 from asiworld.replay.library import ReplayLibrary
 from asiworld.replay.worlds import ReplayWorlds, point_of_view
-from asiworld.resources import shipped
 from asiworld.server.admin import check_admin
 from asiworld.server.auth import gate
 from asiworld.server.errors import error_response, status_of
-from asiworld.server.extensions import RECORDING, REPLAYS
+from asiworld.server.extensions import RECORDING
 from asiworld.server.fork import install
+from asiworld.server.replay_library import replay_services
 from flask import Blueprint, Response, current_app, render_template, request
 from flask.typing import ResponseReturnValue
 
-DEFAULT_DIR = shipped("replays")
 GZIP_ABOVE = 4096  # bytes; frame chunks and keyframes compress about 8:1
 
 replays = Blueprint("replays", __name__)
@@ -130,21 +128,8 @@ def _folder_names(library: ReplayLibrary) -> list[str]:
 
 
 
-def replay_dirs(config: dict) -> list[Path]:
-    dirs = config.get("REPLAY_DIRS")
-    if dirs is None:
-        dirs = [DEFAULT_DIR]
-    extra = os.environ.get("ASIWORLD_REPLAYS", "")
-    live = [config["RECORD_DIR"]] if config.get("RECORD_DIR") else []  # the live recordings
-    folders = [Path(d) for d in [*live, *dirs, *extra.split(os.pathsep)] if str(d)]
-    return list(dict.fromkeys(folders))
-
-
 def _services() -> tuple[ReplayLibrary, ReplayWorlds]:
-    ext = current_app.extensions
-    if REPLAYS not in ext:
-        ext[REPLAYS] = (ReplayLibrary(replay_dirs(current_app.config)), ReplayWorlds())
-    return ext[REPLAYS]
+    return replay_services(current_app)
 
 
 def _json(body: Any, status: int = 200, built_ms: float | None = None) -> Response:
