@@ -114,7 +114,7 @@ export class WhyPanel {
   tierTable(tiers) {
     const line = (label, cell) => el("tr", {}, el("th", { scope: "row" }, label), ...tiers.map((t) => el("td", {}, cell(t))));
     return el("table", { class: "why-tiers small" },
-      el("thead", {}, el("tr", {}, el("th", {}, ""), ...tiers.map((t) => el("th", { scope: "col", title: t.name }, `Tier ${t.tier}`)))),
+      el("thead", {}, el("tr", {}, el("th", {}, ""), ...tiers.map((t) => el("th", { scope: "col", "data-tier": String(t.tier) }, t.name)))),
       el("tbody", {},
         line("entries", (t) => el("span", {}, `${t.entries} `, t.entry_ticks.length ? this.moment(t.entry_ticks[0]) : "")),
         line("clears", (t) => (t.clears ? el("span", {}, `${t.clears} `, this.moment(t.clear_ticks[0])) : "0")),
