@@ -91,9 +91,10 @@ ROW = """() => {
   const t = window.__replay.timeline, box = document.querySelector('.timeline-box');
   const row = t.rowBox(window.__replay.ui.focus);
   const top = t.canvas.offsetTop + row.top;
-  return {rowH: t.rowH, scroll: box.scrollHeight > box.clientHeight,
-          overflow: getComputedStyle(box).overflowY,
-          inView: top >= box.scrollTop && top + row.height <= box.scrollTop + box.clientHeight};
+  // below the ruler, which stays at the top of what shows
+  return {rowH: t.rowH, scroll: box.scrollHeight > box.clientHeight, ruler: t.rulerTop(),
+          overflow: getComputedStyle(box).overflowY, scrollTop: box.scrollTop,
+          inView: top >= box.scrollTop + 18 && top + row.height <= box.scrollTop + box.clientHeight};
 }"""
 
 
@@ -104,8 +105,9 @@ def test_at_1280x800_the_timeline_scrolls_and_keeps_the_focused_row_in_view(page
         page.evaluate(f"window.__replay.focus({char})")
         page.wait_for_function(f"(() => {{ const f = {ROW}; return f().inView; }})()", timeout=10_000)
     m = page.evaluate(ROW)
-    # every row shows, or the box scrolls to it
+    # every row shows, or the box scrolls to it, the ruler kept at the top of what shows
     assert m["overflow"] == "auto" and m["rowH"] >= 15
+    assert not m["scroll"] or m["ruler"] == m["scrollTop"] > 0
 
 
 @pytest.mark.parametrize("size", [(1920, 1080), (3840, 2160)], ids=["1920x1080", "3840x2160"])

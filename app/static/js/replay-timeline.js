@@ -134,6 +134,12 @@ export class Timeline {
     else if (bottom > box.scrollTop + box.clientHeight) box.scrollTop = bottom - box.clientHeight + 4;
   }
 
+  // How far the box has scrolled past the canvas's top: where the ruler is drawn.
+  rulerTop() {
+    const box = this.canvas.parentElement;
+    return box ? Math.max(0, Math.min(box.scrollTop - this.canvas.offsetTop, this.canvas.height - RULER_H)) : 0;
+  }
+
   // Where a row is drawn (for tests and the page): {top, height} in canvas pixels.
   rowBox(char) {
     const i = this.characters.findIndex((ch) => ch.id === char);
@@ -174,6 +180,8 @@ export class Timeline {
   }
 
   rowOf(y) {
+    const top = this.rulerTop();
+    if (top > 0 && y >= top && y < top + RULER_H) return null; // the ruler, kept in view
     const i = Math.floor((y - RULER_H) / this.rowH);
     return i >= 0 && i < this.characters.length ? this.characters[i] : null;
   }
@@ -305,7 +313,8 @@ export class Timeline {
     const key = `${this.canvas.width}x${this.canvas.height}:${this.rowH}:${this.phases ? Object.keys(this.phases).length : 0}:${this.markers.length}:${Object.keys(this.turns).length}`;
     // Called every animation frame: nothing to do unless the clock, the rows or the size moved.
     const sel = this.selectedTurn;
-    const drawn = `${key}:${this.tick}:${this.focus}:${this.compare}:${sel ? `${sel.char}.${sel.turn}` : ""}`;
+    const top = this.rulerTop();
+    const drawn = `${key}:${this.tick}:${this.focus}:${this.compare}:${sel ? `${sel.char}.${sel.turn}` : ""}:${top}`;
     if (drawn === this.drawnKey) return;
     this.drawnKey = drawn;
     this.keepInView();
@@ -328,13 +337,15 @@ export class Timeline {
       g.lineWidth = 2;
       g.strokeRect(at.x - 3, at.y - 5, 6, 8);
     }
+    // Scrolled down, the ruler stays at the top of what shows (the minutes to read the rows by).
+    if (top > 0) g.drawImage(this.base, 0, 0, this.canvas.width, RULER_H, 0, top, this.canvas.width, RULER_H);
     const x = Math.round(this.xOf(this.tick)) + 0.5;
     g.fillStyle = "#ffd84a";
     g.fillRect(x - 1, 0, 2, this.canvas.height);
     g.beginPath();
-    g.moveTo(x - 5, 0);
-    g.lineTo(x + 5, 0);
-    g.lineTo(x, 6);
+    g.moveTo(x - 5, top);
+    g.lineTo(x + 5, top);
+    g.lineTo(x, top + 6);
     g.fill();
   }
 }
