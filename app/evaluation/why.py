@@ -178,8 +178,12 @@ class Why:
         trial = self.record.trial
         if trial + 1 == self.goal or self.goal > len(STAGE_NAMES):
             return
-        self._close_goal(tick, met=True)
-        self.goal, self.goal_since = trial + 1, tick
+        # The stage is met at its own tick (a survival day is assessed where it ended, before
+        # the event that told of it).
+        met = self.record.stages[self.goal - 1].tick
+        met = tick if met is None else met
+        self._close_goal(met, met=True)
+        self.goal, self.goal_since = trial + 1, met
 
     def _close_goal(self, tick: int, met: bool) -> None:
         if self.goal > len(STAGE_NAMES) or self.goal_since is None:

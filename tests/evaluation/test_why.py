@@ -151,3 +151,24 @@ def test_every_finding_is_a_moment_within_the_run(demo):
     for row in why_summaries(events, characters)["characters"]:
         for f in row["findings"]:
             assert 0 <= f["tick"] <= f["end"] <= last and f["text"]
+
+
+def test_a_met_stage_passes_the_goal_on_at_the_tick_it_was_met():
+    from asiworld.evaluation.achievements import AchievementRecord
+
+    run = played(["forager"], 40)
+    char = run.characters[0]["id"]
+    record = AchievementRecord()
+    for e in run.events:
+        if e.get("char") == char:
+            record.feed(e)
+    foothold = record.stages[0]
+    assert foothold.met, "the forager settles within 40 minutes on seed 3"
+    # Its last piece is the survival day, assessed at the day's end; with the forager's next
+    # 50 ticks of events gone, the event that tells of it comes later than that.
+    assert foothold.evidence[0]["kind"] == "survival_day" and foothold.tick == foothold.evidence[0]["end"]
+    quiet = [e for e in run.events
+             if not (e.get("char") == char and foothold.tick <= e["tick"] < foothold.tick + 50)]
+    row = summary_of(quiet, run.characters, "forager")
+    assert row["goal"]["stage"] == 2
+    assert row["goal"]["since"] == foothold.tick
