@@ -79,7 +79,8 @@ def test_the_why_tab_names_the_rushers_stall_and_seeks_to_it(page, demo_server, 
 
 def test_with_nobody_focused_the_why_tab_lists_everyone_to_pick(page, demo_server):
     rusher = rusher_of(demo_server)
-    open_viewer(page, demo_server, "?tab=why")
+    open_viewer(page, demo_server)
+    page.keyboard.press("w")  # the Why tab's key
     picks = page.locator(".why-pick")
     expect(picks).to_have_count(9, timeout=20_000)
     page.click(f".why-pick[data-char='{rusher['char']}']")

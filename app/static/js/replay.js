@@ -473,6 +473,7 @@ const KEYS = {
   end: () => { play(false); seek(data.last); },
   f: () => openFork(),
   m: () => nextTurn(),
+  w: () => { showTab("tab-why"); why.update(ui.focus); },
   r: () => { if (!$("reader-open").classList.contains("hidden")) setReader(!reader.open); },
   "?": () => $("help").classList.toggle("hidden"),
   escape: () => {
