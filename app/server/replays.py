@@ -127,7 +127,6 @@ def _folder_names(library: ReplayLibrary) -> list[str]:
     return [f.name or str(f) for f in library.folders]
 
 
-
 def _services() -> tuple[ReplayLibrary, ReplayWorlds]:
     return replay_services(current_app)
 
