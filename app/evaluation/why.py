@@ -10,7 +10,8 @@ the tick it refers to, so the replay viewer can seek there:
 * `goal_stalled`: the curriculum's next stage (the first unmet one, asiworld.evaluation.
   achievements) not met for a world day longer than the stage needs at least (Foothold asks for
   one survival day, Royal Tomb for a streak of days; the others could be met at once);
-* `repeated_refusal`: the world refused the same code REFUSAL_REPEATS or more times in a row.
+* `repeated_refusal`: the world refused the same code REFUSAL_REPEATS or more times with no other
+  refusal between (accepted actions may come between: the agent keeps asking for what fails).
 
 It reads the behaviour profile (knockdowns with what preceded them, refusals by code: profile.py)
 and the curriculum record (achievements.py) as they are fed, rather than counting either again;
@@ -37,8 +38,8 @@ Event = dict[str, Any]
 # Two failed attempts at a tier can be bad luck (a crowded room, a bad roll); the third with no
 # clear between is what the researcher stepped through by hand.
 REPEATED_ENTRIES = 3
-# A model retrying a refused call twice is ordinary; five times in a row it is not reading the
-# answer (the turn reader shows each refusal's code under its call).
+# A model retrying a refused call twice is ordinary; five times with no other refusal between, it
+# is not reading the answer (the turn reader shows each refusal's code under its call).
 REFUSAL_REPEATS = 5
 SHOWN = 3  # of the goal and refusal stalls, only the longest few: a finding is worth a look
 GEAR_SLOTS = ("weapon", "armor")  # always named on entry, "none" when empty: a missing armour is
@@ -305,8 +306,8 @@ class Why:
             what = f" ({r['type']})" if r["type"] else ""
             out.append({"kind": "repeated_refusal", "tick": r["start"], "end": r["end"],
                         "code": r["code"], "count": r["count"],
-                        "text": f"refused {r['code']}{what} {r['count']} times in a row "
-                                f"({clock(r['start'])} to {clock(r['end'])})"})
+                        "text": f"refused {r['code']}{what} {r['count']} times with no other "
+                                f"refusal between ({clock(r['start'])} to {clock(r['end'])})"})
         return out
 
     def to_dict(self, now: int | None = None) -> dict[str, Any]:

@@ -97,7 +97,7 @@ export class WhyPanel {
         el("div", {}, el("b", {}, KIND_TITLE[f.kind] || f.kind), el("div", { class: "small" }, f.text))))));
     } else {
       parts.push(el("p", { class: "muted small" },
-        `No stall found: no tier entered ${rules.repeated_entries ?? 3} times in a row without a clear, no refusal repeated ${rules.refusal_repeats ?? 5} times in a row, no goal stuck a day (${rules.goal_allowance_minutes ?? 30} minutes) longer than it needs.`));
+        `No stall found: no tier entered ${rules.repeated_entries ?? 3} times in a row without a clear, no refusal repeated ${rules.refusal_repeats ?? 5} times with no other between, no goal stuck a day (${rules.goal_allowance_minutes ?? 30} minutes) longer than it needs.`));
     }
     parts.push(el("h4", {}, "Dungeon tiers"));
     parts.push(row.tiers.length ? this.tierTable(row.tiers) : el("p", { class: "muted small" }, "never entered a dungeon"));
