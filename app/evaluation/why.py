@@ -92,10 +92,9 @@ class _Trip:
 class Why:
     """One character's why-summary, fed its events in tick order (like the profile it reads)."""
 
-    def __init__(self, thresholds: Thresholds | None = None,
-                 profile: Profile | None = None) -> None:
+    def __init__(self, thresholds: Thresholds | None = None) -> None:
         self.numbers = thresholds or shipped_thresholds()
-        self.profile = profile or Profile()
+        self.profile = Profile()  # its knockdowns and refusals, as results.json's profile has them
         self.record = AchievementRecord(self.numbers)
         self.tiers: dict[int, TierLog] = {}
         self.worn: dict[str, str] = {}
