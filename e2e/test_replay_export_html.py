@@ -92,3 +92,14 @@ def test_the_exported_file_plays_seeks_and_shows_turns_without_a_server(page, ex
     page.wait_for_function(f"window.__replay.ui.tick === {full['tick_sent']}")
     shot(page, "exported-replay")
     assert asked == [], f"the exported page asked a server: {asked}"
+
+
+def test_the_exported_file_has_the_why_tab(page, exported):
+    asked: list[str] = []
+    page.route("http://**/*", lambda route: (asked.append(route.request.url), route.abort()))
+    page.goto(exported["html"].as_uri() + "?tab=why")
+    page.wait_for_function("window.__replay && window.__replay.ready", timeout=20_000)
+    expect(page.locator(".why-pick")).to_have_count(9, timeout=20_000)
+    page.locator(".why-pick").first.click()
+    expect(page.locator(".why-title")).to_be_visible()
+    assert asked == [], f"the exported page asked a server: {asked}"

@@ -373,8 +373,8 @@ def test_the_server_imports_nothing_from_the_study_package():
     assert "study" not in reaches, reaches.get("study")
 
 
-# replays.py: ASIWORLD_REPLAYS, more folders for /replays, read at each listing
-READS_THE_ENVIRONMENT = {"server/settings.py", "server/replays.py"}
+# replay_library.py: ASIWORLD_REPLAYS, more folders for /replays, read at each listing
+READS_THE_ENVIRONMENT = {"server/settings.py", "server/replay_library.py"}
 
 
 def test_the_server_reads_its_environment_variables_in_its_settings_alone():

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from asiworld.engine import codes
+from asiworld.evaluation.why import why_summaries
 
 from .apply import apply_frame, copy_state, keyframe_frame
 from .format import EXTENSION, ReplayError
@@ -159,6 +160,7 @@ class ReplayLibrary:
                         "id": rid,
                         "path": str(path),
                         **self._cached(replay, "provenance", lambda r=replay: provenance(r)),
+                        "outcomes": self.outcomes(path),
                     }
                 )
             except ReplayError as exc:
@@ -167,6 +169,25 @@ class ReplayLibrary:
                 rows.append({"id": rid, "file": path.name, "error": "damaged_replay",
                              "message": f"{type(exc).__name__}: {str(exc)[:120]}"})
         return rows
+
+    def outcomes(self, path: Path) -> list[dict[str, Any]] | None:
+        """The scores beside a run's or study's replay (`run_outcomes`), read again only when
+        its results.json changes."""
+        results = path.parent / RESULTS
+        try:
+            mtime = results.stat().st_mtime if path.name == RUN_REPLAY else None
+        except OSError:
+            mtime = None
+        if mtime is None:
+            return None
+        key = (results, mtime, "outcomes")
+        with self._lock:
+            if key in self._derived:
+                return self._derived[key]
+        value = run_outcomes(results)
+        with self._lock:
+            self._derived[key] = value
+        return value
 
     def meta(self, rid: str) -> dict[str, Any]:
         replay = self.get(rid)
@@ -343,6 +364,13 @@ class ReplayLibrary:
 
         return self._cached(replay, "transcript", build)
 
+    def why(self, rid: str) -> dict[str, Any]:
+        """Each character's why-summary (asiworld.evaluation.why): per tier what its
+        expeditions cost, and the stalls found, each at its tick; built once per replay."""
+        replay = self.get(rid)
+        return self._cached(replay, "why", lambda: why_summaries(
+            step_aside(replay.events(), self.seeking), replay.characters()))
+
     def turn(self, rid: str, char: int, number: int) -> dict[str, Any]:
         """One model turn in full; ReplayError `unknown_turn` when the replay has no such one."""
         replay = self.get(rid)
@@ -358,6 +386,25 @@ class ReplayLibrary:
         """Per character, every SERIES_EVERY ticks: health, hunger, energy, coins (for charts)."""
         replay = self.get(rid)
         return self._cached(replay, "series", lambda: chart_series(replay, self.seeking))
+
+
+RUN_REPLAY = "replay.asirep"  # what `asiworld run --out DIR` and `study run` write ...
+RESULTS = "results.json"  # ... beside the evaluation's results
+
+
+def run_outcomes(results: Path) -> list[dict[str, Any]] | None:
+    """Each configuration's rank, score and the two tasks (`outfit`: the production task, `hero`:
+    the exploration task) from a run's results.json, best first; None when it cannot be read
+    (the card then shows none: a replay is worth listing without its scores)."""
+    try:
+        body = json.loads(results.read_text(encoding="utf-8"))
+        rows = body["configurations"]
+        out = [{"name": str(r["name"]), "rank": r.get("rank"), "score": r.get("score_shown"),
+                "outfit": bool(r["measures"].get("outfit")),
+                "hero": bool(r["measures"].get("hero"))} for r in rows]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return sorted(out, key=lambda r: (r["rank"] is None, r["rank"] or 0))
 
 
 def provenance(replay: Replay) -> dict[str, Any]:

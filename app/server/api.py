@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from asiworld.engine import codes
 from asiworld.evaluation.palette import with_colours
-from asiworld.server import assessment, auth
+from asiworld.server import assessment, auth, evidence
 from asiworld.server.errors import ApiError
 from asiworld.server.extensions import SERVICES
 from flask import Blueprint, current_app, jsonify, request
@@ -57,13 +57,19 @@ def healthz() -> ResponseReturnValue:
 @api.get("/api/evaluation")
 def evaluation() -> ResponseReturnValue:
     """The evaluation as JSON (asiworld.evaluation's results): the live world's, or with ?run=NAME a
-    finished run's results.json from the runs folder."""
+    finished run's results.json from the runs folder; with the replay of that world and, once it
+    stopped, each row's moments in it (asiworld.server.evidence)."""
     run = request.args.get("run")
     if run:  # a RunResultsError is answered by the server's error handler
-        return jsonify(with_colours(assessment.run_results(current_app, run)))
+        results = assessment.run_results(current_app, run)
+        rid = evidence.run_replay(current_app, assessment.runs_folder(current_app), run)
+        return jsonify(with_colours(evidence.with_evidence(current_app, results, rid, settled=True)))
     if not auth.gate(current_app).may_spectate_http(request):
         raise ApiError(codes.NOT_SPECTATOR, "the live evaluation needs the spectator token")
-    return jsonify(with_colours(assessment.live_results(current_app)))
+    results = assessment.live_results(current_app)
+    rid, settled = evidence.live_replay(current_app)
+    # Each score links to its replay's moments (the recording of this world, once it stopped).
+    return jsonify(with_colours(evidence.with_evidence(current_app, results, rid, settled)))
 
 
 @api.get("/api/world")

@@ -81,6 +81,7 @@ def bundle(library: ReplayLibrary, rid: str) -> dict[str, Any]:
         "overview": _packed(library.overview(rid)),
         "series": _packed(library.series(rid)),
         "turns": _packed(turns),
+        "why": _packed(library.why(rid)),
         "turn": _packed(full),
         "content": _packed(content_summary(load_content())),
         # The library's chunk bodies, gzipped again harder (the server's quick level 1 is 1.8x

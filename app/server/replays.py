@@ -8,6 +8,8 @@
     GET  /api/replays/<id>/state?tick=T        a keyframe frame for tick T (seek)
     GET  /api/replays/<id>/overview            phases, jump markers and the event log
     GET  /api/replays/<id>/series              chart samples per character
+    GET  /api/replays/<id>/why                 per character: each dungeon tier's entries, clears,
+                                               knockdowns, damage, gear, supplies; the stalls
     GET  /api/replays/<id>/turns               model-turn markers per language-model configuration
     GET  /api/replays/<id>/turns/<char>/<n>    one model turn: prompt summary, text, tool calls,
                                                the world's answers
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -36,16 +37,15 @@ from asiworld.replay.fork import reseed
 from asiworld.replay.format import ReplayError
 from asiworld.replay.library import ReplayLibrary
 from asiworld.replay.worlds import ReplayWorlds, point_of_view
-from asiworld.resources import shipped
 from asiworld.server.admin import check_admin
 from asiworld.server.auth import gate
 from asiworld.server.errors import error_response, status_of
-from asiworld.server.extensions import RECORDING, REPLAYS
+from asiworld.server.extensions import RECORDING
 from asiworld.server.fork import install
+from asiworld.server.replay_library import replay_services
 from flask import Blueprint, Response, current_app, render_template, request
 from flask.typing import ResponseReturnValue
 
-DEFAULT_DIR = shipped("replays")
 GZIP_ABOVE = 4096  # bytes; frame chunks and keyframes compress about 8:1
 
 replays = Blueprint("replays", __name__)
@@ -127,22 +127,8 @@ def _folder_names(library: ReplayLibrary) -> list[str]:
     return [f.name or str(f) for f in library.folders]
 
 
-
-def replay_dirs(config: dict) -> list[Path]:
-    dirs = config.get("REPLAY_DIRS")
-    if dirs is None:
-        dirs = [DEFAULT_DIR]
-    extra = os.environ.get("ASIWORLD_REPLAYS", "")
-    live = [config["RECORD_DIR"]] if config.get("RECORD_DIR") else []  # the live recordings
-    folders = [Path(d) for d in [*live, *dirs, *extra.split(os.pathsep)] if str(d)]
-    return list(dict.fromkeys(folders))
-
-
 def _services() -> tuple[ReplayLibrary, ReplayWorlds]:
-    ext = current_app.extensions
-    if REPLAYS not in ext:
-        ext[REPLAYS] = (ReplayLibrary(replay_dirs(current_app.config)), ReplayWorlds())
-    return ext[REPLAYS]
+    return replay_services(current_app)
 
 
 def _json(body: Any, status: int = 200, built_ms: float | None = None) -> Response:
@@ -313,6 +299,12 @@ def turns(rid: str) -> Response:
 def transcript(rid: str) -> Response:
     library, _ = _services()
     return _json(library.transcript(rid))
+
+
+@replays.get("/api/replays/<rid>/why")
+def why(rid: str) -> Response:
+    library, _ = _services()
+    return _json(library.why(rid))
 
 
 @replays.get("/api/replays/<rid>/turns/<int:char>/<int:number>")

@@ -18,7 +18,7 @@ from asiworld.server import create_app, datalock, services
 from asiworld.server.extensions import DATA_LOCK, STORE
 from asiworld.server.fanout import QueueUnavailable, check_queue
 from asiworld.server.persistence import StoreError, WorldStore
-from asiworld.server.replays import DEFAULT_DIR
+from asiworld.server.replay_library import DEFAULT_DIR
 from asiworld.server.settings import ServerSettings, SettingsError
 from flask import Flask
 

@@ -50,14 +50,40 @@ function fill(id, header, rows, numeric = new Set()) {
 const minutes = (tick) => (tick === null || tick === undefined ? "–" : (tick / 60).toFixed(1));
 const yesNo = (flag) => el("span", { class: flag ? "yes" : "no" }, flag ? "Y" : "N");
 
+// The replay of the world these results assess (the server names it: asiworld.server.evidence),
+// once that world has stopped: every score then links to the moment that earned it. An event of
+// tick t shows in the replay's frame of t + 1 (after its step), as the viewer's jumps land.
+let replay = null;
+
+function momentUrl(tick, char, extra = "") {
+  const t = tick === null || tick === undefined ? "" : `t=${tick + 1}&`;
+  return `${replay.url}?${t}focus=${encodeURIComponent(char)}${extra}`;
+}
+
+// `content` linked to the replay at `tick` (focused on the row's character) when there is one.
+function moment(content, row, tick, title, extra = "") {
+  if (!replay || tick === null || tick === undefined) return content;
+  return el("a", { href: momentUrl(tick, row.id, extra), class: "evidence", title: `${title}: open the replay at tick ${tick}` }, content);
+}
+
 function nameCell(row) {
-  const href = CHARACTER_URL.replace("{id}", encodeURIComponent(row.id));
+  const href = replay ? momentUrl(null, row.id) : CHARACTER_URL.replace("{id}", encodeURIComponent(row.id));
+  const title = replay ? `the replay of this run, following ${row.name}` : (row.label ? `configuration ${row.label}` : "");
   return el("span", {}, el("span", { class: "swatch", style: `background:${colourOf[row.name]}` }),
-    el("a", { href, title: row.label ? `configuration ${row.label}` : "" }, row.name));
+    el("a", { href, title }, row.name));
+}
+
+// The bosses cell: the count, linked to the start of the fight that won the first defeat.
+function bossesCell(row) {
+  const first = (row.evidence?.bosses || [])[0];
+  if (!first) return row.measures.bosses;
+  return moment(String(row.measures.bosses), row, first.fight ?? first.defeat,
+    `${first.label}${first.fight !== null ? " (from the fight's first blow)" : ""}`);
 }
 
 function render(results) {
   const rows = results.configurations || [];
+  replay = results.replay && results.replay.settled ? results.replay : null;
   colourOf = Object.fromEntries(rows.map((r) => [r.name, r.colour]));
   const meta = results.meta || {};
   // One clock: "tick 12719 … 12720 ticks run" (the last event's tick beside the world's) read as
@@ -74,16 +100,18 @@ function render(results) {
   const configurations = new Set(rows.filter((r) => r.label !== "human").map((r) => r.label || r.name)).size;
   const who = [`${configurations} ${configurations === 1 ? "configuration" : "configurations"}`];
   if (humans) who.push(`${humans} human ${humans === 1 ? "player" : "players"}`);
-  document.getElementById("eval-meta").textContent =
-    [clock, who.join(" and "), ...shown]
-      .join(" · ") + (LIVE ? " · live" : "");
+  document.getElementById("eval-meta").replaceChildren(
+    [clock, who.join(" and "), ...shown].join(" · ") + (LIVE ? " · live" : ""),
+    ...(replay ? [" · ", el("a", { href: replay.url, id: "eval-replay" }, "its replay"),
+      " (names, ticks and the bosses, Y and stage cells open the moment that earned them)"] : []));
   countdown(meta.study);
 
   fill("eval-main",
     ["Rank", "Configuration", "Outfit", "Depth", "Hero", "Kills", "Bosses", "Crafts", "Coins", "Trial", "Downs", "Score"],
     rows.map((r, i) => {
       const m = r.measures;
-      return [r.rank, nameCell(r, i), yesNo(m.outfit), m.depth, yesNo(m.hero), m.kills, m.bosses,
+      return [r.rank, nameCell(r, i), moment(yesNo(m.outfit), r, m.outfit ? m.outfit_tick : null, "the outfit (production task)"),
+        m.depth, moment(yesNo(m.hero), r, m.hero ? m.hero_tick : null, "the hero (exploration task)"), m.kills, bossesCell(r),
         m.crafts, m.coins, `${m.trial}/${STAGES.length}`, m.downs, el("strong", {}, r.score_shown)];
     }),
     new Set([0, 3, 5, 6, 7, 8, 9, 10, 11]));
@@ -93,7 +121,7 @@ function render(results) {
       `Stage ${s + 1}: ${name}`,
       ...rows.map((r) => {
         const st = r.achievements.stages[s];
-        return st.met ? el("span", { class: "met", title: `tick ${st.tick}` }, `✓ ${minutes(st.tick)}`) : "–";
+        return st.met ? moment(el("span", { class: "met", title: `tick ${st.tick}` }, `✓ ${minutes(st.tick)}`), r, st.tick, `${name} met`) : "–";
       }),
       rows.filter((r) => r.achievements.stages[s].met).length,
     ]));
@@ -104,8 +132,11 @@ function render(results) {
       const pct = (100 * a.trial) / STAGES.length; // k/8 is exact in tenths: 12.5%, as the paper writes it
       const progress = el("span", {}, el("span", { class: "bar" }, el("span", { style: `width:${pct}%` })), `${pct.toFixed(1)}%`);
       const unmet = a.first_unmet;
+      // the first unmet stage: the replay's Why tab from the moment it became the goal
+      const goal = r.evidence?.goal;
+      const since = unmet && goal && goal.stage === unmet.stage ? goal.since : null;
       return [nameCell(r, i), a.coverage.join(", ") || "–", `${a.trial}/${STAGES.length}`, progress,
-        unmet ? `Stage ${unmet.stage}: ${unmet.name}` : "none (all passed)",
+        unmet ? moment(`Stage ${unmet.stage}: ${unmet.name}`, r, since, `the goal since tick ${since}, with why it stalled`, "&tab=why") : "none (all passed)",
         { wrap: true, text: unmet ? unmet.missing : "–" }];
     }));
 

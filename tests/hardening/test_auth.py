@@ -42,6 +42,7 @@ ROUTES = {
     "replays.turns": (PUBLIC, "get", "/api/replays/none/turns", None),
     "replays.turn": (PUBLIC, "get", "/api/replays/none/turns/1/1", None),
     "replays.transcript": (PUBLIC, "get", "/api/replays/none/transcript", None),
+    "replays.why": (PUBLIC, "get", "/api/replays/none/why", None),
     "replays.fork": (ADMIN_ONLY, "post", "/api/replays/none/fork", {"tick": 0}),
     "agent_api.openapi_spec": (PUBLIC, "get", "/api/openapi.json", None),
     "agent_api.join": (PUBLIC, "post", "/api/agents/join", {"name": "eve"}),

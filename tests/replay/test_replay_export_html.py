@@ -60,6 +60,7 @@ def test_the_html_file_holds_the_viewer_and_every_frame_of_the_replay(run_folder
         assert sorted(map(int, data["keyframes"])) == list(range(0, TICKS + 1, KEYFRAME_EVERY))
         assert unpacked(data["keyframes"][str(KEYFRAME_EVERY)]) == library.frame_at(
             data["id"], KEYFRAME_EVERY)
+        assert unpacked(data["why"]) == library.why(data["id"])  # the Why tab, offline too
     finally:
         library.close()
 

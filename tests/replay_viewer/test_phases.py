@@ -116,3 +116,47 @@ def test_the_viewer_draws_every_marker_kind_the_timeline_makes():
     js = (Path(asiworld.__file__).parent / "static/js/replay-timeline.js").read_text()
     styles = js.split("export const MARKER_STYLE = {", 1)[1].split("};", 1)[0]
     assert re.findall(r"^\s+(\w+): \{", styles, re.M) == list(MARKER_KINDS)
+
+
+BOSSES = frozenset({"gatekeeper"})
+
+
+def test_a_boss_fight_runs_from_the_first_blow_either_way_to_the_defeat():
+    from asiworld.replay.phases import boss_fights
+
+    events = [
+        ev(10, "dungeon_entered", tier=1, expedition=1),
+        ev(20, "damaged", source="guard", amount=4, health=90),  # not the boss: no fight yet
+        ev(30, "attacked", target=9, target_kind="gatekeeper", damage=6),
+        ev(34, "damaged", source="gatekeeper", amount=8, health=80),
+        ev(50, "boss_defeated", boss="gatekeeper", tier=1, expedition=1),
+        ev(60, "dungeon_left", tier=1, expedition=1, cleared=True),
+    ]
+    assert boss_fights(events, [1], BOSSES) == [
+        {"char": 1, "boss": "gatekeeper", "tier": 1, "start": 30, "end": 50, "ending": "defeated"}]
+    line = timeline(events, 0, 100, [1])
+    kinds = {(m["tick"], m["kind"]) for m in line["markers"]}
+    assert {(30, "boss_fight"), (50, "boss_fight_end"), (50, "boss_defeat")} <= kinds
+
+
+def test_a_boss_fight_ends_at_a_knockdown_an_exit_or_a_minute_without_a_blow():
+    from asiworld.replay.phases import BOSS_FIGHT_GAP, boss_fights
+
+    hit = {"source": "gatekeeper", "amount": 8, "health": 50}
+    events = [
+        ev(10, "dungeon_entered", tier=1), ev(20, "damaged", **hit), ev(25, "down", cause="gatekeeper"),
+        ev(100, "damaged", **hit), ev(100 + BOSS_FIGHT_GAP + 1, "damaged", **hit),
+        ev(100 + BOSS_FIGHT_GAP + 30, "dungeon_left", tier=1, cleared=False),
+        ev(400, "damaged", char=2, **hit),  # another character's fight, open at the end
+    ]
+    fights = boss_fights(events, [1, 2], BOSSES)
+    assert [(f["char"], f["start"], f["end"], f["ending"]) for f in fights] == [
+        (1, 20, 25, "down"), (1, 100, 100, "broke_off"),
+        (1, 100 + BOSS_FIGHT_GAP + 1, 100 + BOSS_FIGHT_GAP + 30, "left"), (2, 400, 400, "open")]
+
+
+def test_the_shipped_bosses_are_the_dungeons_bosses():
+    from asiworld.replay.phases import boss_kinds
+
+    assert {"gatekeeper", "high_priest", "tomb_king", "shadow_king"} <= boss_kinds()
+    assert "warden" not in boss_kinds()

@@ -68,6 +68,10 @@ def test_a_lockstep_study_on_the_server_writes_what_study_run_writes(tmp_path):
             assert state["ticks_left"] == 0 and state["tick"] == MINUTES * 60
             assert countdown[0] > 0 and sorted(countdown, reverse=True) == countdown
             assert listed, "the study's replay was not listed while it was written"
+            # Past its horizon the scores link to the study's replay (asiworld.server.evidence).
+            _, body = http("GET", port, "/api/evaluation")
+            assert body["replay"] == {"id": "live", "url": "/replay/live", "settled": True}
+            assert all("goal" in r["evidence"] for r in body["configurations"])
             time.sleep(0.5)
             assert http("GET", port, "/healthz")[1]["tick"] == MINUTES * 60  # it stopped
         finally:

@@ -70,6 +70,8 @@ export class ReplayData {
     return this.transcriptLoad;
   }
   turn(char, number) { return getJSON(`${this.base}/turns/${char}/${number}`); }
+  // Each character's why-summary: tiers and stalls (the Why tab).
+  why() { return getJSON(`${this.base}/why`); }
 
   chunkFor(tick) {
     return this.chunk(this.chunkIndexOf(tick));

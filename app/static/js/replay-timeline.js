@@ -16,6 +16,8 @@ export const MARKER_STYLE = {
   knockdown: { colour: "#ff3b30", label: "knockdown" },
   craft: { colour: "#9be28c", label: "craft" },
   dungeon_entry: { colour: "#c59bff", label: "dungeon entry" },
+  boss_fight: { colour: "#ff9f1c", label: "boss fight start" },
+  boss_fight_end: { colour: "#ffcf99", label: "boss fight end" },
   boss_defeat: { colour: "#ffd84a", label: "boss defeat" },
   achievement: { colour: "#6fe0ff", label: "achievement" },
   resumed: { colour: "#f2f2f2", label: "study resumed" },
@@ -47,7 +49,17 @@ export function momentOf(tick) {
 }
 
 const RULER_H = 18;
-const ROW_H = 15;
+// A row grows with the screen: a 56th of the window's height (19 px at 1080, 39 at 2160), never
+// under 15 px; the box takes at most a share of the window (less on a short one, where the map
+// needs the height) and scrolls the rest, keeping the focused row in view.
+const ROW_MIN = 15;
+const ROW_MAX = 48;
+export function rowHeightFor(windowHeight) {
+  return Math.max(ROW_MIN, Math.min(ROW_MAX, Math.round(windowHeight / 56)));
+}
+export function timelineShare(windowHeight) {
+  return windowHeight <= 800 ? 0.14 : 0.22; // 0.14: the map keeps half of a 1280x720 screen
+}
 
 export class Timeline {
   constructor(canvas, { first, last, characters, colours, onSeek, onHover }) {
@@ -69,8 +81,9 @@ export class Timeline {
     this.onHover = onHover;
     this.base = document.createElement("canvas");
     this.baseKey = "";
-    const rows = characters.length;
-    canvas.style.height = `${RULER_H + rows * ROW_H + 6}px`;
+    this.rowH = ROW_MIN;
+    this.layout();
+    window.addEventListener("resize", () => this.layout());
     let dragging = false;
     const at = (ev) => {
       const r = canvas.getBoundingClientRect();
@@ -95,6 +108,42 @@ export class Timeline {
       dragging = false;
     });
     canvas.addEventListener("pointerleave", () => this.onHover && this.onHover(null));
+  }
+
+  // Row height from the window, the canvas as tall as its rows, the box at most a share of the
+  // window (it scrolls beyond that).
+  layout() {
+    this.rowH = rowHeightFor(window.innerHeight);
+    this.canvas.style.height = `${RULER_H + this.characters.length * this.rowH + 6}px`;
+    const box = this.canvas.parentElement;
+    if (box) box.style.setProperty("--timeline-max", `${Math.round(window.innerHeight * timelineShare(window.innerHeight))}px`);
+    this.baseKey = "";
+    this.drawnKey = "";
+    this.shownFocus = undefined;
+  }
+
+  // Scroll the timeline's box so the focused character's row is in view (once per change).
+  keepInView() {
+    if (this.shownFocus === this.focus) return;
+    this.shownFocus = this.focus;
+    const box = this.canvas.parentElement;
+    const i = this.characters.findIndex((ch) => ch.id === this.focus);
+    if (!box || i < 0 || box.scrollHeight <= box.clientHeight) return;
+    const top = this.canvas.offsetTop + RULER_H + i * this.rowH, bottom = top + this.rowH;
+    if (top - RULER_H < box.scrollTop) box.scrollTop = Math.max(0, top - RULER_H);
+    else if (bottom > box.scrollTop + box.clientHeight) box.scrollTop = bottom - box.clientHeight + 4;
+  }
+
+  // How far the box has scrolled past the canvas's top: where the ruler is drawn.
+  rulerTop() {
+    const box = this.canvas.parentElement;
+    return box ? Math.max(0, Math.min(box.scrollTop - this.canvas.offsetTop, this.canvas.height - RULER_H)) : 0;
+  }
+
+  // Where a row is drawn (for tests and the page): {top, height} in canvas pixels.
+  rowBox(char) {
+    const i = this.characters.findIndex((ch) => ch.id === char);
+    return i < 0 ? null : { top: RULER_H + i * this.rowH, height: this.rowH };
   }
 
   setOverview(overview) {
@@ -127,11 +176,13 @@ export class Timeline {
     const i = this.characters.findIndex((ch) => ch.id === char);
     const t = (this.turns[char] || []).find((m) => m.turn === turn);
     if (i < 0 || !t) return null;
-    return { x: this.xOf(t.tick_sent), y: RULER_H + i * ROW_H + ROW_H - 3 };
+    return { x: this.xOf(t.tick_sent), y: RULER_H + i * this.rowH + this.rowH - 3 };
   }
 
   rowOf(y) {
-    const i = Math.floor((y - RULER_H) / ROW_H);
+    const top = this.rulerTop();
+    if (top > 0 && y >= top && y < top + RULER_H) return null; // the ruler, kept in view
+    const i = Math.floor((y - RULER_H) / this.rowH);
     return i >= 0 && i < this.characters.length ? this.characters[i] : null;
   }
 
@@ -196,25 +247,43 @@ export class Timeline {
       g.fillStyle = "#8b8fa3";
       g.fillText(clockOf(t), x, 11);
     }
+    const rowH = this.rowH;
+    const font = Math.min(16, Math.max(11, Math.round(rowH * 0.6)));
     this.characters.forEach((ch, i) => {
-      const y = RULER_H + i * ROW_H;
+      const y = RULER_H + i * rowH;
+      const sw = Math.min(12, rowH - 6);
       g.fillStyle = this.colours[ch.id];
-      g.fillRect(4, y + 4, 8, 8);
+      g.fillRect(4, y + (rowH - sw) / 2, sw, sw);
       g.fillStyle = "#d8d6cf";
       g.textAlign = "left";
-      g.font = "11px system-ui, sans-serif";
-      g.fillText((ch.name || `#${ch.id}`).slice(0, 15), 16, y + 11);
+      g.textBaseline = "middle";
+      g.font = `${font}px system-ui, sans-serif`;
+      g.fillText((ch.name || `#${ch.id}`).slice(0, 15), 8 + sw, y + rowH / 2);
       for (const [a, b, phase] of this.phases[ch.id] || []) {
         const x0 = this.xOf(a), x1 = this.xOf(b + 1);
         g.fillStyle = PHASE_COLOURS[phase];
-        g.fillRect(x0, y + 2, Math.max(1, x1 - x0), ROW_H - 4);
+        g.fillRect(x0, y + 2, Math.max(1, x1 - x0), rowH - 4);
       }
     });
+    g.textBaseline = "alphabetic";
+    // Boss fights: a bar along the top of the row from the fight's start marker to its end.
+    const fightOpen = {};
+    for (const m of this.markers) {
+      if (m.kind === "boss_fight") fightOpen[m.char] = m.tick;
+      if (m.kind !== "boss_fight_end" || fightOpen[m.char] === undefined) continue;
+      const i = this.characters.findIndex((ch) => ch.id === m.char);
+      if (i >= 0) {
+        const x0 = this.xOf(fightOpen[m.char]), x1 = this.xOf(m.tick + 1);
+        g.fillStyle = MARKER_STYLE.boss_fight.colour;
+        g.fillRect(x0, RULER_H + i * rowH + 1, Math.max(2, x1 - x0), 3);
+      }
+      delete fightOpen[m.char];
+    }
     // Model turns: a light tick at the bottom of the row from the tick sent to the tick answered.
     for (const [char, turns] of Object.entries(this.turns)) {
       const i = this.characters.findIndex((ch) => String(ch.id) === char);
       if (i < 0) continue;
-      const y = RULER_H + i * ROW_H + ROW_H - 5;
+      const y = RULER_H + i * rowH + rowH - 5;
       for (const t of turns) {
         if (t.tick_sent === null) continue;
         const x0 = Math.round(this.xOf(t.tick_sent));
@@ -228,24 +297,27 @@ export class Timeline {
       const i = this.characters.findIndex((ch) => ch.id === m.char);
       if (i < 0) continue;
       const x = Math.round(this.xOf(m.tick));
-      const y = RULER_H + i * ROW_H;
-      g.fillStyle = MARKER_STYLE[m.kind].colour;
+      const y = RULER_H + i * rowH;
+      const w = Math.max(3, Math.round(rowH / 5));
+      g.fillStyle = (MARKER_STYLE[m.kind] || MARKER_STYLE.knockdown).colour;
       g.beginPath();
-      g.moveTo(x - 3, y);
-      g.lineTo(x + 3, y);
-      g.lineTo(x, y + 5);
+      g.moveTo(x - w, y);
+      g.lineTo(x + w, y);
+      g.lineTo(x, y + w + 2);
       g.fill();
     }
   }
 
   draw() {
     this.resize();
-    const key = `${this.canvas.width}x${this.canvas.height}:${this.phases ? Object.keys(this.phases).length : 0}:${this.markers.length}:${Object.keys(this.turns).length}`;
+    const key = `${this.canvas.width}x${this.canvas.height}:${this.rowH}:${this.phases ? Object.keys(this.phases).length : 0}:${this.markers.length}:${Object.keys(this.turns).length}`;
     // Called every animation frame: nothing to do unless the clock, the rows or the size moved.
     const sel = this.selectedTurn;
-    const drawn = `${key}:${this.tick}:${this.focus}:${this.compare}:${sel ? `${sel.char}.${sel.turn}` : ""}`;
+    const top = this.rulerTop();
+    const drawn = `${key}:${this.tick}:${this.focus}:${this.compare}:${sel ? `${sel.char}.${sel.turn}` : ""}:${top}`;
     if (drawn === this.drawnKey) return;
     this.drawnKey = drawn;
+    this.keepInView();
     if (key !== this.baseKey) {
       this.drawBase();
       this.baseKey = key;
@@ -257,7 +329,7 @@ export class Timeline {
       if (i < 0) continue;
       g.strokeStyle = colour;
       g.lineWidth = 1;
-      g.strokeRect(1.5, RULER_H + i * ROW_H + 0.5, this.canvas.width - 3, ROW_H - 1);
+      g.strokeRect(1.5, RULER_H + i * this.rowH + 0.5, this.canvas.width - 3, this.rowH - 1);
     }
     const at = sel ? this.turnPoint(sel.char, sel.turn) : null;
     if (at) { // the selected model turn
@@ -265,13 +337,15 @@ export class Timeline {
       g.lineWidth = 2;
       g.strokeRect(at.x - 3, at.y - 5, 6, 8);
     }
+    // Scrolled down, the ruler stays at the top of what shows (the minutes to read the rows by).
+    if (top > 0) g.drawImage(this.base, 0, 0, this.canvas.width, RULER_H, 0, top, this.canvas.width, RULER_H);
     const x = Math.round(this.xOf(this.tick)) + 0.5;
     g.fillStyle = "#ffd84a";
     g.fillRect(x - 1, 0, 2, this.canvas.height);
     g.beginPath();
-    g.moveTo(x - 5, 0);
-    g.lineTo(x + 5, 0);
-    g.lineTo(x, 6);
+    g.moveTo(x - 5, top);
+    g.lineTo(x + 5, top);
+    g.lineTo(x, top + 6);
     g.fill();
   }
 }

@@ -14,6 +14,7 @@ import { Charts } from "./replay-charts.js";
 import { CHANGE_TICKS, changesBetween, ReplayEventLog, renderInspector, programAt } from "./replay-panels.js";
 import { TurnsPanel } from "./replay-turns.js";
 import { TurnReader } from "./replay-reader.js";
+import { WhyPanel } from "./replay-why.js";
 
 const $ = (id) => document.getElementById(id);
 const PREFETCH_SETTLE_MS = 400; // after a far seek, prefetch when no other seek came this long
@@ -438,6 +439,7 @@ for (const tab of document.querySelectorAll(".tabs button")) {
     for (const t of document.querySelectorAll(".tabs button")) t.classList.toggle("active", t === tab);
     for (const p of document.querySelectorAll(".tab-panel")) p.classList.toggle("hidden", p.id !== tab.dataset.panel);
     log.key = ""; // a hidden log could not scroll to now: draw it again
+    if (tab.dataset.panel === "tab-why") why.update(ui.focus);
   });
 }
 
@@ -476,6 +478,7 @@ const KEYS = {
   end: () => { play(false); seek(data.last); },
   f: () => openFork(),
   m: () => nextTurn(),
+  w: () => { showTab("tab-why"); why.update(ui.focus); },
   r: () => { if (!$("reader-open").classList.contains("hidden")) setReader(!reader.open); },
   "?": () => $("help").classList.toggle("hidden"),
   escape: () => {
@@ -513,6 +516,8 @@ const timeline = new Timeline($("timeline"), { first: data.first, last: data.las
 timeline.onFocus = (id) => focus(id);
 const turns = new TurnsPanel($("tab-turns"), { data, names, colours, onSeek, onSelect: (char, n) => selectTurn(char, n) });
 timeline.onTurn = (char, n) => selectTurn(char, n);
+// The Why tab's findings seek the map and keep the character focused.
+const why = new WhyPanel($("tab-why"), { data, names, colours, onSeek, onFocus: (id) => focus(id) });
 const reader = new TurnReader($("reader"), { data, names, colours,
   onSelect: (char, n) => selectTurn(char, n), onClose: () => setReader(false) });
 $("reader-open").addEventListener("click", () => setReader(!reader.open));
@@ -615,6 +620,7 @@ function loadOverview() {
     .catch((err) => { flash(`charts: ${err.message}`); connectionFailed(); });
 }
 loadOverview();
+if (params.get("tab") === "why") { showTab("tab-why"); why.update(ui.focus); } // a link to the Why tab
 
 // After the server answers again: the tick that could not be loaded, the point of view, and
 // the overview if it never arrived. Focus, compare, camera and speed were never lost.
@@ -771,6 +777,7 @@ function renderPanels(povShown) {
     areaNameOf,
   });
   if (!$("tab-turns").classList.contains("hidden")) turns.update(ui.tick, ui.focus, ui.compare);
+  if (!$("tab-why").classList.contains("hidden")) why.update(ui.focus);
   const cmp = $("inspect-b");
   cmp.classList.toggle("hidden", ui.compare === null);
   if (ui.compare !== null) {
@@ -791,7 +798,7 @@ requestAnimationFrame(loop);
 
 window.__replay = {
   state, view, ui, data, charts, timeline, seek, focus, setPov, setCompare, play, setSpeed, jump,
-  turns, selectTurn, reader, setReader,
+  turns, selectTurn, reader, setReader, why, showTab,
   get tick() { return ui.tick; },
   get camera() { return renderer.camera; },
   get ready() { return state.ready && state.tick === ui.tick; },

@@ -113,6 +113,7 @@
     if (rest === "/overview") return reply(await unpack(data.overview));
     if (rest === "/series") return reply(await unpack(data.series));
     if (rest === "/turns") return reply(await unpack(data.turns));
+    if (rest === "/why") return data.why ? reply(await unpack(data.why)) : refuse(404, "not_in_export", data.note);
     if (rest === "/state") return stateAt(Number(url.searchParams.get("tick")));
     let m = rest.match(/^\/frames\/(\d+)$/);
     if (m) {
