@@ -68,12 +68,16 @@ def _ids() -> dict[str, str]:
     return given
 
 
-def _open(library: ReplayLibrary, rid: str) -> Replay:
-    replay = library.get(rid)  # unknown_replay (404) for an id no folder holds
+def _open(library: ReplayLibrary, side: str, rid: str) -> Replay:
+    """The replay `rid` for side a or b; a refusal says which side it is about."""
+    try:
+        replay = library.get(rid)  # unknown_replay (404) for an id no folder holds
+    except ReplayError as exc:
+        raise ReplayError(exc.code, f"{side}: {exc.message}", side=side) from None
     path = library.paths().get(rid)
     if path is not None and not _may_read(path):
-        raise ReplayError(codes.NOT_SPECTATOR, f"replay {rid!r} records the live world: it needs "
-                          "the spectator token")
+        raise ReplayError(codes.NOT_SPECTATOR, f"{side}: replay {rid!r} records the live world: "
+                          "it needs the spectator token", side=side)
     return replay
 
 
@@ -172,7 +176,7 @@ def _side(library: ReplayLibrary, rid: str, replay: Replay, colour: dict[str, st
 
 def comparison(library: ReplayLibrary, ids: dict[str, str]) -> dict[str, Any]:
     """The body of /api/compare for the replays ids["a"] and ids["b"]."""
-    replays = {side: _open(library, ids[side]) for side in SIDES}
+    replays = {side: _open(library, side, ids[side]) for side in SIDES}
     found = {side: results_of(library, replays[side]) for side in SIDES}
     names = [c.get("label") or c.get("name") or "unlabelled"
              for side in SIDES for c in replays[side].characters()]
@@ -217,7 +221,7 @@ def page() -> ResponseReturnValue:
     ids = _ids()
     library, _ = _services()
     for side in SIDES:
-        _open(library, ids[side])
+        _open(library, side, ids[side])
     return render_template("compare.html", a=ids["a"], b=ids["b"], replays_url="/replays")
 
 

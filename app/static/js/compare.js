@@ -410,18 +410,21 @@ async function start({ body, sides }) {
       timelines[k].tick = ui.tick;
       timelines[k].draw();
     }
+    // The readout says the tick the maps show (while playing, the clock's target runs a few
+    // ticks ahead of the frames applied, and two clocks on one page must not disagree).
+    const shownTick = ready() ? ui.tick : Math.max(...KEYS.map((k) => sides[k].state.tick));
+    setText($("time-readout"), clockOf(shownTick));
+    setText($("tick-readout"), `tick ${shownTick} / ${last}`);
+    for (const k of KEYS) setText($(`label-${k}`).lastChild, ` ${body[k].title} · ${momentOf(sides[k].state.tick)}`);
     if (now - lastPanels > 150) {
       lastPanels = now;
-      $("time-readout").textContent = clockOf(ui.tick);
-      $("tick-readout").textContent = `tick ${ui.tick} / ${last}`;
       if (document.activeElement !== scrubber) scrubber.value = String(ui.tick);
       scrubber.setAttribute("aria-valuetext", `${clockOf(ui.tick)}, tick ${ui.tick}`);
       for (const k of KEYS) {
         const s = sides[k], ended = $(`ended-${k}`);
         const past = ui.tick > s.last ? `${k} ended at ${momentOf(s.last)}` : ui.tick < s.first ? `${k} starts at ${momentOf(s.first)}` : "";
-        ended.textContent = past;
+        setText(ended, past);
         ended.classList.toggle("hidden", !past);
-        $(`label-${k}`).lastChild.textContent = ` ${body[k].title} · ${momentOf(s.state.tick)}`;
       }
       drawTurns();
       syncUrl();
@@ -429,6 +432,10 @@ async function start({ body, sides }) {
     requestAnimationFrame(loop);
   }
   requestAnimationFrame(loop);
+
+  function setText(node, text) {
+    if (node.textContent !== text) node.textContent = text;
+  }
 
   resync = () => { if (ui.failedTick !== null) seek(ui.failedTick); };
   window.__compare = {
