@@ -186,3 +186,16 @@ def test_no_serious_accessibility_violation(page, server):
         .map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.slice(0, 4).map((n) => n.target.join(' ')) }));
     }""")
     assert violations == [], violations
+
+
+def test_the_replay_list_opens_a_comparison_of_two_chosen_replays(page, server):
+    page.goto(f"{server['url']}/replays")
+    form = page.locator("#compare-form")
+    # b starts as another replay of a's seed
+    expect(form.locator("#compare-a")).to_have_value("a")
+    expect(form.locator("#compare-b")).to_have_value("b")
+    form.locator("#compare-b").select_option("other")
+    form.get_by_role("button", name="Compare").click()
+    page.wait_for_url("**/compare?a=a&b=other**")
+    page.wait_for_function("window.__compare && window.__compare.ready", timeout=30_000)
+    expect(page.locator("#banner [data-kind='seed']")).to_be_visible()
