@@ -43,6 +43,8 @@ ROUTES = {
     "replays.turn": (PUBLIC, "get", "/api/replays/none/turns/1/1", None),
     "replays.transcript": (PUBLIC, "get", "/api/replays/none/transcript", None),
     "replays.fork": (ADMIN_ONLY, "post", "/api/replays/none/fork", {"tick": 0}),
+    "compare.page": (PUBLIC, "get", "/compare?a=none&b=none", None),
+    "compare.api": (PUBLIC, "get", "/api/compare?a=none&b=none", None),
     "agent_api.openapi_spec": (PUBLIC, "get", "/api/openapi.json", None),
     "agent_api.join": (PUBLIC, "post", "/api/agents/join", {"name": "eve"}),
     "agent_api.observe": (CHARACTER, "get", "/api/agents/{cid}/observe", None),
