@@ -68,6 +68,11 @@ def test_both_maps_draw_and_one_clock_moves_both(sized, server, shot):
     page = sized
     open_compare(page, server)
     page.wait_for_function(f"({COLOURS})('map-a') > 8 && ({COLOURS})('map-b') > 8", timeout=20_000)
+    layout = page.evaluate("""() => ({ scroll: document.scrollingElement.scrollWidth, width: innerWidth,
+      map: document.getElementById('map-a').getBoundingClientRect().width,
+      mapH: document.getElementById('map-a').getBoundingClientRect().height })""")
+    assert layout["scroll"] <= layout["width"], layout  # no sideways scroll
+    assert layout["map"] >= 0.45 * layout["width"] and layout["mapH"] >= 0.4 * page.viewport_size["height"]
     # The scrubber: both maps at its tick, and the readout says it as mm:ss and as a tick.
     page.locator("#scrubber").fill("120")
     both_at(page, 120)
