@@ -238,13 +238,14 @@ async function start({ body, sides }) {
 
   // --- model turns side by side -------------------------------------------------------------------
 
-  const transcripts = {}; // side -> {config name -> [turn, ...]} once loaded
+  const transcripts = {}; // side -> {character id -> [turn, ...]} once loaded
   const prompts = new Map();
   let turnsKey = "";
   for (const k of KEYS) {
     sides[k].data.transcript().then((t) => {
       transcripts[k] = {};
-      for (const c of t.configurations || []) transcripts[k][c.config] = c.turns.map((x) => ({ ...x, char: c.char }));
+      // by character: a row is one character (two of one configuration are `name#id` rows)
+      for (const c of t.configurations || []) transcripts[k][c.char] = c.turns.map((x) => ({ ...x, char: c.char }));
       turnsKey = "";
     }).catch((err) => { transcripts[k] = {}; flash(`model turns of ${k}: ${err.message}`); connectionFailed(); });
     sides[k].data.turns().then((t) => timelines[k].setTurns(t)).catch(() => {}); // marks only; the transcript says why
@@ -283,12 +284,14 @@ async function start({ body, sides }) {
   }
 
   function drawTurns() {
+    const none = KEYS.every((k) => transcripts[k] && !Object.keys(transcripts[k]).length);
     const at = KEYS.map((k) => {
+      if (none) return { k, text: "Neither replay carries model turns (a study's replay has them)." };
       if (!transcripts[k]) return { k, text: "loading…" };
       if (ui.follow === null) return { k, text: "Pick a configuration to follow." };
       const row = rowByName[ui.follow];
       if (row.in !== "both" && row.in !== k) return { k, text: `${ui.follow} is not in ${k}.` };
-      const turns = transcripts[k][ui.follow];
+      const turns = transcripts[k][row.char[k]];
       if (!turns || !turns.length) return { k, text: `${ui.follow} asks no model in ${k} (a built-in agent, or no turn recorded).` };
       const tick = sides[k].clamp(ui.tick);
       const m = turnAt(turns, tick);
@@ -415,7 +418,7 @@ async function start({ body, sides }) {
     const shownTick = ready() ? ui.tick : Math.max(...KEYS.map((k) => sides[k].state.tick));
     setText($("time-readout"), clockOf(shownTick));
     setText($("tick-readout"), `tick ${shownTick} / ${last}`);
-    for (const k of KEYS) setText($(`label-${k}`).lastChild, ` ${body[k].title} · ${momentOf(sides[k].state.tick)}`);
+    for (const k of KEYS) setText($(`label-${k}`).lastChild, ` ${momentOf(sides[k].state.tick)} · ${body[k].title}`); // the tick first: a long title is cut
     if (now - lastPanels > 150) {
       lastPanels = now;
       if (document.activeElement !== scrubber) scrubber.value = String(ui.tick);
