@@ -204,3 +204,17 @@ def test_the_replay_list_opens_a_comparison_of_two_chosen_replays(page, server):
     page.wait_for_url("**/compare?a=a&b=other**")
     page.wait_for_function("window.__compare && window.__compare.ready", timeout=30_000)
     expect(page.locator("#banner [data-kind='seed']")).to_be_visible()
+
+
+def test_a_tick_the_server_did_not_give_is_said_and_fetched_again(page, server):
+    open_compare(page, server)
+    page.locator("#scrubber").fill("170")
+    both_at(page, 170)
+    # b's keyframes do not arrive (a server gone for a moment): going back needs one; the page
+    # says so and raises nothing
+    page.route("**/api/replays/b/state*", lambda route: route.abort())
+    page.locator("#scrubber").fill("30")
+    expect(page.locator("#flash")).to_contain_text("could not load tick 30")
+    page.unroute("**/api/replays/b/state*")
+    # once the server answers again the tick is asked for again, and both maps reach it
+    both_at(page, 30)

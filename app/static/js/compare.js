@@ -116,10 +116,14 @@ async function start({ body, sides }) {
       await Promise.all(KEYS.map((k) => sides[k].seek(ui.tick, final)));
     } catch (err) {
       if (token !== ui.seeking) return;
-      ui.failedTick = ui.tick; // asked again when the server answers (watchHttp)
       play(false);
       flash(`could not load tick ${ui.tick}: ${err.code ? err.message : "the server is not answering"}`);
-      connectionFailed();
+      // No answer at all: the server is away; the tick is asked again when it answers
+      // (watchHttp). A coded refusal is the server's answer: asking again would get it again.
+      if (!err.code) {
+        ui.failedTick = ui.tick;
+        connectionFailed();
+      }
       return;
     }
     if (token === ui.seeking) ui.failedTick = null;
