@@ -143,6 +143,9 @@ def test_the_followed_configurations_turns_sit_side_by_side(sized, server):
         pane = page.locator(f"#turn-{side}")
         expect(pane).to_have_attribute("data-turn", f"{llm['char']}.{latest['turn']}")
         expect(pane.locator(".reader-call").first).to_contain_text(latest["tool_calls"][0]["name"])
+    # What the model was shown opens on demand, in each pane.
+    page.locator("#turn-b summary").click()
+    expect(page.locator("#turn-b .reader-prompt")).to_contain_text("## Now")
     a, b = (page.locator(f"#turn-{s}").bounding_box() for s in "ab")
     assert a["x"] + a["width"] <= b["x"] and abs(a["y"] - b["y"]) < 2  # side by side
     assert a["width"] > 400  # a turn is read at half the page, not in a sidebar
