@@ -221,3 +221,12 @@ def test_a_tick_the_server_did_not_give_is_said_and_fetched_again(page, server):
     page.unroute("**/api/replays/b/state*")
     # once the server answers again the tick is asked for again, and both maps reach it
     both_at(page, 30)
+
+
+def test_model_turns_that_did_not_load_are_said_and_loaded_again(page, server):
+    page.route("**/api/replays/b/transcript", lambda route: route.abort())
+    open_compare(page, server, "a=a&b=b&t=60&follow=llm")
+    expect(page.locator("#turn-b")).to_contain_text("Could not load the model turns of b")
+    expect(page.locator("#turn-a .reader-call").first).to_be_visible()
+    page.unroute("**/api/replays/b/transcript")
+    expect(page.locator("#turn-b .reader-call").first).to_be_visible(timeout=20_000)

@@ -4,7 +4,7 @@
 // reads it (ReplayData, WorldState, Renderer, Timeline); the tables come from /api/compare.
 import { loadAtlas, attachCameraControls } from "./render.js";
 import { el } from "./panels.js";
-import { watchHttp, connectionFailed } from "./connection.js";
+import { watchHttp, connectionFailed, onConnectionChange } from "./connection.js";
 import { Timeline, clockOf, momentOf } from "./replay-timeline.js";
 import { turnAt } from "./replay-turns.js";
 import { chip, formatArguments, formatAnswer } from "./replay-reader.js";
@@ -33,8 +33,11 @@ async function getJSON(url) {
 }
 
 const ids = { a: root.dataset.a, b: root.dataset.b };
+// Whenever the server answers again (also when a request failed before the first /healthz came
+// back), what could not be loaded is asked for again.
 let resync = () => {};
-watchHttp(() => resync());
+watchHttp();
+onConnectionChange((state) => { if (state === "connected") resync(); });
 
 // The comparison, the sprites and both replays' headers; null (and the page says why) when the
 // server did not give them.
@@ -48,7 +51,10 @@ async function loadAll() {
     return { body, sides };
   } catch (err) {
     for (const k of KEYS) $(`loading-${k}`).textContent = `could not load the comparison: ${err.message}`;
-    connectionFailed();
+    if (!err.code) { // no answer at all: the page starts again once the server answers
+      resync = () => location.reload();
+      connectionFailed();
+    }
     return null;
   }
 }
@@ -169,13 +175,13 @@ async function start({ body, sides }) {
         tip.style.left = `${Math.min(ev.clientX + 12, innerWidth - 320)}px`;
         tip.style.top = `${ev.clientY - 34}px`;
       } });
-    // A click on a model turn's mark goes to the tick it was sent.
+    // A click on a model turn's mark follows its configuration and goes to the tick it was sent.
     timelines[k].onTurn = (char, n) => {
       const m = (timelines[k].turns[char] || []).find((t) => t.turn === n);
+      const row = rows.find((r) => r.char[k] === char);
+      if (row && row.name !== ui.follow) setFollow(row.name);
       if (m) onSeek(m.tick_sent, true);
     };
-    sides[k].data.overview().then((o) => timelines[k].setOverview(o))
-      .catch((err) => { flash(`timeline of ${k}: ${err.message}`); connectionFailed(); });
   }
 
   // --- tables -----------------------------------------------------------------------------------
@@ -243,17 +249,44 @@ async function start({ body, sides }) {
   // --- model turns side by side -------------------------------------------------------------------
 
   const transcripts = {}; // side -> {character id -> [turn, ...]} once loaded
+  const transcriptError = {}; // side -> why its model turns did not load
   const prompts = new Map();
   let turnsKey = "";
-  for (const k of KEYS) {
-    sides[k].data.transcript().then((t) => {
+  // What each side's panels asked for (on its way or arrived): a failed one is dropped, and asked
+  // for again when the server answers (resync).
+  const asked = { a: new Set(), b: new Set() };
+
+  // Each side's timeline (phases and markers, then model-turn marks) and its model turns.
+  function loadPanels(k) {
+    const ask = (name, get, got, failed) => {
+      if (asked[k].has(name)) return;
+      asked[k].add(name);
+      get().then(got).catch((err) => {
+        asked[k].delete(name);
+        failed(err);
+        connectionFailed();
+      });
+    };
+    ask("overview", () => sides[k].data.overview(), (o) => timelines[k].setOverview(o),
+      (err) => flash(`timeline of ${k}: ${err.message}`));
+    // the marks only: the transcript below says what failed
+    ask("turns", () => sides[k].data.turns(), (t) => timelines[k].setTurns(t), () => {});
+    ask("transcript", () => sides[k].data.transcript(), (t) => {
       transcripts[k] = {};
       // by character: a row is one character (two of one configuration are `name#id` rows)
       for (const c of t.configurations || []) transcripts[k][c.char] = c.turns.map((x) => ({ ...x, char: c.char }));
+      delete transcriptError[k];
       turnsKey = "";
-    }).catch((err) => { transcripts[k] = {}; flash(`model turns of ${k}: ${err.message}`); connectionFailed(); });
-    sides[k].data.turns().then((t) => timelines[k].setTurns(t)).catch(() => {}); // marks only; the transcript says why
+    }, (err) => {
+      transcriptError[k] = err.message;
+      turnsKey = "";
+    });
   }
+  for (const k of KEYS) loadPanels(k);
+  resync = () => {
+    if (ui.failedTick !== null) seek(ui.failedTick);
+    for (const k of KEYS) loadPanels(k);
+  };
 
   function drawTurn(k, turn) {
     const node = $(`turn-${k}`);
@@ -291,7 +324,9 @@ async function start({ body, sides }) {
     const none = KEYS.every((k) => transcripts[k] && !Object.keys(transcripts[k]).length);
     const at = KEYS.map((k) => {
       if (none) return { k, text: "Neither replay carries model turns (a study's replay has them)." };
-      if (!transcripts[k]) return { k, text: "loading…" };
+      if (!transcripts[k]) {
+        return { k, text: transcriptError[k] ? `Could not load the model turns of ${k}: ${transcriptError[k]}.` : "loading…" };
+      }
       if (ui.follow === null) return { k, text: "Pick a configuration to follow." };
       const row = rowByName[ui.follow];
       if (row.in !== "both" && row.in !== k) return { k, text: `${ui.follow} is not in ${k}.` };
@@ -444,7 +479,6 @@ async function start({ body, sides }) {
     if (node.textContent !== text) node.textContent = text;
   }
 
-  resync = () => { if (ui.failedTick !== null) seek(ui.failedTick); };
   window.__compare = {
     ui, sides, timelines, body, first, last, seek, play, setFollow,
     get tick() { return ui.tick; },
