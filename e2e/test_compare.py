@@ -230,3 +230,18 @@ def test_model_turns_that_did_not_load_are_said_and_loaded_again(page, server):
     expect(page.locator("#turn-a .reader-call").first).to_be_visible()
     page.unroute("**/api/replays/b/transcript")
     expect(page.locator("#turn-b .reader-call").first).to_be_visible(timeout=20_000)
+
+
+def test_two_names_of_one_configuration_are_compared_as_one_row(page, server):
+    open_compare(page, server)
+    form = page.locator("#pair-form")
+    form.locator("#pair-a").select_option("planner")
+    form.locator("#pair-b").select_option("rusher")
+    form.get_by_role("button", name="Compare as one").click()
+    page.wait_for_url("**match=planner%3Arusher**")
+    page.wait_for_function("window.__compare && window.__compare.ready", timeout=30_000)
+    row = page.locator("#table-score tr[data-config='planner']")
+    expect(row.locator(".cmp-name")).to_contain_text("planner ↔ rusher")
+    expect(row).to_have_attribute("data-in", "both")
+    expect(row.locator("td[data-key='score'] .diff")).to_have_count(1)
+    expect(page.locator("#pair-form")).to_have_count(0)  # nothing left to pair

@@ -137,9 +137,16 @@ def _rows(results: dict[str, Any]) -> dict[str, Row]:
     return rows
 
 
-def side_by_side(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every configuration of either run, a's order first, then b's others."""
+def side_by_side(a: dict[str, Any], b: dict[str, Any],
+                 pairs: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """Every configuration of either run, a's order first, then b's others. `pairs` matches
+    differently named ones, {name in a: name in b} (a prompt's configuration renamed in the
+    second study); the caller checks each is a row of its side and b has no row of a's name."""
     rows_a, rows_b = _rows(a), _rows(b)
+    named_b = {name: name for name in rows_b}
+    for name_a, name_b in (pairs or {}).items():
+        rows_b[name_a] = rows_b.pop(name_b)
+        named_b[name_a] = named_b.pop(name_b)
     names = list(rows_a) + [n for n in rows_b if n not in rows_a]
     out = []
     for name in names:
@@ -147,6 +154,9 @@ def side_by_side(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
         present = "both" if ra is not None and rb is not None else "a" if ra is not None else "b"
         out.append({
             "name": name,
+            # each side's own name and configuration (they differ in a pair)
+            "names": {"a": name if ra else None, "b": named_b.get(name) if rb else None},
+            "labels": {"a": ra.get("label") if ra else None, "b": rb.get("label") if rb else None},
             "label": (ra or rb or {}).get("label"),
             "in": present,
             "char": {"a": ra.get("id") if ra else None, "b": rb.get("id") if rb else None},

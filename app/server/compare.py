@@ -2,7 +2,8 @@
 
     GET /compare?a=ID&b=ID       the page: both maps, both timelines, the tables with their
                                  differences, the turns of a chosen configuration side by side
-    GET /api/compare?a=ID&b=ID   what the page reads: each side's summary (its replay's
+    GET /api/compare?a=ID&b=ID   what the page reads (&match=A:B pairs a's A with b's B, two
+                                 names of one configuration): each side's summary (its replay's
                                  provenance, its characters in the colours of both sides'
                                  configurations), how the two worlds differ (seed, size, content,
                                  length) and the table rows with b - a per measure
@@ -139,6 +140,30 @@ def _settings_differ(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list
     return [{"key": k, "a": a.get(k), "b": b.get(k)} for k in keys if a.get(k) != b.get(k)]
 
 
+def _pairs(results: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """?match=A:B (repeatable): a's configuration A compared with b's B, two names for one
+    configuration (a prompt's configuration renamed in the second study). bad_argument when a
+    name is not a configuration of its side, is paired twice, or is matched by name already."""
+    names = {side: {r.get("name") for r in results[side].get("configurations") or []}
+             for side in SIDES}
+    pairs: dict[str, str] = {}
+    for given in request.args.getlist("match"):
+        name_a, sep, name_b = given.partition(":")
+        refusal = None
+        if not sep or not name_a or not name_b:
+            refusal = f"match is A:B, a configuration of a and one of b (got {given!r})"
+        elif name_a not in names["a"] or name_b not in names["b"]:
+            refusal = f"match {given!r}: {name_a!r} must be a configuration of a and {name_b!r} one of b"
+        elif name_a in pairs or name_b in pairs.values():
+            refusal = f"match {given!r}: each configuration is paired once"
+        elif name_a in names["b"] or name_b in names["a"]:
+            refusal = f"match {given!r}: a configuration of that name is in both already"
+        if refusal:
+            raise ReplayError(codes.BAD_ARGUMENT, refusal, argument="match")
+        pairs[name_a] = name_b
+    return pairs
+
+
 # --- how the two worlds differ ---------------------------------------------------------------
 
 
@@ -185,12 +210,13 @@ def comparison(library: ReplayLibrary, ids: dict[str, str]) -> dict[str, Any]:
              for side in SIDES}
     results = {side: found[side][0] for side in SIDES}
     settings = {side: _settings(results[side]) for side in SIDES}
-    rows = side_by_side(results["a"], results["b"])
+    rows = side_by_side(results["a"], results["b"], _pairs(results))
     for row in rows:
         key = row["label"] or row["name"]
         row["colour"] = colour.get(key) or colours([key])[key]
-        row["settings"] = {side: settings[side].get(key) for side in SIDES}
-        row["settings_differ"] = _settings_differ(settings["a"].get(key), settings["b"].get(key))
+        row["settings"] = {side: settings[side].get(row["labels"][side] or row["names"][side] or "")
+                           for side in SIDES}
+        row["settings_differ"] = _settings_differ(row["settings"]["a"], row["settings"]["b"])
     return {"ok": True, **sides, "notes": world_notes(sides["a"], sides["b"]),
             "measures": measures(), "rows": rows}
 
@@ -220,8 +246,7 @@ def _refused(exc: ReplayError) -> ResponseReturnValue:
 def page() -> ResponseReturnValue:
     ids = _ids()
     library, _ = _services()
-    for side in SIDES:
-        _open(library, side, ids[side])
+    comparison(library, ids)  # what the page will ask for: refused here as a page (cached)
     return render_template("compare.html", a=ids["a"], b=ids["b"], replays_url="/replays")
 
 

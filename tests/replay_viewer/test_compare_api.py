@@ -170,3 +170,30 @@ def test_a_replay_of_the_live_world_needs_the_spectator_token(studies, tmp_path)
     assert resp.get_json()["message"].startswith("a: ")
     ok = client.get("/api/compare?a=live&b=b", headers={"X-Spectator-Token": "seen"})
     assert ok.status_code == 200 and ok.get_json()["a"]["id"] == "live"
+
+
+def test_two_names_of_one_configuration_are_paired_by_match(client):
+    body = client.get("/api/compare?a=a&b=b&match=planner:rusher").get_json()
+    assert [(r["name"], r["in"]) for r in body["rows"] if r["name"] in ("planner", "rusher")] == [
+        ("planner", "both")]
+    paired = row(body, "planner")
+    assert paired["names"] == {"a": "planner", "b": "rusher"}
+    assert paired["settings_differ"] == [{"key": "agent", "a": "planner", "b": "rusher"}]
+    score = value(paired, "score")
+    assert score["diff"] == pytest.approx(score["b"] - score["a"])
+    assert paired["char"]["b"] == next(c["id"] for c in body["b"]["characters"]
+                                       if c["name"] == "rusher")
+
+
+@pytest.mark.parametrize("match, says", [
+    ("planner", "match is A:B"), ("planner:", "match is A:B"),
+    ("planner:nobody", "must be a configuration of a"), ("rusher:planner", "must be"),
+    ("llm:llm", "in both already"), ("llm:rusher", "in both already")])
+def test_a_bad_match_is_a_400_saying_why(client, match, says):
+    resp = client.get(f"/api/compare?a=a&b=b&match={match}")
+    assert resp.status_code == 400
+    assert resp.get_json()["code"] == "bad_argument" and says in resp.get_json()["message"]
+    page = client.get(f"/compare?a=a&b=b&match={match}")
+    assert page.status_code == 400 and b"bad_argument" in page.data
+    twice = client.get("/api/compare?a=a&b=b&match=planner:rusher&match=planner:rusher")
+    assert twice.status_code == 400 and "paired once" in twice.get_json()["message"]

@@ -33,6 +33,14 @@ async function getJSON(url) {
 }
 
 const ids = { a: root.dataset.a, b: root.dataset.b };
+const matches = params.getAll("match"); // "A:B": a's A and b's B are one configuration
+
+function compareQuery(more = {}) {
+  const q = new URLSearchParams({ a: ids.a, b: ids.b });
+  for (const m of matches) q.append("match", m);
+  for (const [k, v] of Object.entries(more)) q.set(k, v);
+  return q.toString();
+}
 // Whenever the server answers again (also when a request failed before the first /healthz came
 // back), what could not be loaded is asked for again.
 let resync = () => {};
@@ -44,7 +52,7 @@ onConnectionChange((state) => { if (state === "connected") resync(); });
 async function loadAll() {
   try {
     const [body, atlas] = await Promise.all([
-      getJSON(`/api/compare?a=${encodeURIComponent(ids.a)}&b=${encodeURIComponent(ids.b)}`), loadAtlas()]);
+      getJSON(`/api/compare?${compareQuery()}`), loadAtlas()]);
     const sides = {};
     for (const k of KEYS) sides[k] = new Side(k, ids[k], $(`map-${k}`), atlas);
     await Promise.all(KEYS.map((k) => sides[k].load()));
@@ -220,8 +228,9 @@ async function start({ body, sides }) {
 
   function nameCell(row) {
     const settings = row.settings_differ.map((d) => `${d.key}: ${shown(d.a)} → ${shown(d.b)}`).join(" · ");
+    const paired = row.in === "both" && row.names.a !== row.names.b;
     return el("th", { scope: "row", class: "cmp-name" },
-      el("span", { class: "swatch", style: `background:${row.colour}` }), " ", row.name,
+      el("span", { class: "swatch", style: `background:${row.colour}` }), " ", paired ? `${row.names.a} ↔ ${row.names.b}` : row.name,
       row.in !== "both" ? el("span", { class: `badge only only-${row.in}`, "data-only": row.in }, `only in ${row.in}`) : null,
       settings ? el("div", { class: "settings muted small" }, settings) : null);
   }
@@ -243,7 +252,26 @@ async function start({ body, sides }) {
     }
     const only = rows.filter((r) => r.in !== "both");
     $("tables").replaceChildren(...tables,
-      only.length ? el("p", { class: "muted small", id: "only-note" }, `Only in one replay: ${only.map((r) => `${r.name} (${r.in})`).join(", ")}.`) : "");
+      only.length ? el("p", { class: "muted small", id: "only-note" }, `Only in one replay: ${only.map((r) => `${r.name} (${r.in})`).join(", ")}.`) : "",
+      pairForm(only));
+  }
+
+  // Two names of one configuration (a prompt's configuration renamed in the second study): pair
+  // one of a's with one of b's, and the page compares them as one row (?match=A:B).
+  function pairForm(only) {
+    const ofSide = (k) => only.filter((r) => r.in === k).map((r) => r.name);
+    if (!ofSide("a").length || !ofSide("b").length) return "";
+    const pick = (k) => el("select", { id: `pair-${k}`, "aria-label": `configuration of ${k}` },
+      ...ofSide(k).map((n) => el("option", { value: n }, n)));
+    const [pa, pb] = [pick("a"), pick("b")];
+    const go = el("button", { type: "submit", class: "button small" }, "Compare as one");
+    const form = el("form", { class: "pair-form small", id: "pair-form" }, "Compare a's ", pa, " with b's ", pb, " ", go);
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      matches.push(`${pa.value}:${pb.value}`);
+      location.href = `${location.pathname}?${compareQuery({ t: String(ui.tick) })}`;
+    });
+    return form;
   }
 
   // --- model turns side by side -------------------------------------------------------------------
@@ -352,9 +380,7 @@ async function start({ body, sides }) {
 
   let lastUrl = "";
   function syncUrl() {
-    const q = new URLSearchParams({ a: ids.a, b: ids.b, t: String(ui.tick) });
-    if (ui.follow !== null) q.set("follow", ui.follow);
-    const url = `${location.pathname}?${q}`;
+    const url = `${location.pathname}?${compareQuery({ t: String(ui.tick), ...(ui.follow !== null ? { follow: ui.follow } : {}) })}`;
     if (url !== lastUrl) {
       history.replaceState(null, "", url);
       lastUrl = url;
