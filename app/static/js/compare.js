@@ -240,13 +240,14 @@ async function start({ body, sides }) {
     for (const [group, title] of GROUPS) {
       const ms = body.measures.map((m, i) => ({ ...m, i })).filter((m) => m.group === group);
       // A group no row has a value for (the model's costs of a run of built-ins) is left out.
-      const any = rows.some((r) => ms.some((m) => r.cells[m.i].a !== null || r.cells[m.i].b !== null));
-      if (!any) continue;
+      const has = (r) => ms.some((m) => r.cells[m.i].a !== null || r.cells[m.i].b !== null);
+      const shownRows = rows.filter(has); // the Model table: the configurations that ask a model
+      if (!shownRows.length) continue;
       tables.push(el("table", { class: "cmp-table", id: `table-${group}` },
         el("caption", {}, title),
         el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Configuration"),
           ...ms.map((m) => el("th", { scope: "col", class: "num", title: m.better ? `${m.better} is better` : "neither way is better" }, m.label)))),
-        el("tbody", {}, ...rows.map((r) => el("tr", { "data-config": r.name, "data-in": r.in,
+        el("tbody", {}, ...shownRows.map((r) => el("tr", { "data-config": r.name, "data-in": r.in,
           class: r.name === ui.follow ? "followed" : "" },
         nameCell(r), ...ms.map((m) => diffCell(r.cells[m.i], m, r)))))));
     }
