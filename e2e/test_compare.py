@@ -130,6 +130,10 @@ def test_the_table_shows_each_difference_signed_and_coloured(sized, server):
     expect(page.locator("#table-score tr[data-config='llm'] .settings")).to_contain_text(
         "model: fake-forager → fake-programmer")
     expect(page.locator("#table-behaviour")).to_be_visible()
+    # The model's costs: only the configuration that asks a model, turns from each results.json
+    expect(page.locator("#table-model tbody tr")).to_have_count(1)
+    turns = page.locator("#table-model tr[data-config='llm'] td[data-key='model_turns']")
+    expect(turns).to_have_attribute("data-favours", "")  # more turns is neither better nor worse
 
 
 def test_the_followed_configurations_turns_sit_side_by_side(sized, server):
