@@ -89,6 +89,8 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(api)
     app.register_blueprint(admin)
     app.register_blueprint(__import__("asiworld.server.replays", fromlist=["replays"]).replays)
+    # two replays of one seed side by side (/compare); imported here as replays.py is
+    app.register_blueprint(__import__("asiworld.server.compare", fromlist=["compare"]).compare)
     init_agent_api(app)  # agents from outside: REST /api/agents and Socket.IO /agent
     app.register_blueprint(seat_api)  # which seat a token plays (a human seat's /play page)
     return app

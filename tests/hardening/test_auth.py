@@ -44,6 +44,8 @@ ROUTES = {
     "replays.transcript": (PUBLIC, "get", "/api/replays/none/transcript", None),
     "replays.why": (PUBLIC, "get", "/api/replays/none/why", None),
     "replays.fork": (ADMIN_ONLY, "post", "/api/replays/none/fork", {"tick": 0}),
+    "compare.page": (PUBLIC, "get", "/compare?a=none&b=none", None),
+    "compare.api": (PUBLIC, "get", "/api/compare?a=none&b=none", None),
     "agent_api.openapi_spec": (PUBLIC, "get", "/api/openapi.json", None),
     "agent_api.join": (PUBLIC, "post", "/api/agents/join", {"name": "eve"}),
     "agent_api.observe": (CHARACTER, "get", "/api/agents/{cid}/observe", None),

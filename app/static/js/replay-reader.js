@@ -44,7 +44,7 @@ export function formatArguments(text) {
   return el("div", { class: "reader-args" }, ...(rows.length ? rows : [el("span", { class: "muted" }, "no arguments")]));
 }
 
-function formatAnswer(result) {
+export function formatAnswer(result) {
   if (result === undefined) return el("div", { class: "reader-result muted" }, "→ no answer recorded");
   const answer = answerOf(result);
   const refused = answer && typeof answer === "object" && answer.ok === false;
