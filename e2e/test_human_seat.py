@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 import pytest
 from playwright.sync_api import expect
@@ -69,12 +70,23 @@ class StudyProcess:
     def _read(self) -> None:
         for line in self.proc.stdout if self.served else self.proc.stderr:
             self.lines.append(line)
-            if "/play?" in line:
+            # the server prints the seat's link while the study is prepared, before it listens
+            if ("is live" if self.served else "/play?") in line:
                 self.link.set()
 
     def join_link(self) -> str:
         assert self.link.wait(30), "".join(self.lines)
-        return re.search(r"open (http://\S+/play\?\S+) in a browser", "".join(self.lines)).group(1)
+        link = re.search(r"open (http://\S+/play\?\S+) in a browser", "".join(self.lines)).group(1)
+        if self.served:  # "is live" is said just before the server listens: wait for it to answer
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    urllib.request.urlopen(link.split("/play?")[0] + "/healthz", timeout=2).close()
+                    break
+                except OSError:
+                    assert time.monotonic() < deadline, "".join(self.lines)
+                    time.sleep(0.1)
+        return link
 
     def stop(self) -> None:
         if self.proc.poll() is None:
