@@ -91,14 +91,21 @@ def _calls(path: Path) -> list[dict[str, Any]]:
     return calls
 
 
+def _failed(turn: dict[str, Any]) -> bool:
+    """No answer from the model: errors, and neither a tool call nor text."""
+    return bool(turn["errors"]) and not turn["tool_calls"] and not turn["text"]
+
+
 def marker(turn: dict[str, Any]) -> dict[str, Any]:
-    """What the timeline needs of a turn (the rest is read when one is selected)."""
+    """What the timeline needs of a turn (the rest is read when one is selected): its lane's
+    mark is coloured by the turn's outcome."""
     return {
         "turn": turn["turn"],
         "tick_sent": turn["tick_sent"],
         "tick_answered": turn["tick_answered"],
         "tools": [c.get("name") for c in turn["tool_calls"]],
-        "failed": bool(turn["errors"]) and not turn["tool_calls"] and not turn["text"],
+        "failed": _failed(turn),
+        "outcome": outcome(turn)["kind"],
     }
 
 
@@ -121,7 +128,7 @@ def outcome(turn: dict[str, Any]) -> dict[str, Any]:
         answer = answer_of(result)
         if isinstance(answer, dict) and answer.get("ok") is False:
             codes.append(str(answer.get("code") or (answer.get("error") or {}).get("code") or "refused"))
-    if marker(turn)["failed"]:
+    if _failed(turn):
         kind = "failed"
     elif not turn["tool_calls"]:
         kind = "text-only"

@@ -140,6 +140,13 @@ def test_the_turn_reader_gets_every_turn_with_its_outcome_and_no_prompt(tmp_path
     assert conf["turns"][3]["tool_calls"][0]["name"] == "move_to"
 
 
+def test_the_timelines_marks_carry_each_turns_outcome(tmp_path):
+    """The model-turn lane is coloured by outcome: the marks say the reader's outcome kind."""
+    _recorded(tmp_path, {"ann": OUTCOMES}).close()
+    [conf] = ReplayLibrary([tmp_path]).turns("r")["configurations"]
+    assert [m["outcome"] for m in conf["markers"]] == ["ok", "ok", "failed", "refused", "text-only"]
+
+
 def test_a_replay_without_turns_has_none(tmp_path):
     assert transcript_chunks(tmp_path, {"nobody": 1}) == []
     world = World.create(seed=3, size=48)

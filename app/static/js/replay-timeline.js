@@ -1,6 +1,9 @@
 // The timeline: one row of coloured phase bands per character, jump markers, model-turn marks
-// (a study's language-model configurations), and the cursor. Click or drag anywhere to scrub;
-// the callback gets the tick under the pointer. A click on a model-turn mark selects that turn.
+// (a study's language-model configurations, coloured by how the turn went), and the cursor.
+// Click or drag anywhere to scrub; the callback gets the tick under the pointer. A click on a
+// model-turn mark selects that turn. It shows a window of the run: Ctrl+wheel (or the page's
+// + and - keys) zooms about the pointer, Shift+drag shows the range dragged over, a
+// double-click shows the whole run; a window that the cursor leaves follows it.
 
 export const PHASE_COLOURS = {
   idle: "#6e7388", // at least 3:1 against the timeline's background (#15161d), like every phase
@@ -23,7 +26,17 @@ export const MARKER_STYLE = {
   resumed: { colour: "#f2f2f2", label: "study resumed" },
 };
 
+// How a model turn went (the turn reader's outcomes, asiworld.replay.turns.outcome): its mark's
+// colour on the timeline's model-turn lane.
+export const TURN_COLOURS = {
+  ok: "rgba(240,240,235,0.85)",
+  refused: "#ffb347",
+  failed: "#ff6b6b",
+  "text-only": "#7fb2ff",
+};
+
 const LABEL_W = 120;
+const MIN_SPAN = 30; // the narrowest window: half a simulation minute
 const TICKS_PER_MINUTE = 60; // world.toml: one tick is one simulated second
 const MINUTE_STEPS = [1, 2, 5, 10, 15, 20, 30, 60, 120, 240, 480];
 
@@ -34,6 +47,18 @@ export function minuteTicks(first, last, most = 6) {
   const step = MINUTE_STEPS.find((s) => span / s <= Math.max(1, most)) || MINUTE_STEPS[MINUTE_STEPS.length - 1];
   const out = [];
   for (let m = Math.ceil(first / TICKS_PER_MINUTE / step) * step; m * TICKS_PER_MINUTE <= last; m += step) out.push(m);
+  return out;
+}
+
+// The ruler's marks for a window, in ticks: round minutes (as the charts), or, zoomed in to a
+// few minutes or less, round seconds (5, 10, 15 or 30 of them).
+const SECOND_STEPS = [5, 10, 15, 30];
+export function rulerTicks(from, to, most = 6) {
+  const minutes = minuteTicks(from, to, most);
+  if (minutes.length >= 2 || to - from > 4 * TICKS_PER_MINUTE) return minutes.map((m) => m * TICKS_PER_MINUTE);
+  const step = SECOND_STEPS.find((s) => (to - from) / s <= Math.max(1, most)) || TICKS_PER_MINUTE;
+  const out = [];
+  for (let t = Math.ceil(from / step) * step; t <= to; t += step) out.push(t);
   return out;
 }
 
@@ -75,6 +100,10 @@ export class Timeline {
     this.selectedTurn = null; // {char, turn}
     this.onTurn = null;
     this.tick = first;
+    this.from = first; // the window shown (zoom and range): [from, to] of [first, last]
+    this.to = last;
+    this.selecting = null; // a Shift+drag: [tick where it began, tick under the pointer]
+    this.onView = null; // (from, to): the window changed
     this.focus = null;
     this.compare = null;
     this.onSeek = onSeek;
@@ -92,6 +121,13 @@ export class Timeline {
     canvas.addEventListener("pointerdown", (ev) => {
       const p = at(ev);
       if (p.x < LABEL_W) return this.clickLabel(p.y);
+      if (ev.shiftKey) { // a range to show
+        const t = this.tickAt(p.x);
+        this.selecting = [t, t];
+        canvas.setPointerCapture(ev.pointerId);
+        this.drawnKey = "";
+        return;
+      }
       const hit = this.turnNear(p);
       if (hit && this.onTurn) return this.onTurn(hit.char, hit.turn.turn);
       dragging = true;
@@ -100,13 +136,31 @@ export class Timeline {
     });
     canvas.addEventListener("pointermove", (ev) => {
       const p = at(ev);
+      if (this.selecting) {
+        this.selecting[1] = this.tickAt(p.x);
+        this.drawnKey = "";
+        return;
+      }
       if (dragging) this.onSeek(this.tickAt(p.x), false);
       if (this.onHover) this.onHover(p.x >= LABEL_W ? this.describe(p) : null, ev);
     });
     canvas.addEventListener("pointerup", (ev) => {
+      if (this.selecting) {
+        const [a, b] = this.selecting;
+        this.selecting = null;
+        this.showRange(a, b);
+        return;
+      }
       if (dragging) this.onSeek(this.tickAt(at(ev).x), true);
       dragging = false;
     });
+    canvas.addEventListener("dblclick", (ev) => { if (at(ev).x >= LABEL_W) this.showAll(); });
+    canvas.addEventListener("wheel", (ev) => {
+      if (!(ev.ctrlKey || ev.metaKey)) return; // a plain wheel scrolls the rows
+      ev.preventDefault();
+      const p = at(ev);
+      this.zoomBy(ev.deltaY < 0 ? 1 / 1.25 : 1.25, p.x >= LABEL_W ? this.tickAt(p.x) : this.tick);
+    }, { passive: false });
     canvas.addEventListener("pointerleave", () => this.onHover && this.onHover(null));
   }
 
@@ -209,12 +263,52 @@ export class Timeline {
   get plotW() { return Math.max(1, this.canvas.width - LABEL_W - 8); }
 
   xOf(tick) {
-    return LABEL_W + ((tick - this.first) / Math.max(1, this.last - this.first)) * this.plotW;
+    return LABEL_W + ((tick - this.from) / Math.max(1, this.to - this.from)) * this.plotW;
   }
 
   tickAt(x) {
     const f = Math.min(1, Math.max(0, (x - LABEL_W) / this.plotW));
-    return Math.round(this.first + f * (this.last - this.first));
+    return Math.round(this.from + f * (this.to - this.from));
+  }
+
+  // --- the window shown ----------------------------------------------------------------------
+
+  get zoomed() { return this.from > this.first || this.to < this.last; }
+
+  // Show [a, b] (at least MIN_SPAN ticks, within the run).
+  showRange(a, b) {
+    let from = Math.min(a, b), to = Math.max(a, b);
+    const whole = this.last - this.first;
+    const span = Math.min(whole, Math.max(MIN_SPAN, to - from));
+    const middle = (from + to) / 2;
+    from = Math.round(Math.min(this.last - span, Math.max(this.first, middle - span / 2)));
+    to = from + span;
+    if (from === this.from && to === this.to) return;
+    this.from = from;
+    this.to = to;
+    this.baseKey = "";
+    this.drawnKey = "";
+    if (this.onView) this.onView(from, to);
+  }
+
+  // Narrower (factor < 1) or wider about `around`, which stays where it is on the screen.
+  zoomBy(factor, around = this.tick) {
+    const span = this.to - this.from;
+    const next = Math.min(this.last - this.first, Math.max(MIN_SPAN, Math.round(span * factor)));
+    const share = span ? (around - this.from) / span : 0.5;
+    const from = Math.round(around - share * next);
+    const clamped = Math.min(this.last - next, Math.max(this.first, from));
+    this.showRange(clamped, clamped + next);
+  }
+
+  showAll() { this.showRange(this.first, this.last); }
+
+  // The cursor left the window (playing, a seek, a jump): the window moves to keep it in view.
+  follow(tick) {
+    if (!this.zoomed || (tick >= this.from && tick <= this.to)) return;
+    const span = this.to - this.from;
+    const from = tick > this.to ? tick - Math.round(span * 0.1) : tick - Math.round(span * 0.9);
+    this.showRange(from, from + span);
   }
 
   resize() {
@@ -238,8 +332,7 @@ export class Timeline {
     g.font = "10px system-ui, sans-serif";
     g.textAlign = "center";
     this.ruler = []; // [x, label] as drawn (the layout tests read it)
-    for (const minute of minuteTicks(this.first, this.last, Math.floor(this.plotW / 40))) {
-      const t = minute * TICKS_PER_MINUTE;
+    for (const t of rulerTicks(this.from, this.to, Math.floor(this.plotW / 40))) {
       const x = Math.round(this.xOf(t)) + 0.5;
       this.ruler.push([x, clockOf(t)]);
       g.fillStyle = "#2c2f3d";
@@ -259,6 +352,14 @@ export class Timeline {
       g.textBaseline = "middle";
       g.font = `${font}px system-ui, sans-serif`;
       g.fillText((ch.name || `#${ch.id}`).slice(0, 15), 8 + sw, y + rowH / 2);
+    });
+    // What lies in the window only: the plot is clipped at the names' column.
+    g.save();
+    g.beginPath();
+    g.rect(LABEL_W, 0, c.width - LABEL_W, c.height);
+    g.clip();
+    this.characters.forEach((ch, i) => {
+      const y = RULER_H + i * rowH;
       for (const [a, b, phase] of this.phases[ch.id] || []) {
         const x0 = this.xOf(a), x1 = this.xOf(b + 1);
         g.fillStyle = PHASE_COLOURS[phase];
@@ -288,7 +389,7 @@ export class Timeline {
         if (t.tick_sent === null) continue;
         const x0 = Math.round(this.xOf(t.tick_sent));
         const x1 = Math.round(this.xOf(t.tick_answered ?? t.tick_sent));
-        g.fillStyle = t.failed ? "#ff6b6b" : "rgba(240,240,235,0.85)";
+        g.fillStyle = TURN_COLOURS[t.outcome] || (t.failed ? TURN_COLOURS.failed : TURN_COLOURS.ok);
         g.fillRect(x0, y, Math.max(1, x1 - x0), 4);
       }
     }
@@ -306,15 +407,26 @@ export class Timeline {
       g.lineTo(x, y + w + 2);
       g.fill();
     }
+    g.restore();
+    if (this.zoomed) { // which part of the run shows, at the ruler's right
+      g.font = "10px system-ui, sans-serif";
+      g.textAlign = "right";
+      g.fillStyle = "#ffd84a";
+      g.fillText(`${clockOf(this.from)}–${clockOf(this.to)} of ${clockOf(this.last)} · double-click: all`,
+        c.width - 6, 11);
+      g.textAlign = "left";
+    }
   }
 
   draw() {
     this.resize();
-    const key = `${this.canvas.width}x${this.canvas.height}:${this.rowH}:${this.phases ? Object.keys(this.phases).length : 0}:${this.markers.length}:${Object.keys(this.turns).length}`;
+    if (!this.selecting) this.follow(this.tick);
+    const key = `${this.from}-${this.to}:${this.canvas.width}x${this.canvas.height}:${this.rowH}:${this.phases ? Object.keys(this.phases).length : 0}:${this.markers.length}:${Object.keys(this.turns).length}`;
     // Called every animation frame: nothing to do unless the clock, the rows or the size moved.
     const sel = this.selectedTurn;
     const top = this.rulerTop();
-    const drawn = `${key}:${this.tick}:${this.focus}:${this.compare}:${sel ? `${sel.char}.${sel.turn}` : ""}:${top}`;
+    const range = this.selecting ? this.selecting.join("-") : "";
+    const drawn = `${key}:${this.tick}:${this.focus}:${this.compare}:${sel ? `${sel.char}.${sel.turn}` : ""}:${top}:${range}`;
     if (drawn === this.drawnKey) return;
     this.drawnKey = drawn;
     this.keepInView();
@@ -336,6 +448,12 @@ export class Timeline {
       g.strokeStyle = "#ffd84a";
       g.lineWidth = 2;
       g.strokeRect(at.x - 3, at.y - 5, 6, 8);
+    }
+    if (this.selecting) { // the range being dragged over
+      const [a, b] = this.selecting;
+      const x0 = this.xOf(Math.min(a, b)), x1 = this.xOf(Math.max(a, b));
+      g.fillStyle = "rgba(255,216,74,0.18)";
+      g.fillRect(x0, 0, Math.max(1, x1 - x0), this.canvas.height);
     }
     // Scrolled down, the ruler stays at the top of what shows (the minutes to read the rows by).
     if (top > 0) g.drawImage(this.base, 0, 0, this.canvas.width, RULER_H, 0, top, this.canvas.width, RULER_H);

@@ -480,6 +480,10 @@ const KEYS = {
   m: () => nextTurn(),
   w: () => { showTab("tab-why"); why.update(ui.focus); },
   r: () => { if (!$("reader-open").classList.contains("hidden")) setReader(!reader.open); },
+  "+": () => timeline.zoomBy(1 / 2, ui.tick), // the timeline's window, about the cursor
+  "=": () => timeline.zoomBy(1 / 2, ui.tick),
+  "-": () => timeline.zoomBy(2, ui.tick),
+  "0": () => timeline.showAll(),
   "?": () => $("help").classList.toggle("hidden"),
   escape: () => {
     if (!$("help").classList.contains("hidden")) $("help").classList.add("hidden");
