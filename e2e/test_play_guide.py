@@ -107,6 +107,22 @@ def test_a_world_with_grace_nights_says_tonight_is_safe_and_no_shade_comes(page)
         assert shade_hits(cid) == 0
 
 
+def test_a_new_player_survives_the_first_night_and_the_checklist_ticks_it(page):
+    """With a grace night (serve --grace-nights 1) a newcomer outside through the first night is
+    not knocked down, and at dawn the checklist's "Survive the first night" is ticked."""
+    # 1,000 ticks before night, 10 s at 100 ticks/s: the page joins in the day and sees dusk
+    with served({"SEED": 7, "SPEED": 100, "GRACE_NIGHTS": 1},
+                before_start=lambda r: r.step(200)) as server:
+        seated(page, server["url"], "first night")
+        survived = page.locator("#goals li[data-goal=night]")
+        expect(survived).to_have_attribute("data-done", "0")
+        expect(page.locator("#message")).to_contain_text("Night falls: shades spare you tonight",
+                                                          timeout=60000)
+        # the night (600 ticks) and dawn at 100 ticks/s
+        expect(survived).to_have_attribute("data-done", "1", timeout=60000)
+        assert page.evaluate("window.__asiworld.view.self.down") is False
+
+
 def test_hits_collapse_into_one_line(page):
     """Shapes as creatures.py emits a shade's hits on a character (source, source_id)."""
     with served({"SEED": 7, "SPEED": 20}) as server:

@@ -96,6 +96,7 @@ function onObservation(obs) {
   if (view.needsFullMemory && socket) socket.emit("observe", { token, full_memory: true });
   if (view.needsFullMemory) wantFullMemory = true;
   pace.note(view.tick);
+  notePhase();
   if (nightCheck) warnAtNight();
   for (const ev of oneLinePerHit(view.events || [])) {
     if (ev.kind === "op_failed") {
@@ -127,6 +128,19 @@ function onObservation(obs) {
 }
 
 // The player's own events the page keeps: what the goals are ticked from, and the knockdown.
+// Dusk and dawn are the world's events, not the character's: its observations do not carry
+// them, so the page sees them as the observed time's phase changing (the night advice at dusk,
+// "Survive the first night" at dawn).
+let lastPhase = null;
+function notePhase() {
+  const time = view.time || {};
+  if (!time.phase) return;
+  if (lastPhase !== null && time.phase !== lastPhase) {
+    note({ kind: "day", day: time.day, phase: time.phase === "night" ? "dusk" : "dawn", tick: view.tick });
+  }
+  lastPhase = time.phase;
+}
+
 function note(ev) {
   const mine = ev.char === view.self.id;
   if (ev.kind === "placed" && mine) seen.placed.add(ev.item);
