@@ -8,10 +8,12 @@ server: the command table hands its opener in, so the server imports no study.
 
 from __future__ import annotations
 
+import faulthandler
 import gc
 import importlib.util
 import logging
 import os
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -38,6 +40,9 @@ WORLD_ONLY = ("seed", "agents", "study", "out", "new", "spectator_token", "join_
 
 def serve(settings: ServerSettings, open_study: StudyOpener | None = None) -> int:
     """Run the world these settings describe until Ctrl-C; the exit code."""
+    # `kill -USR1 PID` writes every thread's stack to stderr: what a server that does not stop
+    # (or answer) is doing, without stopping it (docs/operations.md)
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     if settings.frontend:
         return serve_frontend(settings)
     if settings.message_queue is not None:

@@ -22,12 +22,20 @@ CAUSES = {
 }
 
 
+# The stand-in answers in milliseconds, but a CI machine at load 12 once took more than the
+# 0.4 s these tests gave it (a 5xx fault came back as model_timeout): a call is given 10 s, and
+# the `timeout` fault stalls far longer than the 2 s its test gives it.
+ANSWER_SECONDS = 10.0
+TIMEOUT_SECONDS = 2.0
+STALL_SECONDS = 6.0
+
+
 def harness_for(served, runner, url, tmp_path, sleeps, **config):
     client = Client(served)
     client.join("ada", label="fake")
     llm = Endpoint(url, "test")
-    cfg = HarnessConfig(model="fake-forager", request_timeout=0.4, backoff_base=0.01,
-                        **config)
+    cfg = HarnessConfig(**{"model": "fake-forager", "request_timeout": ANSWER_SECONDS,
+                           "backoff_base": 0.01, **config})
     transcript = Transcript(tmp_path / "transcripts" / "ada.jsonl")
     return Harness(client, llm, cfg, pause=lambda: runner.step(1), sleep=sleeps.append,
                    transcript=transcript)
@@ -35,10 +43,12 @@ def harness_for(served, runner, url, tmp_path, sleeps, **config):
 
 @pytest.mark.parametrize("kind", sorted(CAUSES))
 def test_each_fault_is_retried_with_back_off_and_recorded(served, runner, tmp_path, kind):
-    model = FakeModel([Fault(kind, 1, 2)], stall=1.0)
+    model = FakeModel([Fault(kind, 1, 2)], stall=STALL_SECONDS)
     sleeps: list[float] = []
+    timeout = TIMEOUT_SECONDS if kind == "timeout" else ANSWER_SECONDS
     with FakeModelServer(model) as server:
-        harness = harness_for(served, runner, server.url, tmp_path, sleeps, max_retries=3)
+        harness = harness_for(served, runner, server.url, tmp_path, sleeps, max_retries=3,
+                              request_timeout=timeout)
         assert harness.turn() is True  # the third call is answered
         runner.step(1)
     assert sleeps == [0.01, 0.02]

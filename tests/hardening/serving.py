@@ -56,9 +56,16 @@ def stop_server(proc: subprocess.Popen, timeout: float = 30) -> tuple[str, str]:
     try:
         return proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGUSR1)  # serve writes every thread's stack: where it hangs
+        try:
+            _, err = proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            err = ""
         proc.kill()
-        proc.communicate()
-        raise AssertionError(f"the server did not stop within {timeout} s of Ctrl-C") from None
+        _, more = proc.communicate()
+        tail = ((err or "") + (more or ""))[-6000:]
+        raise AssertionError(f"the server ({' '.join(proc.args[3:6])}...) did not stop within "
+                             f"{timeout} s of Ctrl-C; its threads then:\n{tail}") from None
 
 
 def served_again(port: int, *args: str) -> tuple[dict, str]:

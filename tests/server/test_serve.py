@@ -175,3 +175,23 @@ def test_ctrl_c_while_serve_starts_stops_it_without_a_traceback(tmp_path):
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-2000:]
     assert proc.returncode in (0, 130), err[-2000:]
     assert proc.returncode == 0 or err.rstrip().endswith("stopped (Ctrl-C)")
+
+
+def test_usr1_writes_every_threads_stack_and_the_server_goes_on(tmp_path):
+    """What a server that hangs is doing, without stopping it: `kill -USR1 PID`."""
+    from tests.hardening.serving import free_port, http, start_server, stop_server
+
+    port = free_port()
+    server = start_server(port, "--ephemeral", "--no-record")
+    server.send_signal(signal.SIGUSR1)
+    deadline = time.monotonic() + 30
+    while True:  # it still answers after the dump
+        try:
+            if http("GET", port, "/healthz")[0] == 200:
+                break
+        except OSError:
+            pass
+        assert time.monotonic() < deadline, "the server stopped answering after USR1"
+        time.sleep(0.1)
+    _, err = stop_server(server)
+    assert "Thread 0x" in err and "most recent call first" in err
