@@ -23,7 +23,9 @@ def make_harness(served, runner, script, **config):
     client = Client(served)
     client.join("llm-ada", label="fake-llm")
     llm = Endpoint(fake.url, "test")
-    cfg = HarnessConfig(model="fake", request_timeout=0.5, backoff_base=0.0, **config)
+    # 2 s for an answer the fake gives in milliseconds (a loaded CI machine took more than 0.4 s
+    # once); a stall is 6 s, so it is a timeout whatever the load
+    cfg = HarnessConfig(model="fake", request_timeout=2.0, backoff_base=0.0, **config)
     harness = Harness(client, llm, cfg, pause=lambda: runner.step(2), sleep=lambda s: None)
     return harness, fake, client
 
@@ -33,7 +35,7 @@ def test_the_character_moves_as_told_and_errors_become_incidents(served, runner,
         tool("move", dir="n"),
         {"status": 500},
         tool("move", dir="n"),
-        {"stall": 1.5},
+        {"stall": 6.0},
         tool("move", dir="w"),
         tool("wait", ticks=3),
     ]
