@@ -106,6 +106,26 @@ def test_both_maps_draw_and_one_clock_moves_both(sized, server, shot):
     shot(page, f"compare-{page.viewport_size['width']}")
 
 
+def test_a_4k_screen_at_device_scale_2_shows_both_maps_and_the_tables(browser, server, shot):
+    context = browser.new_context(viewport={"width": 3840, "height": 2160}, device_scale_factor=2)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        open_compare(page, server)
+        page.wait_for_function(f"({COLOURS})('map-a') > 8 && ({COLOURS})('map-b') > 8",
+                               timeout=30_000)
+        layout = page.evaluate("""() => ({ scroll: document.scrollingElement.scrollWidth,
+          width: innerWidth, map: document.getElementById('map-a').getBoundingClientRect().width })""")
+        assert layout["scroll"] <= layout["width"] and layout["map"] >= 0.45 * layout["width"], layout
+        page.locator("#scrubber").fill("90")
+        both_at(page, 90)
+        shot(page, "compare-3840")
+    finally:
+        context.close()
+    assert not errors, f"the page raised: {errors}"
+
+
 def test_the_table_shows_each_difference_signed_and_coloured(sized, server):
     page = sized
     open_compare(page, server)
