@@ -15,6 +15,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -38,11 +39,33 @@ StudyOpener = Callable[[ServerSettings], Any]
 WORLD_ONLY = ("seed", "agents", "study", "out", "new", "spectator_token", "join_token")
 
 
+def _signals() -> None:
+    """How a server is stopped and looked into (docs/operations.md, *A server that hangs*):
+    - SIGINT (Ctrl-C) stops it cleanly even when its parent ignored SIGINT (a background job of
+      a non-interactive shell inherits that, and Python then leaves it ignored: seen in CI, a
+      front end that never stopped);
+    - SIGTERM (a supervisor's stop) stops it the same way, with the final snapshot;
+    - SIGUSR1 writes every thread's stack to stderr and the server goes on.
+    Only the main thread sets handlers (a server started on another thread, in tests, keeps
+    the process's)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)
+    except (AttributeError, ValueError, OSError):
+        pass  # no real stderr to write to (an embedding host's): no dump
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def serve(settings: ServerSettings, open_study: StudyOpener | None = None) -> int:
     """Run the world these settings describe until Ctrl-C; the exit code."""
-    # `kill -USR1 PID` writes every thread's stack to stderr: what a server that does not stop
-    # (or answer) is doing, without stopping it (docs/operations.md)
-    faulthandler.register(signal.SIGUSR1, all_threads=True)
+    _signals()
     if settings.frontend:
         return serve_frontend(settings)
     if settings.message_queue is not None:

@@ -129,8 +129,13 @@ def test_two_front_ends_hand_out_the_same_frames_as_the_world(redis_url: str) ->
         for closer in closers:
             closer.join(15)
     finally:
-        for proc in reversed(procs):
-            stop_server(proc)
+        stuck = []
+        for proc in reversed(procs):  # every one stopped, even after one that would not
+            try:
+                stop_server(proc)
+            except AssertionError as exc:
+                stuck.append(str(exc))
+        assert not stuck, "\n".join(stuck)
 
     for watcher in watchers:
         frames = watcher.frames

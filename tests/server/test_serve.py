@@ -195,3 +195,36 @@ def test_usr1_writes_every_threads_stack_and_the_server_goes_on(tmp_path):
         time.sleep(0.1)
     _, err = stop_server(server)
     assert "Thread 0x" in err and "most recent call first" in err
+
+
+@pytest.mark.parametrize("how", ["sigint-ignored-by-its-parent", "sigterm"])
+def test_a_server_stops_cleanly_on_sigint_even_if_ignored_and_on_sigterm(how):
+    """A background job of a non-interactive shell inherits SIGINT ignored (CI once saw a front
+    end that never stopped); a supervisor stops with SIGTERM. Both stop the server as Ctrl-C
+    does: "stopped", exit 0."""
+    from tests.hardening.serving import ROOT, free_port, http
+
+    port = free_port()
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if how != "sigterm" else None
+    proc = subprocess.Popen([sys.executable, "-m", "asiworld.cli", "serve", "--port", str(port),
+                             "--ephemeral", "--no-record"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, preexec_fn=ignore,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if http("GET", port, "/healthz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGTERM if how == "sigterm" else signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "stopped" in out and "Traceback" not in err
