@@ -72,10 +72,12 @@ samples: install-serve
 	$(VENV)/bin/asiworld replay samples
 
 # The quick set (a few minutes): the engine, the command line's start, a crowd on the move and a
-# lockstep turn over REST. Each prints its figure with the machine's load; docs/benchmarks.md
-# holds the figures and the commands of the whole set (some run for many minutes).
+# lockstep turn over REST. Each runs through benchmarks/record.py, which writes its figures with
+# the date and the machine's load into docs/benchmarks.md ("The last run of each benchmark"); the
+# tables above that section hold the figures of the whole set with their commands.
+RECORD := $(PY) benchmarks/record.py --
 bench: install
-	$(VENV)/bin/asiworld bench engine
-	$(PY) benchmarks/bench_start.py --runs 10
-	$(PY) benchmarks/bench_walkers.py --counts 100,1000 --ticks 60
-	$(PY) benchmarks/bench_turns.py turn --minutes 2
+	$(RECORD) $(VENV)/bin/asiworld bench engine
+	$(RECORD) $(PY) benchmarks/bench_start.py --runs 10
+	$(RECORD) $(PY) benchmarks/bench_walkers.py --counts 100,1000 --ticks 60
+	$(RECORD) $(PY) benchmarks/bench_turns.py turn --minutes 2

@@ -1,0 +1,80 @@
+"""benchmarks/record.py: a benchmark's figures go into docs/benchmarks.md with the command, the
+date and the machine's load; a later run of the same command replaces its entry and nothing
+else. Bad calls tried: no command, a command that does not exist, a file that does not exist, a
+benchmark that fails. Each is refused with a code and a sentence and the file is unchanged."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+RECORD = Path(__file__).resolve().parents[1] / "benchmarks" / "record.py"
+DOC = """# Benchmarks
+
+## The engine
+
+| what | command | figure |
+|---|---|---|
+| engine | `asiworld bench engine` | 1,000 ticks/s |
+"""
+
+
+def record(doc: Path, *command: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(RECORD), "--doc", str(doc), "--", *command],
+                          capture_output=True, text=True, timeout=60)
+
+
+def bench(*lines: str) -> list[str]:
+    """A stand-in benchmark printing `lines` (a progress line redrawn with \\r first)."""
+    script = "import sys; sys.stdout.write('running ...\\r'); print(*sys.argv[1:], sep='\\n')"
+    return [sys.executable, "-c", script, *lines]
+
+
+def test_a_benchmark_s_figures_go_under_its_command_with_the_load(tmp_path):
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text(DOC)
+    done = record(doc, *bench("9 characters: 1,800 ticks/s", "observation: 0.1 ms"))
+    assert done.returncode == 0, done.stderr
+    assert "9 characters: 1,800 ticks/s" in done.stdout  # shown as it runs, too
+    text = doc.read_text()
+    assert text.startswith(DOC)  # the curated tables stay as they were
+    assert "## The last run of each benchmark" in text
+    entry = text.split("### `python -c ")[1]
+    assert " · load " in entry and " cores · " in entry and " UTC" in entry
+    assert "9 characters: 1,800 ticks/s\nobservation: 0.1 ms\n```" in entry
+    assert "running ..." not in entry.split("```")[1]  # a progress line redrawn by \r is not a figure
+
+
+def test_a_second_run_of_the_same_command_replaces_its_entry_only(tmp_path):
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text(DOC)
+    assert record(doc, *bench("first")).returncode == 0
+    assert record(doc, sys.executable, "-c", "print('other benchmark')").returncode == 0
+    assert record(doc, *bench("first")).returncode == 0  # same command: same entry
+    text = doc.read_text()
+    assert text.count("\nother benchmark\n") == 1 and text.count("\nfirst\n") == 1
+    assert text.count("## The last run of each benchmark") == 1
+    assert text.startswith(DOC)
+
+
+def test_a_section_after_the_entries_stays_where_it_is(tmp_path):
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text(DOC + "\n## The last run of each benchmark\n\nintro\n\n## Later\n\nkept\n")
+    assert record(doc, *bench("figure")).returncode == 0
+    text = doc.read_text()
+    assert text.index("figure") < text.index("## Later") and text.endswith("## Later\n\nkept\n")
+
+
+def test_bad_calls_are_refused_and_write_nothing(tmp_path):
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text(DOC)
+    for command, code in (((), "no_command"), (("no-such-benchmark-xyz",), "bad_command")):
+        done = record(doc, *command)
+        assert done.returncode == 2 and f"error {code}: " in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+    missing = record(tmp_path / "nowhere.md", *bench("x"))
+    assert missing.returncode == 2 and "error no_doc: " in missing.stderr
+    failing = record(doc, sys.executable, "-c", "print('half'); raise SystemExit(3)")
+    assert failing.returncode == 3 and "nothing written" in failing.stderr
+    assert doc.read_text() == DOC
