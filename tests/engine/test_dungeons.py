@@ -590,25 +590,6 @@ def test_snapshots_and_replays_of_a_dungeon_run_reach_the_same_states():
     assert again.state_hash() == world.state_hash()
 
 
-# ------------------------------------------------------------------------------ the planner
-@pytest.mark.slow
-def test_the_planner_completes_both_tasks_on_the_default_seed_within_the_horizon():
-    from asiworld.headless.run import Run, RunConfig
-
-    run = Run(RunConfig(seed=7, minutes=300, agents=["planner"]))
-    done: dict[str, int] = {}
-    try:
-        while run.world.tick < 300 * 60 and len(done) < 2:
-            for e in run.step():
-                if e["kind"] == "task_complete":
-                    done[e["task"]] = e["tick"]
-    finally:
-        run.pipeline.close()  # the program host the planner's programs started
-    assert set(done) == {"production", "exploration"}
-    bosses = {e["tier"] for e in run.events if e["kind"] == "boss_defeated"}
-    assert bosses == {1, 2, 3, 4}
-
-
 def test_an_offer_away_from_the_altar_does_not_say_where_the_altar_is():
     """The altar is found by exploring (the sign board shows only the plaza, the merchant and
     the gates): a refusal must not hand its position to every agent that tries `offer`."""
