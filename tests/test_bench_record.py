@@ -1,4 +1,4 @@
-"""benchmarks/record.py: a benchmark's figures go into docs/benchmarks.md with the command, the
+"""benchmarks/record.py and bench_suite.py: a benchmark's figures go into docs/benchmarks.md with the command, the
 date and the machine's load; a later run of the same command replaces its entry and nothing
 else. Bad calls tried: no command, a command that does not exist, a file that does not exist, a
 benchmark that fails. Each is refused with a code and a sentence and the file is unchanged."""
@@ -78,3 +78,21 @@ def test_bad_calls_are_refused_and_write_nothing(tmp_path):
     failing = record(doc, sys.executable, "-c", "print('half'); raise SystemExit(3)")
     assert failing.returncode == 3 and "nothing written" in failing.stderr
     assert doc.read_text() == DOC
+
+
+def test_the_suite_benchmark_names_its_failures_and_slowest_tests(tmp_path):
+    (tmp_path / "test_sample.py").write_text(
+        "import time\n\n"
+        "def test_passes():\n    assert True\n\n"
+        "def test_waits():\n    time.sleep(0.3)\n\n"
+        "def test_fails():\n    assert 1 == 2\n")
+    suite = RECORD.with_name("bench_suite.py")
+    done = subprocess.run([sys.executable, str(suite), "--workers", "0", "--slowest", "2",
+                           str(tmp_path / "test_sample.py")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr  # pytest's own status
+    out = done.stdout
+    assert "2 passed" in out and "1 failure" in out and "0 busy loops" in out
+    assert "FAILED " in out and "test_fails: assert 1 == 2" in out
+    slowest = out.split("the slowest 2 tests")[1].splitlines()[1]
+    assert slowest.endswith("::test_waits")

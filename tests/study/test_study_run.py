@@ -45,7 +45,9 @@ def two_runs(fake, tmp_path_factory):
         out = tmp_path_factory.mktemp(label)
         path = out.parent / f"{label}.toml"
         path.write_text(text)
-        assert main(["study", "run", str(path), "--out", str(out)]) == 0
+        # The second run is read for its state hash only: its figures are not drawn.
+        figures = [] if label == "first" else ["--figures", "none"]
+        assert main(["study", "run", str(path), "--out", str(out), *figures]) == 0
         received = fake.stats()["by_character"]
         runs.append((out, json.loads((out / "results.json").read_text()), received, text))
     return runs

@@ -1,0 +1,108 @@
+"""The test suite's wall time and its slowest tests (issue 35: the suite in minutes, idle and at a
+load of 8; the slowest 20 tests listed).
+
+Runs `make test`'s pytest (two workers, each module whole on one, the slow whole-run checks on)
+and prints its wall time, the machine's load, the slowest tests (setup, call and teardown
+together) and the modules that take longest. `--busy N` starts N busy loops beside it for the
+run, the way a shared machine is loaded (`--busy 2` on this 2-core machine gives a load of
+about 8 with pytest's workers).
+
+    python benchmarks/bench_suite.py                 # idle
+    python benchmarks/bench_suite.py --busy 2        # loaded
+    python benchmarks/bench_suite.py tests/engine    # a part of it
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BUSY = "while True: pass"
+
+
+def timings(junit: Path) -> tuple[dict[str, float], dict[str, int], dict[str, str]]:
+    """Each test's seconds (all its phases) by id, the counts by outcome, and each failure's
+    first line by id."""
+    seconds: dict[str, float] = {}
+    counts: dict[str, int] = defaultdict(int)
+    failures: dict[str, str] = {}
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        path = case.get("classname", "").replace(".", "/")
+        test = f"{path}.py::{case.get('name')}"
+        seconds[test] = float(case.get("time") or 0)
+        found = next((c for c in case if c.tag in ("failure", "error", "skipped")), None)
+        counts["passed" if found is None else found.tag] += 1
+        if found is not None and found.tag != "skipped":
+            failures[test] = (found.get("message") or "").split("\n")[0][:300]
+    return seconds, dict(counts), failures
+
+
+def sample_load(samples: list[float], stop: threading.Event) -> None:
+    while not stop.wait(15):
+        samples.append(os.getloadavg()[0])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--busy", type=int, default=0, help="busy loops beside the suite")
+    parser.add_argument("--workers", default="2", help="pytest-xdist workers (make test's 2)")
+    parser.add_argument("--slowest", type=int, default=20)
+    parser.add_argument("--log", type=Path, help="pytest's own output, kept in this file")
+    parser.add_argument("paths", nargs="*", help="a part of the suite (all of it by default)")
+    args = parser.parse_args()
+    busy = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(args.busy)]
+    loads: list[float] = [os.getloadavg()[0]]
+    stop = threading.Event()
+    threading.Thread(target=sample_load, args=(loads, stop), daemon=True).start()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            junit = Path(tmp) / "junit.xml"
+            log = open(args.log, "w") if args.log else subprocess.DEVNULL  # noqa: SIM115
+            began = time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                 "-n", args.workers, "--dist", "loadfile", f"--junitxml={junit}",
+                 "-o", "junit_duration_report=total", *args.paths],
+                cwd=ROOT, env={**os.environ, "ASIWORLD_SLOW": "1"},
+                stdout=log, stderr=subprocess.STDOUT)
+            wall = time.perf_counter() - began
+            if args.log:
+                log.close()
+            if not junit.exists():
+                print(f"pytest wrote no report (exit {done.returncode})", file=sys.stderr)
+                return done.returncode or 1
+            seconds, counts, failures = timings(junit)
+    finally:
+        stop.set()
+        for loop in busy:
+            loop.kill()
+    loads.append(os.getloadavg()[0])
+    by_module: dict[str, float] = defaultdict(float)
+    for test, spent in seconds.items():
+        by_module[test.split("::")[0]] += spent
+    outcome = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+    print(f"suite: {wall / 60:.1f} min wall ({wall:.0f} s), {outcome}; {args.busy} busy loops "
+          f"beside it; load {min(loads):.1f}-{max(loads):.1f} (mean {sum(loads) / len(loads):.1f})")
+    for test, message in failures.items():
+        print(f"FAILED {test}: {message}")
+    print(f"test time in all: {sum(seconds.values()):.0f} s on {args.workers} workers")
+    print(f"the slowest {args.slowest} tests (setup, call and teardown):")
+    for test, spent in sorted(seconds.items(), key=lambda kv: -kv[1])[:args.slowest]:
+        print(f"  {spent:6.1f} s  {test}")
+    print("the slowest 10 modules:")
+    for module, spent in sorted(by_module.items(), key=lambda kv: -kv[1])[:10]:
+        print(f"  {spent:6.1f} s  {module}")
+    return done.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
