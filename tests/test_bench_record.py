@@ -1,5 +1,5 @@
-"""benchmarks/record.py and bench_suite.py: a benchmark's figures go into docs/benchmarks.md with the command, the
-date and the machine's load; a later run of the same command replaces its entry and nothing
+"""benchmarks/record.py and bench_suite.py: a benchmark's figures go into docs/benchmarks.md
+with the command, the date and the machine's load; a later run of the same command replaces its entry and nothing
 else. Bad calls tried: no command, a command that does not exist, a file that does not exist, a
 benchmark that fails. Each is refused with a code and a sentence and the file is unchanged."""
 
