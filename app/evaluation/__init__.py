@@ -9,8 +9,9 @@ they import.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from asiworld.lazy import lazy_names
 
 if TYPE_CHECKING:
     from .catalogue import definitions
@@ -29,10 +30,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{home}", __name__), name)
-    globals()[name] = value  # asked once
-    return value
+__getattr__ = lazy_names(__name__, _HOME, globals())

@@ -14,8 +14,9 @@ Socket.IO and the evaluation, which only a served world needs.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from asiworld.lazy import lazy_names
 
 if TYPE_CHECKING:
     from .app import APP_DIR, DEFAULTS, create_app
@@ -26,10 +27,4 @@ _HOME = {"APP_DIR": "app", "DEFAULTS": "app", "create_app": "app", "Services": "
 __all__ = ["APP_DIR", "DEFAULTS", "Services", "create_app", "services", "socketio"]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{home}", __name__), name)
-    globals()[name] = value  # asked once
-    return value
+__getattr__ = lazy_names(__name__, _HOME, globals())
