@@ -56,3 +56,16 @@ def test_no_page_builds_the_shared_parts_itself():
 def test_the_map_pages_use_the_shared_module():
     for page in ("live.js", "play.js", "replay.js"):
         assert re.search(r"""from\s+["']\./dungeon-ui\.js["']""", pages()[page]), page
+
+
+def test_the_replay_clock_is_written_once_and_both_players_use_it():
+    """The replay viewer and /compare play by one clock (js/play-clock.js): neither keeps its
+    own count of ticks due at `ui.speed`, and both start it."""
+    clock = STATIC / "js" / "play-clock.js"
+    assert "export function playClock" in clock.read_text(encoding="utf-8")
+    for name, source in pages().items():
+        if name == clock.name:
+            continue
+        assert not re.search(r"\*\s*ui\.speed\s*\*", source), f"{name} runs a clock of its own"
+    for player in ("replay.js", "compare.js"):
+        assert "playClock({" in pages()[player], player

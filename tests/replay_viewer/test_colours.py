@@ -61,7 +61,7 @@ def test_every_phase_of_the_timeline_stands_out_from_its_background():
     assert set(phases) == {"idle", "travel", "preparation", "dungeon", "combat", "recovery"}
     low = {p: round(contrast(rgb(c), rgb(TIMELINE_BACKGROUND)), 2) for p, c in phases.items()}
     assert all(ratio >= 3 for ratio in low.values()), low
-    html = (PACKAGE_DIR / "templates" / "replay.html").read_text(encoding="utf-8")
+    html = (PACKAGE_DIR / "templates" / "_timeline_legend.html").read_text(encoding="utf-8")
     assert f'background:{phases["idle"]}"></i>idle' in html  # the legend shows the same grey
 
 

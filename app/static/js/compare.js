@@ -9,6 +9,7 @@ import { Timeline, clockOf, momentOf } from "./replay-timeline.js";
 import { turnAt } from "./replay-turns.js";
 import { chip, formatArguments, formatAnswer } from "./replay-reader.js";
 import { Side } from "./compare-side.js";
+import { playClock } from "./play-clock.js";
 
 const $ = (id) => document.getElementById(id);
 const BASE_TPS = 10; // 1× = the live server's default pace, as in the viewer
@@ -454,24 +455,8 @@ async function start({ body, sides }) {
     else r.centerOn(st.width / 2, st.height / 2);
   }
 
-  let lastTime = performance.now();
-  let acc = 0;
-  let advancing = false;
   let lastPanels = 0;
-  function loop(now) {
-    const dt = Math.min(0.25, (now - lastTime) / 1000);
-    lastTime = now;
-    if (ui.playing && !advancing) {
-      acc += dt * ui.speed * BASE_TPS;
-      const n = Math.floor(acc);
-      if (n >= 1) {
-        acc -= n;
-        const target = clamp(ui.tick + n);
-        advancing = true; // both sides reach a tick before the clock moves on
-        seek(target).finally(() => { advancing = false; });
-        if (target >= last) play(false);
-      }
-    }
+  function drawFrame(now) {
     for (const k of KEYS) {
       sides[k].draw();
       const st = sides[k].state, map = $(`map-${k}`);
@@ -498,9 +483,10 @@ async function start({ body, sides }) {
       drawTurns();
       syncUrl();
     }
-    requestAnimationFrame(loop);
   }
-  requestAnimationFrame(loop);
+  // Both sides reach a tick before the clock moves on (seek waits for both).
+  playClock({ ui, ticksPerSecond: BASE_TPS, clamp, last: () => last, seek,
+              pause: () => play(false), draw: drawFrame });
 
   function setText(node, text) {
     if (node.textContent !== text) node.textContent = text;

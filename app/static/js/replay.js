@@ -15,6 +15,7 @@ import { CHANGE_TICKS, changesBetween, ReplayEventLog, renderInspector, programA
 import { TurnsPanel } from "./replay-turns.js";
 import { TurnReader } from "./replay-reader.js";
 import { WhyPanel } from "./replay-why.js";
+import { playClock } from "./play-clock.js";
 
 const $ = (id) => document.getElementById(id);
 const PREFETCH_SETTLE_MS = 400; // after a far seek, prefetch when no other seek came this long
@@ -680,24 +681,8 @@ function drawPane(r, id, lastPan, pov) {
   }
 }
 
-let lastFrameTime = performance.now();
-let acc = 0;
-let advancing = false;
 let lastPanels = 0;
-function loop(now) {
-  const dt = Math.min(0.25, (now - lastFrameTime) / 1000);
-  lastFrameTime = now;
-  if (ui.playing && !advancing) {
-    acc += dt * ui.speed * BASE_TPS;
-    const n = Math.floor(acc);
-    if (n >= 1) {
-      acc -= n;
-      const target = clamp(ui.tick + n);
-      advancing = true;
-      seek(target).finally(() => { advancing = false; });
-      if (target >= data.last) play(false);
-    }
-  }
+function drawFrame(now) {
   const povShown = ui.pov !== null && ui.povObs && ui.povObs.self.id === ui.pov;
   // Each pane patches its own terrain cache: the tiles changed since the last frame go to both
   // (the renderer takes them from the state, and the first pane would leave none to the second).
@@ -741,7 +726,6 @@ function loop(now) {
     log.render(ui.tick);
     syncUrl();
   }
-  requestAnimationFrame(loop);
 }
 
 function setData(node, name, value) {
@@ -798,7 +782,8 @@ function renderPanels(povShown) {
     });
   }
 }
-requestAnimationFrame(loop);
+playClock({ ui, ticksPerSecond: BASE_TPS, clamp, last: () => data.last, seek,
+            pause: () => play(false), draw: drawFrame });
 
 window.__replay = {
   state, view, ui, data, charts, timeline, seek, focus, setPov, setCompare, play, setSpeed, jump,
