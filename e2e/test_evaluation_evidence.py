@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from e2e.conftest import free_port
-from tests.replay_viewer.demo_study import run_demo
+from tests.replay_viewer.demo_study import shared_demo
 
 pytestmark = pytest.mark.e2e
 
@@ -26,7 +26,7 @@ def run_server(tmp_path_factory):
     from werkzeug.serving import make_server
 
     folder = tmp_path_factory.mktemp("evidence")
-    run_demo(folder / "demo")
+    shared_demo(tmp_path_factory, folder / "demo")
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     app = create_app({"SEED": 3, "WORLD_SIZE": 48, "SPEED": 5, "REPLAY_DIRS": [str(folder)],
                       "RUNS_DIR": str(folder)})

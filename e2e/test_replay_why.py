@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from e2e.conftest import free_port
 from e2e.test_pages_accessibility import AXE, SCAN
-from tests.replay_viewer.demo_study import run_demo
+from tests.replay_viewer.demo_study import shared_demo
 
 pytestmark = pytest.mark.e2e
 
@@ -29,7 +29,7 @@ def demo_server(tmp_path_factory):
     from werkzeug.serving import make_server
 
     folder = tmp_path_factory.mktemp("why")
-    run_demo(folder / "demo")
+    shared_demo(tmp_path_factory, folder / "demo")
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     app = create_app({"SEED": 3, "WORLD_SIZE": 48, "SPEED": 5, "REPLAY_DIRS": [str(folder)]})
     port = free_port()

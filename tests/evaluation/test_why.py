@@ -11,7 +11,7 @@ from asiworld.evaluation.why import REFUSAL_REPEATS, REPEATED_ENTRIES, why_summa
 from asiworld.headless.run import Run, RunConfig
 from asiworld.replay.reader import Replay
 
-from tests.replay_viewer.demo_study import run_demo
+from tests.replay_viewer.demo_study import shared_demo
 
 
 def played(agents: list[str], minutes: int, seed: int = 3, size: int = 64) -> Run:
@@ -28,7 +28,7 @@ def summary_of(events: list[dict], characters: list[dict], name: str) -> dict:
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    out = run_demo(tmp_path_factory.mktemp("why") / "demo")
+    out = shared_demo(tmp_path_factory, tmp_path_factory.mktemp("why") / "demo")
     replay = Replay.open(out / "replay.asirep")
     yield list(replay.events()), replay.characters()
     replay.close()

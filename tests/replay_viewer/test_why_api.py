@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.replay_viewer.demo_study import run_demo
+from tests.replay_viewer.demo_study import shared_demo
 
 
 @pytest.fixture(scope="module")
@@ -14,7 +14,7 @@ def demo_client(tmp_path_factory):
     from asiworld.server import create_app, services
 
     folder = tmp_path_factory.mktemp("why-api")
-    run_demo(folder / "demo")
+    shared_demo(tmp_path_factory, folder / "demo")
     app = create_app({"SEED": 7, "SPEED": 10, "REPLAY_DIRS": [str(folder)]})
     yield app.test_client()
     services(app).runner.pipeline.close()

@@ -11,14 +11,14 @@ import shutil
 import pytest
 from asiworld.server import create_app, services
 
-from tests.replay_viewer.demo_study import run_demo
+from tests.replay_viewer.demo_study import shared_demo
 from tests.server.conftest import SMALL_WORLD
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("runs")
-    run_demo(folder / "demo")
+    shared_demo(tmp_path_factory, folder / "demo")
     return folder
 
 
