@@ -5,12 +5,12 @@ knocked down each time. 25 simulation minutes take about 5 s here."""
 
 from __future__ import annotations
 
-import fcntl
-import os
 import shutil
 from pathlib import Path
 
 import pytest
+
+from tests.played_once import played_once
 
 STALL_MINUTES = 25
 
@@ -31,18 +31,8 @@ def run_demo(out: Path, minutes: int = STALL_MINUTES) -> Path:
 
 
 def shared_demo(tmp_path_factory: pytest.TempPathFactory, out: Path) -> Path:
-    """The demo study copied to `out`, played once per test session: five modules read it, and
-    pytest-xdist's workers share the session's temporary root, so the first worker to ask plays
-    it while the others wait on a lock (each gets its own copy: a server may write beside a
-    replay)."""
-    base = tmp_path_factory.getbasetemp()
-    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # this session's
-    played = root / f"demo-study-{STALL_MINUTES}"
-    with open(root / f"demo-study-{STALL_MINUTES}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (played / "done").exists():
-            shutil.rmtree(played, ignore_errors=True)  # a worker that died half-way
-            run_demo(played)
-            (played / "done").touch()
-    shutil.copytree(played, out, ignore=shutil.ignore_patterns("done"))
+    """The demo study copied to `out`, played once per test session (tests/played_once.py):
+    five modules read it; each gets its own copy, as a server may write beside a replay."""
+    played = played_once(tmp_path_factory, f"demo-study-{STALL_MINUTES}", run_demo)
+    shutil.copytree(played, out)
     return out
