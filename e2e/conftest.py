@@ -178,15 +178,26 @@ def browser():
         b.close()
 
 
+@contextmanager
+def browser_page(browser, width: int = 1280, height: int = 800, **options):
+    """A page in a browser context of its own, `width` x `height` (`options`: Playwright's
+    `new_context`, e.g. device_scale_factor, has_touch); the test fails if the page raised an
+    uncaught error. Every page of the browser tests is made here."""
+    context = browser.new_context(viewport={"width": width, "height": height}, **options)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        yield page
+    finally:
+        context.close()
+    assert not errors, f"the page raised: {errors}"
+
+
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield pg
-    context.close()
-    assert not errors, f"the page raised: {errors}"
+    with browser_page(browser) as pg:
+        yield pg
 
 
 SCREENSHOTS = pytest.StashKey[Path]()

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from e2e.conftest import served
+from e2e.conftest import browser_page, served
 from tests.replay_viewer.two_studies import record
 
 pytestmark = pytest.mark.e2e
@@ -46,13 +46,8 @@ def server(tmp_path_factory):
 @pytest.fixture(params=SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def sized(browser, request):
     width, height = request.param
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page
-    context.close()
-    assert not errors, f"the page raised: {errors}"
+    with browser_page(browser, width, height) as page:
+        yield page
 
 
 def open_compare(page, server, query: str = "a=a&b=b"):
@@ -107,11 +102,7 @@ def test_both_maps_draw_and_one_clock_moves_both(sized, server, shot):
 
 
 def test_a_4k_screen_at_device_scale_2_shows_both_maps_and_the_tables(browser, server, shot):
-    context = browser.new_context(viewport={"width": 3840, "height": 2160}, device_scale_factor=2)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
+    with browser_page(browser, 3840, 2160, device_scale_factor=2) as page:
         open_compare(page, server)
         page.wait_for_function(f"({COLOURS})('map-a') > 8 && ({COLOURS})('map-b') > 8",
                                timeout=30_000)
@@ -121,9 +112,6 @@ def test_a_4k_screen_at_device_scale_2_shows_both_maps_and_the_tables(browser, s
         page.locator("#scrubber").fill("90")
         both_at(page, 90)
         shot(page, "compare-3840")
-    finally:
-        context.close()
-    assert not errors, f"the page raised: {errors}"
 
 
 def test_the_table_shows_each_difference_signed_and_coloured(sized, server):

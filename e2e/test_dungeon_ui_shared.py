@@ -9,6 +9,7 @@ import pytest
 from asiworld.server.live import FOLLOW_EVERY
 from playwright.sync_api import expect
 
+from e2e.conftest import browser_page
 from e2e.test_dungeon_view import enter_dungeon, equip, give, give_coins, stand_next_to_boss
 
 pytestmark = pytest.mark.e2e
@@ -31,11 +32,7 @@ def test_play_and_live_show_one_characters_area_badges_and_boss_bar_alike(live_s
     give_coins(runner, cid, 7)
     enter_dungeon(runner, cid, tier=1)
 
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    live = context.new_page()
-    errors: list[str] = []
-    live.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
+    with browser_page(browser) as live:
         live.goto(live_server["url"] + f"/live?follow={cid}")
         runner.pause()  # held still: the two pages show the same tick
         try:
@@ -69,6 +66,3 @@ def test_play_and_live_show_one_characters_area_badges_and_boss_bar_alike(live_s
             assert mine[1][1] == "7"
         finally:
             runner.resume()
-    finally:
-        context.close()
-    assert not errors, f"/live raised: {errors}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from e2e.conftest import RID
+from e2e.conftest import RID, browser_page
 
 pytestmark = pytest.mark.e2e
 
@@ -37,13 +37,8 @@ MEASURE = """() => {
 @pytest.fixture(params=SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def sized(browser, request):
     width, height = request.param
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page, width, height
-    context.close()
-    assert not errors, errors
+    with browser_page(browser, width, height) as page:
+        yield page, width, height
 
 
 def settle(page, path: str) -> None:
@@ -74,9 +69,7 @@ def test_no_sideways_scroll_and_the_map_keeps_most_of_the_screen(replay_server, 
 
 @pytest.mark.parametrize("path", MAP_PAGES)
 def test_under_900_px_the_panels_are_a_drawer(replay_server, browser, path):
-    context = browser.new_context(viewport={"width": 800, "height": 900})
-    page = context.new_page()
-    try:
+    with browser_page(browser, 800, 900) as page:
         url = replay_server["url"]
         page.goto(url + path)
         settle(page, path)
@@ -88,8 +81,6 @@ def test_under_900_px_the_panels_are_a_drawer(replay_server, browser, path):
         expect(toggle).to_have_attribute("aria-expanded", "true")
         toggle.click()
         expect(side).to_be_hidden()
-    finally:
-        context.close()
 
 
 TOP_BAR = """() => {
@@ -108,24 +99,18 @@ def test_the_top_bar_shows_every_link_whole(replay_server, browser, size):
     # pages once waited 30 s for its overview: the server's per-address limit answered 429 and
     # the viewer asked again at once; test_replay_viewer checks that it now waits as told.)
     for path in MAP_PAGES + OTHER_PAGES:
-        context = browser.new_context(viewport={"width": size[0], "height": size[1]})
-        try:
-            page = context.new_page()
+        with browser_page(browser, size[0], size[1]) as page:
             page.goto(replay_server["url"] + path)
             settle(page, path)
             bar = page.evaluate(TOP_BAR)
             assert bar == {"cut": [], "navScrolls": False}, f"{path} at {size}: {bar}"
-        finally:
-            context.close()
 
 
 @pytest.mark.parametrize("width", [390, 1280])
 def test_the_replays_jump_controls_keep_one_line(replay_server, browser, width):
     """"jump to <kind> of <whose> ◀ ▶" is one line on a phone too (at 390 px "next ▶" wrapped onto
     a line of its own); the arrows keep the names prev and next."""
-    context = browser.new_context(viewport={"width": width, "height": 844})
-    page = context.new_page()
-    try:
+    with browser_page(browser, width, 844) as page:
         page.goto(replay_server["url"] + f"/replay/{RID}")
         settle(page, f"/replay/{RID}")
         tops = page.evaluate("""() => ['jump-kind', 'jump-who', 'jump-prev', 'jump-next'].map(
@@ -133,5 +118,3 @@ def test_the_replays_jump_controls_keep_one_line(replay_server, browser, width):
         assert max(tops) - min(tops) <= 4, f"the jump controls at {width} px lie on several lines: {tops}"
         expect(page.get_by_role("button", name="next", exact=True)).to_be_visible()
         expect(page.get_by_role("button", name="prev", exact=True)).to_be_visible()
-    finally:
-        context.close()

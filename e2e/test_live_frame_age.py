@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from e2e.conftest import ServeProcess, served
+from e2e.conftest import ServeProcess, browser_page, served
 from e2e.test_pages_accessibility import AXE, SCAN
 
 pytestmark = pytest.mark.e2e
@@ -54,9 +54,7 @@ def test_while_disconnected_the_map_is_dimmed_and_says_how_old_it_is(stoppable, 
 
 def test_a_paused_world_says_it_is_paused(browser):
     with served({"SEED": 7, "SPEED": 20}) as server:
-        context = browser.new_context(viewport={"width": 1280, "height": 800})
-        page = context.new_page()
-        try:
+        with browser_page(browser, 1280, 800) as page:
             page.goto(server["url"] + "/live")
             wait_for_frames(page)
             server["runner"].pause()
@@ -68,5 +66,3 @@ def test_a_paused_world_says_it_is_paused(browser):
             server["runner"].resume()
             expect(stage).to_have_attribute("data-frames", "live", timeout=15_000)
             expect(note).to_be_hidden()
-        finally:
-            context.close()

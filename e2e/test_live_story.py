@@ -18,7 +18,7 @@ from asiworld.engine.rules import combat
 from asiworld.study.demo import demo_text
 from playwright.sync_api import expect
 
-from e2e.conftest import served
+from e2e.conftest import browser_page, served
 from tests.hardening.serving import free_port, start_server, stop_server
 
 pytestmark = pytest.mark.e2e
@@ -30,13 +30,8 @@ PURPOSES = sorted({goal.purpose for goal in GOALS.values()}, key=len, reverse=Tr
 
 @pytest.fixture
 def wide(browser):
-    context = browser.new_context(viewport=WIDE)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page
-    context.close()
-    assert not errors, f"the page raised: {errors}"
+    with browser_page(browser, WIDE["width"], WIDE["height"]) as page:
+        yield page
 
 
 def open_live(page, url: str, characters: int = 4) -> None:
@@ -214,47 +209,42 @@ def test_a_study_has_a_banner_with_its_minute_also_once_resumed(browser, tmp_pat
     minute 1 and served again, the study resumes its world, and the banner says minute 1 or
     later from the first frame (a count from the new process's start would say 0). Its model
     seats' intent lines name their last tool call."""
-    context = browser.new_context(viewport=WIDE)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    with FakeModelServer(FakeModel()) as fake:
-        study = tmp_path / "s.toml"
-        study.write_text(demo_text(fake.url, minutes=3))
-        args = ("--ephemeral", "--study", str(study), "--out", str(tmp_path / "out"), "--speed", "10")
-        port = free_port()
-        proc = start_server(port, *args, wait=120)  # a loaded machine: it may start slowly
-        try:
-            page.goto(f"http://127.0.0.1:{port}/live")
-            banner = page.locator("#study-banner")
-            expect(banner).to_have_text(re.compile(r"^Study nine configurations · minute [0-3] of 3"),
-                                        timeout=30_000)  # once the first frame is drawn
-            expect(banner).to_have_attribute("data-minute", "1", timeout=60_000)
-            assert banner.bounding_box()["y"] < page.locator("#area-bar").bounding_box()["y"]
-            # the study's model seats: their intent is their tool call
-            calls = page.locator("#characters .intent", has_text=re.compile(
-                r"^[a-z].* · last tool call [a-z_]+\(.*\)$"))
-            expect(calls.first).to_be_visible(timeout=30_000)
-            shot(page, "live-study-banner")
-        finally:
-            stop_server(proc)
-        page.goto("about:blank")
-        port = free_port()
-        proc = start_server(port, *args, wait=120)  # a loaded machine: it may start slowly
-        try:
-            page.goto(f"http://127.0.0.1:{port}/live")
-            page.wait_for_function("window.__asiworld && window.__asiworld.state.tick > 0")
-            first = page.evaluate("window.__asiworld.state.tick")
-            assert first >= 60, first  # the resumed world's tick, not a new one's
-            expect(banner).to_have_text(re.compile(r"^Study nine configurations · minute [1-3] of 3"))
-            page.wait_for_function("""() => {
-              const b = document.getElementById('study-banner');
-              return Number(b.dataset.minute) === Math.min(3, Math.floor(window.__asiworld.state.tick / 60));
-            }""")
-        finally:
-            stop_server(proc)
-    context.close()
-    assert not errors, errors
+    with browser_page(browser, WIDE["width"], WIDE["height"]) as page:
+        with FakeModelServer(FakeModel()) as fake:
+            study = tmp_path / "s.toml"
+            study.write_text(demo_text(fake.url, minutes=3))
+            args = ("--ephemeral", "--study", str(study), "--out", str(tmp_path / "out"), "--speed", "10")
+            port = free_port()
+            proc = start_server(port, *args, wait=120)  # a loaded machine: it may start slowly
+            try:
+                page.goto(f"http://127.0.0.1:{port}/live")
+                banner = page.locator("#study-banner")
+                expect(banner).to_have_text(re.compile(r"^Study nine configurations · minute [0-3] of 3"),
+                                            timeout=30_000)  # once the first frame is drawn
+                expect(banner).to_have_attribute("data-minute", "1", timeout=60_000)
+                assert banner.bounding_box()["y"] < page.locator("#area-bar").bounding_box()["y"]
+                # the study's model seats: their intent is their tool call
+                calls = page.locator("#characters .intent", has_text=re.compile(
+                    r"^[a-z].* · last tool call [a-z_]+\(.*\)$"))
+                expect(calls.first).to_be_visible(timeout=30_000)
+                shot(page, "live-study-banner")
+            finally:
+                stop_server(proc)
+            page.goto("about:blank")
+            port = free_port()
+            proc = start_server(port, *args, wait=120)  # a loaded machine: it may start slowly
+            try:
+                page.goto(f"http://127.0.0.1:{port}/live")
+                page.wait_for_function("window.__asiworld && window.__asiworld.state.tick > 0")
+                first = page.evaluate("window.__asiworld.state.tick")
+                assert first >= 60, first  # the resumed world's tick, not a new one's
+                expect(banner).to_have_text(re.compile(r"^Study nine configurations · minute [1-3] of 3"))
+                page.wait_for_function("""() => {
+                  const b = document.getElementById('study-banner');
+                  return Number(b.dataset.minute) === Math.min(3, Math.floor(window.__asiworld.state.tick / 60));
+                }""")
+            finally:
+                stop_server(proc)
 
 
 def test_without_a_study_there_is_no_banner(wide):

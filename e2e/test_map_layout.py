@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from e2e.conftest import served
+from e2e.conftest import browser_page, served
 
 pytestmark = pytest.mark.e2e
 
@@ -54,15 +54,9 @@ def world():
 def sized(request, browser):
     width, height = SIZES[request.param]
     phone = request.param == "phone"
-    context = browser.new_context(viewport={"width": width, "height": height},
-                                  device_scale_factor=2 if phone else 1,
-                                  has_touch=phone, is_mobile=phone)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield request.param, page
-    context.close()
-    assert not errors, f"the page raised: {errors}"
+    with browser_page(browser, width, height, device_scale_factor=2 if phone else 1,
+                      has_touch=phone, is_mobile=phone) as page:
+        yield request.param, page
 
 
 def test_play_keeps_the_map_free_and_the_bars_and_clock_in_view(world, sized, shot):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from e2e.conftest import RID
+from e2e.conftest import RID, browser_page
 
 pytestmark = pytest.mark.e2e
 
@@ -34,15 +34,11 @@ def settle(page, path: str) -> None:
 @pytest.mark.parametrize("width", [1280, 390])
 @pytest.mark.parametrize("path", PAGES)
 def test_no_serious_accessibility_violation(replay_server, browser, path, width):
-    context = browser.new_context(viewport={"width": width, "height": 800})
-    page = context.new_page()
-    try:
+    with browser_page(browser, width, 800) as page:
         page.goto(replay_server["url"] + path)
         settle(page, path)
         page.add_script_tag(path=str(AXE))
         violations = page.evaluate(SCAN)
-    finally:
-        context.close()
     assert violations == [], violations
 
 
@@ -75,9 +71,7 @@ CONTROLS = """() => {
 @pytest.mark.parametrize("width", [1280, 390])
 @pytest.mark.parametrize("path", PAGES)
 def test_every_visible_control_is_reached_with_the_tab_key(replay_server, browser, path, width):
-    context = browser.new_context(viewport={"width": width, "height": 800})
-    page = context.new_page()
-    try:
+    with browser_page(browser, width, 800) as page:
         page.goto(replay_server["url"] + path)
         settle(page, path)
         controls = page.evaluate(CONTROLS)
@@ -87,8 +81,6 @@ def test_every_visible_control_is_reached_with_the_tab_key(replay_server, browse
             n = page.evaluate("document.activeElement && document.activeElement.dataset.control")
             if n is not None:
                 reached.add(int(n))
-    finally:
-        context.close()
     assert len(controls) >= 5, controls  # the top bar's links at least
     missed = [name for i, name in enumerate(controls) if i not in reached]
     assert not missed, f"{path} at {width} px: not reached with Tab: {missed}"

@@ -9,7 +9,7 @@ from itertools import pairwise
 import pytest
 from asiworld.evaluation.palette import colours
 
-from e2e.conftest import RID
+from e2e.conftest import RID, browser_page
 from e2e.test_replay_inspector import api
 
 pytestmark = pytest.mark.e2e
@@ -44,14 +44,10 @@ def test_the_charts_and_the_ruler_mark_round_minutes(replay_server, page):
 
 
 def test_at_390_px_the_rulers_labels_stay_apart(replay_server, browser):
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    page = context.new_page()
-    try:
+    with browser_page(browser, 390, 844) as page:
         page.goto(f"{replay_server['url']}/replay/{RID}")
         page.wait_for_function("window.__replay && window.__replay.ready", timeout=30_000)
         page.wait_for_function("(window.__replay.timeline.ruler || []).length > 1")
         ruler = page.evaluate("window.__replay.timeline.ruler")
         gaps = [b[0] - a[0] for a, b in pairwise(ruler)]
         assert min(gaps) >= 40, ruler
-    finally:
-        context.close()

@@ -7,18 +7,13 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from e2e.conftest import RID
+from e2e.conftest import RID, browser_page
 
 pytestmark = pytest.mark.e2e
 
 
 def test_the_link_copies_itself_with_camera_and_zoom_and_opens_on_them(replay_server, browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=replay_server["url"])
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
+    with browser_page(browser, permissions=["clipboard-read", "clipboard-write"]) as page:
         page.goto(f"{replay_server['url']}/replay/{RID}?t=700&speed=4")
         page.wait_for_function("window.__replay && window.__replay.ready", timeout=20_000)
         # Pan and zoom as a user would: drag the map, then the wheel.
@@ -46,9 +41,6 @@ def test_the_link_copies_itself_with_camera_and_zoom_and_opens_on_them(replay_se
         assert abs(opened["x"] - shown["x"]) <= 0.05 and abs(opened["y"] - shown["y"]) <= 0.05
         assert abs(opened["z"] - shown["z"]) <= 0.01
         assert page.evaluate("window.__replay.state.tick") == 700
-    finally:
-        context.close()
-    assert not errors, errors
 
 
 def test_the_jump_list_counts_each_kind_and_offers_no_empty_one(replay_server, page):

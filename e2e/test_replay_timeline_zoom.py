@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
+from e2e.conftest import browser_page
 from e2e.test_replay_model_turns import open_viewer
 
 
@@ -69,9 +70,7 @@ def test_the_model_turn_lane_is_coloured_by_outcome(page, study_server):
 
 def test_at_4k_the_zoomed_ruler_and_rows_fit(browser, study_server):
     """3840×2160 at device scale 2: zoomed in, the ruler still reads its window."""
-    context = browser.new_context(viewport={"width": 3840, "height": 2160}, device_scale_factor=2)
-    page = context.new_page()
-    try:
+    with browser_page(browser, 3840, 2160, device_scale_factor=2) as page:
         open_viewer(page, study_server)
         page.evaluate("window.__replay.seek(60)")
         page.keyboard.press("+")
@@ -79,5 +78,3 @@ def test_at_4k_the_zoomed_ruler_and_rows_fit(browser, study_server):
         assert a <= 60 <= b and b - a < page.evaluate("window.__replay.timeline.last")
         labels = page.evaluate("window.__replay.timeline.ruler.map((r) => r[1])")
         assert len(labels) >= 2
-    finally:
-        context.close()

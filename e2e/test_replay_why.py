@@ -15,7 +15,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from e2e.conftest import free_port
+from e2e.conftest import browser_page, free_port
 from e2e.test_pages_accessibility import AXE, SCAN
 from tests.replay_viewer.demo_study import shared_demo
 
@@ -114,21 +114,13 @@ def test_at_1280x800_the_timeline_scrolls_and_keeps_the_focused_row_in_view(page
 @pytest.mark.parametrize("size", [(1920, 1080), (3840, 2160)], ids=["1920x1080", "3840x2160"])
 def test_the_rows_grow_with_the_window(browser, demo_server, size):
     width, height = size
-    context = browser.new_context(viewport={"width": width, "height": height},
-                                  device_scale_factor=2 if width > 2000 else 1)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
+    with browser_page(browser, width, height, device_scale_factor=2 if width > 2000 else 1) as page:
         open_viewer(page, demo_server)
         row = page.evaluate("window.__replay.timeline.rowH")
         assert row >= height / 60, f"rows of {row} px at {width}x{height}"
         box = page.evaluate("(() => { const b = document.querySelector('.timeline-box');"
                             " return b.scrollHeight <= b.clientHeight + 1; })()")
         assert box, "at this height every row shows without scrolling"
-    finally:
-        context.close()
-    assert not errors, errors
 
 
 def test_boss_fights_have_start_and_end_markers_to_jump_to(page, demo_server):
