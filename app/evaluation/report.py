@@ -82,6 +82,29 @@ def write_reports(out_dir: str | Path, results: dict[str, Any],
     return _write(Path(out_dir), [results], results_json=results, draw=draw, figures=figures)
 
 
+SPEED_KEPT = 0.95  # a realtime world below this share of its set speed fell behind
+
+
+def clock_warnings(runs: list[dict[str, Any]]) -> list[str]:
+    """A sentence for each realtime run whose world did not keep its set speed (`clock.
+    measured_speed`, the study runner's): on a busy machine a model's answer then costs it more
+    ticks than at the set speed, so its results are not those of the study as written."""
+    lines = []
+    for run in runs:
+        clock = run.get("clock") or {}
+        speed, measured = clock.get("speed"), clock.get("measured_speed")
+        if clock.get("kind") != "realtime" or not speed or measured is None:
+            continue
+        if measured < SPEED_KEPT * speed:
+            where = f"seed {run['seed']}: " if len(runs) > 1 and "seed" in run else ""
+            lines.append(
+                f"{where}the world ran at {measured:g} ticks per second, below the study's "
+                f"{speed:g}: the machine did not keep up, so each model answer cost more ticks "
+                "than the study sets. Run it on a quieter machine, or on the lockstep clock, "
+                "which does not depend on the machine.")
+    return lines
+
+
 def figure_inputs(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """What each of FIGURES draws, by key: the pooled counts (and their intervals over worlds),
     the progress lines. Plain data, so a worker process can draw it."""
@@ -185,6 +208,7 @@ def _write(
     if mixed:
         sections.insert(0, "**Warning:** these runs are not repeats of one setting: "
                         + "; ".join(mixed) + ".")
+    sections[:0] = [f"**Warning:** {line}" for line in clock_warnings(runs)]
     md_path.write_text(tables.markdown(runs, FIGURES, sections, figures.formats),
                        encoding="utf-8")  # fmt: skip
     paths.update({"json": json_path, "markdown": md_path})

@@ -22,7 +22,10 @@ from tests.study.helpers import realtime_text
 
 NO_FIGURES = FigureOptions(formats=())  # the runs are checked here, not their figures
 
-SPEED = 100.0
+# Twenty milliseconds a tick: the world keeps it on this 2-core machine at a load of 18 (at 100 a
+# tick, the fresh-clone suite beside two busy loops measured 80.7: a machine that cannot keep up,
+# which the report then says, tests/evaluation/test_clock_warning.py).
+SPEED = 50.0
 MINUTES = 5
 # name: (model, pause_ticks, may host programs)
 SEATS = {"forager": ("fake-forager", 3, False), "explorer": ("fake-explorer", 5, False),
@@ -66,9 +69,10 @@ def test_the_study_completes_at_its_horizon(study):
 
 
 def test_the_world_holds_its_speed_within_five_percent(study):
-    _, results, _ = study
+    out, results, _ = study
     measured = results["clock"]["measured_speed"]
     assert abs(measured - SPEED) <= 0.05 * SPEED, measured
+    assert "**Warning:**" not in (out / "report.md").read_text(encoding="utf-8")
 
 
 def test_the_failed_stretch_is_one_incident_per_seat(study):
