@@ -2,7 +2,9 @@
 with one forager at >= 40x Crafter's world-only step).
 
 Ours: `asiworld run`'s own Run (one forager, the recorder writing the replay, the assessment),
-its whole `run()` timed, ticks per second. Crafter's: `crafter.Env` stepped with seeded random
+its whole `run()` timed, ticks per second, and where a tick goes: `World.step` (the pipeline's
+own clock of it), the forager's driver, the recorder (frames, chunks, hashes, snapshots), the
+assessment (`results`) and the rest of the pipeline, each timed round its call (no profiler). Crafter's: `crafter.Env` stepped with seeded random
 actions, its rendering taken out (`_obs` and `_sem_view` return nothing), steps per second: the
 world alone. The two alternate in blocks, so a busy machine slows both alike; the ratio is
 taken per pair of blocks.
@@ -22,12 +24,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from asiworld.evaluation.figure_options import FigureOptions  # noqa: E402
 from asiworld.headless.run import Run, RunConfig  # noqa: E402
+from asiworld.replay.session import RunRecording  # noqa: E402
 
 CRAFTER = """
 import random, sys, time
@@ -49,13 +54,54 @@ print(steps / (time.perf_counter() - began))
 """
 
 
-def ours(minutes: int) -> float:
-    with tempfile.TemporaryDirectory() as out:
-        run = Run(RunConfig(seed=3, minutes=minutes, agents=["forager"], stagger_ticks=0,
-                            think_ticks=3, out=Path(out), figures=FigureOptions(formats=())))
-        began = time.perf_counter()
-        results = run.run()
-        return results["ticks"] / (time.perf_counter() - began)
+class Clock:
+    """Seconds spent in the calls it wraps."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            began = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - began
+        return timed
+
+
+def ours(minutes: int) -> tuple[float, dict[str, float]]:
+    """Ticks per second of a whole `run()`, and milliseconds per tick of each part."""
+    driver, recorder, assessment = Clock(), Clock(), Clock()
+    on_tick = RunRecording.on_tick
+    RunRecording.on_tick = recorder.wrap(on_tick)  # the recorder is made inside run()
+    try:
+        with tempfile.TemporaryDirectory() as out:
+            run = Run(RunConfig(seed=3, minutes=minutes, agents=["forager"], stagger_ticks=0,
+                                think_ticks=3, out=Path(out),
+                                figures=FigureOptions(formats=())))
+            run.agents.before_step = driver.wrap(run.agents.before_step)
+            run.results = assessment.wrap(run.results)
+            began = time.perf_counter()
+            results = run.run()
+            wall = time.perf_counter() - began
+    finally:
+        RunRecording.on_tick = on_tick
+    ticks = results["ticks"]
+    step = run.pipeline.engine_seconds
+    parts = {"World.step": step, "driver": driver.seconds, "recorder": recorder.seconds,
+             "assessment": assessment.seconds}
+    parts["the rest"] = wall - sum(parts.values())
+    return ticks / wall, {name: 1000 * seconds / ticks for name, seconds in parts.items()}
+
+
+def breakdown(parts: dict[str, float]) -> str:
+    step = parts["World.step"]
+    outside = sum(parts.values()) - step
+    return (f"World.step {step:.3f} ms, everything else {outside:.3f} ms "
+            f"({outside / step:.2f}x World.step: "
+            + ", ".join(f"{name} {ms:.3f}" for name, ms in parts.items() if name != "World.step")
+            + ")")
 
 
 def crafter(python: str, steps: int) -> float:
@@ -71,14 +117,17 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2000, help="Crafter's steps per block")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    ratios = []
+    ratios, outside = [], []
     for round_ in range(args.rounds):
-        a = ours(args.minutes)
+        a, parts = ours(args.minutes)
         b = crafter(args.crafter_python, args.steps)
         ratios.append(a / b)
+        outside.append((sum(parts.values()) - parts["World.step"]) / parts["World.step"])
         print(f"round {round_ + 1}: asiworld run {a:,.0f} ticks/s, Crafter's world step "
               f"{b:,.0f} steps/s: {a / b:.1f}x (load {os.getloadavg()[0]:.1f})", flush=True)
-    print(f"median ratio {statistics.median(ratios):.1f}x over {args.rounds} rounds")
+        print(f"  a tick: {breakdown(parts)}", flush=True)
+    print(f"median ratio {statistics.median(ratios):.1f}x over {args.rounds} rounds; outside "
+          f"World.step: median {statistics.median(outside):.2f}x its time (target <= 1)")
 
 
 if __name__ == "__main__":
