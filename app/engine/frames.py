@@ -80,14 +80,14 @@ class FrameBuilder:
         # wander; building and comparing their dicts every tick was most of a frame's cost)
         self._cast: _Cast | None = None
         self._areas: set[int] = set()
-        self._time_key: tuple = ()
+        self._time_key: tuple[bool, int] | None = None
 
     def keyframe(self, events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         w = self.world
         self._entities = {eid: public_entity(e) for eid, e in w.entities.items()}
         self._cast = None
         self._areas = set(w.areas)
-        self._time_key = self._time()["phase"], self._time()["day"]
+        self._time_key = self._time_key_now()
         body = {
             "width": w.areas[0].width, "height": w.areas[0].height, "seed": w.seed,
             "areas": {str(a): area_dict(w, a) for a in w.areas},
@@ -113,25 +113,30 @@ class FrameBuilder:
             deltas["entities"] = changed
         if removed:
             deltas["removed"] = removed
-        new_areas = [a for a in w.areas if a not in self._areas]
-        gone_areas = [a for a in self._areas if a not in w.areas]
+        new_areas: list[int] = []
+        gone_areas: list[int] = []
+        if w.areas.keys() != self._areas:  # a dungeon instance opened or closed
+            new_areas = [a for a in w.areas if a not in self._areas]
+            gone_areas = [a for a in self._areas if a not in w.areas]
+            self._areas = set(w.areas)
         if new_areas:
             deltas["areas"] = {str(a): area_dict(w, a) for a in new_areas}
         if gone_areas:
             deltas["areas_removed"] = gone_areas
-        self._areas = set(w.areas)
-        new_area_ids = set(new_areas)
-        tiles = [list(t) for t in w.tile_changes if t[0] not in new_area_ids and t[0] in w.areas]
-        if tiles:
-            deltas["tiles"] = tiles
+        if w.tile_changes:
+            new_area_ids = set(new_areas)
+            tiles = [list(t) for t in w.tile_changes
+                     if t[0] not in new_area_ids and t[0] in w.areas]
+            if tiles:
+                deltas["tiles"] = tiles
         if w.structures_changed or new_areas or gone_areas:
             deltas["structures"] = structures_list(w)
         if w.loot_changed or gone_areas:
             deltas["loot"] = loot_list(w)
-        t = self._time()
-        if (t["phase"], t["day"]) != self._time_key or w.tick % 60 == 0:
-            self._time_key = (t["phase"], t["day"])
-            deltas["time"] = t
+        time_key = self._time_key_now()
+        if time_key != self._time_key or w.tick % 60 == 0:
+            self._time_key = time_key
+            deltas["time"] = self._time()
         return {"tick": w.tick, "deltas": deltas, "events": list(events)}
 
     def _changed_entities(self) -> tuple[dict[str, Any], list[int]]:
@@ -177,6 +182,13 @@ class FrameBuilder:
                 changed[str(eid)] = d
             before[eid] = d
         return changed
+
+    def _time_key_now(self) -> tuple[bool, int]:
+        """Night or day, and the day: a frame carries the clock when either changes (read
+        without building the clock's dict every tick)."""
+        content, tick = self.world.content, self.world.tick
+        length = clock.day_ticks(content)
+        return tick % length >= clock.night_start(content), tick // length + 1
 
     def _time(self) -> dict[str, Any]:
         return clock.time_of(self.world.tick, self.world.content)
