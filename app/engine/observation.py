@@ -73,9 +73,12 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
     x0, y0 = mem.x0, mem.y0
     x1, y1 = x0 + w, y0 + h
     chars = _tile_chars(world.content.tile_chars)
-    window = np.where(vis, chars[area.terrain[y0:y1, x0:x1]], ord(" ")).astype(np.uint8)
-    text = window.tobytes().decode("latin-1")
-    rows = [text[i * w:(i + 1) * w] for i in range(h)]
+    shown = mem.shown
+    if shown is None or shown[0] != mem.key:
+        window = np.where(vis, chars[area.terrain[y0:y1, x0:x1]], ord(" ")).astype(np.uint8)
+        text = window.tobytes().decode("latin-1")
+        shown = mem.shown = (mem.key, tuple(text[i * w:(i + 1) * w] for i in range(h)), None)
+    rows = list(shown[1])
 
     entities = []
     bodies = world.body_index(char.area)  # a crowd: only the cells round the view
@@ -94,7 +97,10 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
         loot = [{"x": xy[0], "y": xy[1], "items": dict(bag.items), "expires": bag.expires}
                 for xy, bag in area.loot.items() if xy in cells]
     else:
-        seen = vis.tolist()
+        seen = shown[2]
+        if seen is None:
+            seen = vis.tolist()
+            mem.shown = (shown[0], shown[1], seen)
         near = [eid for (x, y), eid in occupants.items()
                 if x0 <= x < x1 and y0 <= y < y1 and seen[y - y0][x - x0]]
         structures = [s.to_dict(x, y) for (x, y), s in area.structures.items()

@@ -36,6 +36,10 @@ class Memory:
     visible: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))
     # The bodies of the last update in a crowd (derived: never saved; None: not known).
     view: View | None = field(default=None, metadata={"derived": True})
+    # The view as an observation shows it, for the view `key` it was made for (derived: the
+    # key holds all it depends on, the area's version included): (key, rows, visible rows as
+    # lists or None). A character that stands or works is observed again and again in it.
+    shown: tuple | None = field(default=None, metadata={"derived": True})
 
     def settle(self) -> None:
         """Write the tick of the last crowd update into the entries of the bodies it saw (an

@@ -102,3 +102,18 @@ def test_structures_floors_and_loot_are_listed_exactly_where_the_view_sees_wheth
                               if (x, y) != (20, 20)])
     assert 3 * len(area.structures) > h * w  # enough for the set of cells
     assert len(many["structures"]) > len(few["structures"])
+
+
+def test_the_view_observed_again_shows_a_tile_changed_since_and_is_the_callers_to_keep(arena):
+    # An observation in the same view reuses its rows; a tile changed in it (the area's version
+    # moves) shows at once, and what a caller does to a returned observation stays there.
+    ada = arena.hero(at=(20, 20))
+    first = arena.world.observe(ada.id)
+    view = first["view"]
+    i, j = 20 - view["y0"], 22 - view["x0"]
+    assert first["view"]["tiles"][i][j] == "."
+    first["view"]["tiles"].clear()
+    again = arena.world.observe(ada.id)
+    assert again["view"]["tiles"][i][j] == "." and len(again["view"]["tiles"]) == view["h"]
+    arena.world.set_tile(arena.world.areas[ada.area], 22, 20, "tree")
+    assert arena.world.observe(ada.id)["view"]["tiles"][i][j] == "T"
