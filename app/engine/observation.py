@@ -85,12 +85,10 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
     # What stands in view, in the area's dicts' own order (so the lists come out as before):
     # few things are tested against the view's rows as lists; many (a built-up plaza has
     # hundreds of structures) against the visible cells as a set of the dicts' (x, y) keys.
-    occupants = {} if bodies else area.occupant
-    many = len(occupants) + len(area.structures) + len(area.floor) + len(area.loot)
+    many = len(area.structures) + len(area.floor) + len(area.loot)
     if 2 * many > h * w:
         ys, xs = np.nonzero(vis)
         cells = set(zip((xs + x0).tolist(), (ys + y0).tolist(), strict=True))
-        near = [eid for xy, eid in occupants.items() if xy in cells]
         structures = [s.to_dict(*xy) for xy, s in area.structures.items() if xy in cells]
         floors = [{"x": xy[0], "y": xy[1], "owner": o} for xy, o in area.floor.items()
                   if xy in cells]
@@ -101,8 +99,6 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
         if seen is None:
             seen = vis.tolist()
             mem.shown = (shown[0], shown[1], seen)
-        near = [eid for (x, y), eid in occupants.items()
-                if x0 <= x < x1 and y0 <= y < y1 and seen[y - y0][x - x0]]
         structures = [s.to_dict(x, y) for (x, y), s in area.structures.items()
                       if x0 <= x < x1 and y0 <= y < y1 and seen[y - y0][x - x0]]
         floors = [{"x": x, "y": y, "owner": o} for (x, y), o in area.floor.items()
@@ -110,8 +106,9 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
         loot = [{"x": x, "y": y, "items": dict(bag.items), "expires": bag.expires}
                 for (x, y), bag in area.loot.items()
                 if x0 <= x < x1 and y0 <= y < y1 and seen[y - y0][x - x0]]
-    if bodies:
-        near = (bodies.seen(x0, y0, vis) >> vision.KEY_ID).tolist()
+    # The bodies in view: from the crowd's index, or those the update above walked by
+    near = (bodies.seen(x0, y0, vis) >> vision.KEY_ID).tolist() if bodies is not None \
+        else mem.walked[3]
     for eid in near:  # in any order: they are sorted by id below
         if eid != char.id:
             entities.append(entity_dict(world.entities[eid]))
@@ -127,7 +124,7 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
     remembered.sort(key=_ID)
     remembered.sort(key=_TICK, reverse=True)
     memory: dict[str, Any] = {
-        "seen_tiles": int(np.count_nonzero(am.ticks >= 0)) if am is not None else 0,
+        "seen_tiles": vision.seen_tiles(mem, char.area),
         "entities": remembered[:32],
     }
     if full_memory and am is not None:

@@ -117,3 +117,35 @@ def test_the_view_observed_again_shows_a_tile_changed_since_and_is_the_callers_t
     assert again["view"]["tiles"][i][j] == "." and len(again["view"]["tiles"]) == view["h"]
     arena.world.set_tile(arena.world.areas[ada.area], 22, 20, "tree")
     assert arena.world.observe(ada.id)["view"]["tiles"][i][j] == "T"
+
+
+def test_an_observation_between_steps_remembers_the_bodies_in_view_as_a_walk_would(arena):
+    # Observed between steps with nothing moved, the bodies in view get the tick written into
+    # their entries (what a walk over the bodies would write); a body moved since is walked to.
+    ada = arena.hero(at=(20, 20))
+    boar = arena.creature("boar", (23, 20))
+    boar.next_move = 10**9
+    arena.run(3)
+    world = arena.world
+    memory = world.memory[ada.id].entities
+    assert memory[boar.id]["tick"] == world.tick - 1  # the tick's own update, before the tick
+    obs = world.observe(ada.id)
+    assert [e["id"] for e in obs["entities"]] == [boar.id]
+    assert memory[boar.id]["tick"] == world.tick
+    world.move_entity(boar, 24, 21)  # moved between steps: still in view, somewhere else
+    obs = world.observe(ada.id)
+    assert (obs["entities"][0]["x"], obs["entities"][0]["y"]) == (24, 21)
+    assert (memory[boar.id]["x"], memory[boar.id]["y"]) == (24, 21)
+    world.move_entity(boar, 45, 45)  # out of view: remembered where it was last seen
+    obs = world.observe(ada.id)
+    assert obs["entities"] == []
+    assert (obs["memory"]["entities"][0]["x"], obs["memory"]["entities"][0]["y"]) == (24, 21)
+
+
+def test_tiles_seen_count_those_seen_from_elsewhere_when_back_in_the_same_view(arena):
+    ada = arena.hero(at=(20, 20))
+    before = arena.world.observe(ada.id)["memory"]["seen_tiles"]
+    arena.act(ada, {"type": "move_to", "x": 28, "y": 20}, ticks=12)
+    arena.act(ada, {"type": "move_to", "x": 20, "y": 20}, ticks=12)
+    assert (ada.x, ada.y) == (20, 20)
+    assert arena.world.observe(ada.id)["memory"]["seen_tiles"] > before
