@@ -2,10 +2,13 @@
 with one forager at >= 40x Crafter's world-only step).
 
 Ours: `asiworld run`'s own Run (one forager, the recorder writing the replay, the assessment),
-its whole `run()` timed, ticks per second. Crafter's: `crafter.Env` stepped with seeded random
+its whole `run()` timed, ticks per second, and where a tick goes: `World.step` (the pipeline's
+own clock of it), the forager's driver, the recorder (frames, chunks, hashes, snapshots), the
+assessment (`results`) and the rest of the pipeline, each timed round its call (no profiler). Crafter's: `crafter.Env` stepped with seeded random
 actions, its rendering taken out (`_obs` and `_sem_view` return nothing), steps per second: the
 world alone. The two alternate in blocks, so a busy machine slows both alike; the ratio is
-taken per pair of blocks.
+taken per pair of blocks, in wall time and in each process's CPU time (which another job on a
+shared machine disturbs far less).
 
 Crafter is not a dependency of ASIWorld: give an interpreter that has it.
 
@@ -22,12 +25,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from asiworld.evaluation.figure_options import FigureOptions  # noqa: E402
 from asiworld.headless.run import Run, RunConfig  # noqa: E402
+from asiworld.replay.session import RunRecording  # noqa: E402
 
 CRAFTER = """
 import random, sys, time
@@ -38,30 +44,74 @@ env._obs = lambda: None          # the world alone: no image rendered
 env._sem_view = lambda: None
 rng = random.Random(3)
 steps = int(sys.argv[1])
-began = time.perf_counter()
+began, cpu = time.perf_counter(), time.process_time()
 for _ in range(steps):
     _, _, done, _ = env.step(rng.randrange(env.action_space.n))
     if done:
         env.reset()
         env._obs = lambda: None
         env._sem_view = lambda: None
-print(steps / (time.perf_counter() - began))
+print(steps / (time.perf_counter() - began), steps / (time.process_time() - cpu))
 """
 
 
-def ours(minutes: int) -> float:
-    with tempfile.TemporaryDirectory() as out:
-        run = Run(RunConfig(seed=3, minutes=minutes, agents=["forager"], stagger_ticks=0,
-                            think_ticks=3, out=Path(out), figures=FigureOptions(formats=())))
-        began = time.perf_counter()
-        results = run.run()
-        return results["ticks"] / (time.perf_counter() - began)
+class Clock:
+    """Seconds spent in the calls it wraps."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            began = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - began
+        return timed
 
 
-def crafter(python: str, steps: int) -> float:
+def ours(minutes: int) -> tuple[float, float, dict[str, float]]:
+    """Ticks per second of a whole `run()` (wall and CPU time), and milliseconds per tick of
+    each part."""
+    driver, recorder, assessment = Clock(), Clock(), Clock()
+    on_tick = RunRecording.on_tick
+    RunRecording.on_tick = recorder.wrap(on_tick)  # the recorder is made inside run()
+    try:
+        with tempfile.TemporaryDirectory() as out:
+            run = Run(RunConfig(seed=3, minutes=minutes, agents=["forager"], stagger_ticks=0,
+                                think_ticks=3, out=Path(out),
+                                figures=FigureOptions(formats=())))
+            run.agents.before_step = driver.wrap(run.agents.before_step)
+            run.results = assessment.wrap(run.results)
+            began, cpu = time.perf_counter(), time.process_time()
+            results = run.run()
+            wall, cpu = time.perf_counter() - began, time.process_time() - cpu
+    finally:
+        RunRecording.on_tick = on_tick
+    ticks = results["ticks"]
+    step = run.pipeline.engine_seconds
+    parts = {"World.step": step, "driver": driver.seconds, "recorder": recorder.seconds,
+             "assessment": assessment.seconds}
+    parts["the rest"] = wall - sum(parts.values())
+    return ticks / wall, ticks / cpu, {name: 1000 * s / ticks for name, s in parts.items()}
+
+
+def breakdown(parts: dict[str, float]) -> str:
+    step = parts["World.step"]
+    outside = sum(parts.values()) - step
+    return (f"World.step {step:.3f} ms, everything else {outside:.3f} ms "
+            f"({outside / step:.2f}x World.step: "
+            + ", ".join(f"{name} {ms:.3f}" for name, ms in parts.items() if name != "World.step")
+            + ")")
+
+
+def crafter(python: str, steps: int) -> tuple[float, float]:
+    """Crafter's steps per second, in wall and in CPU time."""
     done = subprocess.run([python, "-c", CRAFTER, str(steps)], capture_output=True, text=True,
                           check=True)
-    return float(done.stdout.strip().splitlines()[-1])
+    wall, cpu = done.stdout.strip().splitlines()[-1].split()
+    return float(wall), float(cpu)
 
 
 def main() -> None:
@@ -71,14 +121,20 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2000, help="Crafter's steps per block")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    ratios = []
+    ratios, cpu_ratios, outside = [], [], []
     for round_ in range(args.rounds):
-        a = ours(args.minutes)
-        b = crafter(args.crafter_python, args.steps)
+        a, a_cpu, parts = ours(args.minutes)
+        b, b_cpu = crafter(args.crafter_python, args.steps)
         ratios.append(a / b)
+        cpu_ratios.append(a_cpu / b_cpu)
+        outside.append((sum(parts.values()) - parts["World.step"]) / parts["World.step"])
         print(f"round {round_ + 1}: asiworld run {a:,.0f} ticks/s, Crafter's world step "
-              f"{b:,.0f} steps/s: {a / b:.1f}x (load {os.getloadavg()[0]:.1f})", flush=True)
-    print(f"median ratio {statistics.median(ratios):.1f}x over {args.rounds} rounds")
+              f"{b:,.0f} steps/s: {a / b:.1f}x; in CPU time {a_cpu:,.0f} against {b_cpu:,.0f}: "
+              f"{a_cpu / b_cpu:.1f}x (load {os.getloadavg()[0]:.1f})", flush=True)
+        print(f"  a tick: {breakdown(parts)}", flush=True)
+    print(f"median ratio {statistics.median(ratios):.1f}x (CPU time "
+          f"{statistics.median(cpu_ratios):.1f}x) over {args.rounds} rounds; outside World.step: "
+          f"median {statistics.median(outside):.2f}x its time (target <= 1)")
 
 
 if __name__ == "__main__":

@@ -75,19 +75,19 @@ class FrameBuilder:
     def __init__(self, world: World):
         self.world = world
         self._entities: dict[int, dict[str, Any]] = {}
-        # A creature's fields as a tuple, per id: equal to its last frame's means the same
-        # public dict (most creatures stand or wander; building and comparing their dicts every
-        # tick was most of a frame's cost)
-        self._creatures: dict[int, tuple] = {}
+        # Who the frames walk while nobody comes or goes, with each creature's fields as a
+        # tuple: equal to its last frame's means the same public dict (most creatures stand or
+        # wander; building and comparing their dicts every tick was most of a frame's cost)
+        self._cast: _Cast | None = None
         self._areas: set[int] = set()
-        self._time_key: tuple = ()
+        self._time_key: tuple[bool, int] | None = None
 
     def keyframe(self, events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         w = self.world
         self._entities = {eid: public_entity(e) for eid, e in w.entities.items()}
-        self._creatures = {}
+        self._cast = None
         self._areas = set(w.areas)
-        self._time_key = self._time()["phase"], self._time()["day"]
+        self._time_key = self._time_key_now()
         body = {
             "width": w.areas[0].width, "height": w.areas[0].height, "seed": w.seed,
             "areas": {str(a): area_dict(w, a) for a in w.areas},
@@ -104,11 +104,50 @@ class FrameBuilder:
         """The delta since the last frame; call once after each `world.step()`."""
         w = self.world
         deltas: dict[str, Any] = {}
-        changed: dict[str, Any] = {}
+        cast = self._cast
+        if cast is not None and w.entities.keys() == self._entities.keys():
+            changed, removed = self._changed_in(cast), []
+        else:
+            changed, removed = self._changed_entities()
+        if changed:
+            deltas["entities"] = changed
+        if removed:
+            deltas["removed"] = removed
+        new_areas: list[int] = []
+        gone_areas: list[int] = []
+        if w.areas.keys() != self._areas:  # a dungeon instance opened or closed
+            new_areas = [a for a in w.areas if a not in self._areas]
+            gone_areas = [a for a in self._areas if a not in w.areas]
+            self._areas = set(w.areas)
+        if new_areas:
+            deltas["areas"] = {str(a): area_dict(w, a) for a in new_areas}
+        if gone_areas:
+            deltas["areas_removed"] = gone_areas
+        if w.tile_changes:
+            new_area_ids = set(new_areas)
+            tiles = [list(t) for t in w.tile_changes
+                     if t[0] not in new_area_ids and t[0] in w.areas]
+            if tiles:
+                deltas["tiles"] = tiles
+        if w.structures_changed or new_areas or gone_areas:
+            deltas["structures"] = structures_list(w)
+        if w.loot_changed or gone_areas:
+            deltas["loot"] = loot_list(w)
+        time_key = self._time_key_now()
+        if time_key != self._time_key or w.tick % 60 == 0:
+            self._time_key = time_key
+            deltas["time"] = self._time()
+        return {"tick": w.tick, "deltas": deltas, "events": list(events)}
+
+    def _changed_entities(self) -> tuple[dict[str, Any], list[int]]:
+        """The entities changed and removed since the last frame, walking every one (the first
+        frame, or some came or went); the cast of the next frames."""
         current: dict[int, dict[str, Any]] = {}
-        before, seen = self._entities, self._creatures
+        changed: dict[str, Any] = {}
+        before = self._entities
+        seen = self._cast.seen() if self._cast is not None else {}
         creatures: dict[int, tuple] = {}
-        for eid, ent in w.entities.items():
+        for eid, ent in self.world.entities.items():
             if type(ent) is Creature:
                 key = creature_view(ent)
                 creatures[eid] = key
@@ -119,33 +158,60 @@ class FrameBuilder:
             current[eid] = d
             if before.get(eid) != d:
                 changed[str(eid)] = d
-        self._creatures = creatures
-        removed = [eid for eid in self._entities if eid not in current]
+        removed = [eid for eid in before if eid not in current]
         self._entities = current
-        if changed:
-            deltas["entities"] = changed
-        if removed:
-            deltas["removed"] = removed
-        new_areas = [a for a in w.areas if a not in self._areas]
-        gone_areas = [a for a in self._areas if a not in w.areas]
-        if new_areas:
-            deltas["areas"] = {str(a): area_dict(w, a) for a in new_areas}
-        if gone_areas:
-            deltas["areas_removed"] = gone_areas
-        self._areas = set(w.areas)
-        new_area_ids = set(new_areas)
-        tiles = [list(t) for t in w.tile_changes if t[0] not in new_area_ids and t[0] in w.areas]
-        if tiles:
-            deltas["tiles"] = tiles
-        if w.structures_changed or new_areas or gone_areas:
-            deltas["structures"] = structures_list(w)
-        if w.loot_changed or gone_areas:
-            deltas["loot"] = loot_list(w)
-        t = self._time()
-        if (t["phase"], t["day"]) != self._time_key or w.tick % 60 == 0:
-            self._time_key = (t["phase"], t["day"])
-            deltas["time"] = t
-        return {"tick": w.tick, "deltas": deltas, "events": list(events)}
+        self._cast = _Cast(self.world.entities, creatures)
+        return changed, removed
+
+    def _changed_in(self, cast: _Cast) -> dict[str, Any]:
+        """The entities changed since the last frame when nobody came or went (most ticks):
+        the creatures' fields read in one pass and compared with the last frame's as a whole,
+        then only the creatures whose fields moved and the other entities (characters) built
+        again, in the world's order."""
+        views = list(map(creature_view, cast.creatures))
+        moved: list[int] = []
+        if views != cast.views:
+            moved = [eid for eid, now, was in zip(cast.ids, views, cast.views, strict=True)
+                     if now != was]
+            cast.views = views
+        before, entities = self._entities, self.world.entities
+        changed: dict[str, Any] = {}
+        for eid in cast.in_order(moved):
+            d = public_entity(entities[eid])
+            if before[eid] != d:
+                changed[str(eid)] = d
+            before[eid] = d
+        return changed
+
+    def _time_key_now(self) -> tuple[bool, int]:
+        """Night or day, and the day: a frame carries the clock when either changes (read
+        without building the clock's dict every tick)."""
+        content, tick = self.world.content, self.world.tick
+        length = clock.day_ticks(content)
+        return tick % length >= clock.night_start(content), tick // length + 1
 
     def _time(self) -> dict[str, Any]:
         return clock.time_of(self.world.tick, self.world.content)
+
+
+class _Cast:
+    """The world's entities while nobody comes or goes (an entity keeps its object while it
+    lives): the creatures (objects and ids, in the world's order) with their last frame's
+    fields, and the others (characters), which are built again every frame."""
+
+    def __init__(self, entities: dict[int, Entity], creatures: dict[int, tuple]) -> None:
+        self.ids = list(creatures)
+        self.creatures = [entities[eid] for eid in self.ids]
+        self.views = list(creatures.values())
+        self.others = [eid for eid, e in entities.items() if type(e) is not Creature]
+        self._place = {eid: i for i, eid in enumerate(entities)}
+
+    def seen(self) -> dict[int, tuple]:
+        """Each creature's fields in the last frame, by id."""
+        return dict(zip(self.ids, self.views, strict=True))
+
+    def in_order(self, moved: list[int]) -> list[int]:
+        """The others and the creatures that moved, in the world's order."""
+        if not moved:
+            return self.others
+        return sorted(self.others + moved, key=self._place.__getitem__)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .world import World
 
 _CREATURE_INFO = ("coins", "next_summon", "summoned_by")  # in the order they were first set
+_RECORDS = (Op, Expedition)  # a field holding one is hashed as its dict (made once, not per field)
 
 
 def state_hash(world: World) -> str:
@@ -33,8 +34,9 @@ def state_hash(world: World) -> str:
         h.update(repr((area.floor, {p: vars(s) for p, s in area.structures.items()},
                        {p: vars(b) for p, b in area.loot.items()},
                        _area_info(world, area))).encode())
-    for ent in world.entities.values():
-        h.update(repr(_entity_fields(ent)).encode())
+    # One update of the entities' text, the same bytes as one per entity (the digest reads a
+    # stream).
+    h.update("".join([repr(_entity_fields(ent)) for ent in world.entities.values()]).encode())
     h.update(repr(world.expiries).encode())
     h.update(repr(world.pending).encode())
     return h.hexdigest()
@@ -53,7 +55,7 @@ def _area_info(world: World, area: Area) -> dict[str, Any]:
 
 
 def _entity_fields(ent: Entity) -> dict[str, Any]:
-    fields = {k: (vars(v) if isinstance(v, Op | Expedition) else v) for k, v in vars(ent).items()}
+    fields = {k: (vars(v) if isinstance(v, _RECORDS) else v) for k, v in vars(ent).items()}
     if not fields.get("grace_nights", 1):  # a field added later: the default keeps old hashes
         del fields["grace_nights"]
     if isinstance(ent, Creature):

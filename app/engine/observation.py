@@ -19,6 +19,16 @@ if TYPE_CHECKING:
 _ID, _TICK = itemgetter("id"), itemgetter("tick")
 
 
+_CHARS: dict[str, np.ndarray] = {}  # tile code -> its character's byte, per content's tile_chars
+
+
+def _tile_chars(tile_chars: str) -> np.ndarray:
+    chars = _CHARS.get(tile_chars)
+    if chars is None:
+        chars = _CHARS[tile_chars] = np.frombuffer(tile_chars.encode("latin-1"), dtype=np.uint8)
+    return chars
+
+
 def self_dict(world: World, char: Character) -> dict[str, Any]:
     op = char.op.to_dict() if char.op else None
     return {
@@ -61,27 +71,47 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
     vis = mem.visible
     h, w = vis.shape
     x0, y0 = mem.x0, mem.y0
-    chars = np.frombuffer(world.content.tile_chars.encode("latin-1"), dtype=np.uint8)
-    window = np.where(vis, chars[area.terrain[y0:y0 + h, x0:x0 + w]], ord(" ")).astype(np.uint8)
-    rows = [bytes(row).decode("latin-1") for row in window]
+    x1, y1 = x0 + w, y0 + h
+    chars = _tile_chars(world.content.tile_chars)
+    shown = mem.shown
+    if shown is None or shown[0] != mem.key:
+        window = np.where(vis, chars[area.terrain[y0:y1, x0:x1]], ord(" ")).astype(np.uint8)
+        text = window.tobytes().decode("latin-1")
+        shown = mem.shown = (mem.key, tuple(text[i * w:(i + 1) * w] for i in range(h)), None)
+    rows = list(shown[1])
 
     entities = []
-    # The visible cells as a set of the (x, y) keys the area's dicts use: a lookup per structure
-    # instead of a bounds check and a numpy read (a built-up plaza has hundreds), in the dicts'
-    # own order, so the lists come out as before.
-    ys, xs = np.nonzero(vis)
-    visible = set(zip((xs + x0).tolist(), (ys + y0).tolist(), strict=True))
     bodies = world.body_index(char.area)  # a crowd: only the cells round the view
-    near = (bodies.seen(x0, y0, vis) >> vision.KEY_ID).tolist() if bodies else \
-        [eid for xy, eid in area.occupant.items() if xy in visible]
+    # What stands in view, in the area's dicts' own order (so the lists come out as before):
+    # few things are tested against the view's rows as lists; many (a built-up plaza has
+    # hundreds of structures) against the visible cells as a set of the dicts' (x, y) keys.
+    many = len(area.structures) + len(area.floor) + len(area.loot)
+    if 2 * many > h * w:
+        ys, xs = np.nonzero(vis)
+        cells = set(zip((xs + x0).tolist(), (ys + y0).tolist(), strict=True))
+        structures = [s.to_dict(*xy) for xy, s in area.structures.items() if xy in cells]
+        floors = [{"x": xy[0], "y": xy[1], "owner": o} for xy, o in area.floor.items()
+                  if xy in cells]
+        loot = [{"x": xy[0], "y": xy[1], "items": dict(bag.items), "expires": bag.expires}
+                for xy, bag in area.loot.items() if xy in cells]
+    else:
+        seen = shown[2]
+        if seen is None:
+            seen = vis.tolist()
+            mem.shown = (shown[0], shown[1], seen)
+        structures = [s.to_dict(x, y) for (x, y), s in area.structures.items()
+                      if x0 <= x < x1 and y0 <= y < y1 and seen[y - y0][x - x0]]
+        floors = [{"x": x, "y": y, "owner": o} for (x, y), o in area.floor.items()
+                  if x0 <= x < x1 and y0 <= y < y1 and seen[y - y0][x - x0]]
+        loot = [{"x": x, "y": y, "items": dict(bag.items), "expires": bag.expires}
+                for (x, y), bag in area.loot.items()
+                if x0 <= x < x1 and y0 <= y < y1 and seen[y - y0][x - x0]]
+    # The bodies in view: from the crowd's index, or those the update above walked by
+    near = (bodies.seen(x0, y0, vis) >> vision.KEY_ID).tolist() if bodies is not None \
+        else mem.walked[3]
     for eid in near:  # in any order: they are sorted by id below
         if eid != char.id:
             entities.append(entity_dict(world.entities[eid]))
-    structures = [s.to_dict(*xy) for xy, s in area.structures.items() if xy in visible]
-    floors = [{"x": xy[0], "y": xy[1], "owner": o} for xy, o in area.floor.items()
-              if xy in visible]
-    loot = [{"x": xy[0], "y": xy[1], "items": dict(bag.items), "expires": bag.expires}
-            for xy, bag in area.loot.items() if xy in visible]
 
     in_view = {e["id"] for e in entities}
     events = list(world.char_events[char.id])
@@ -94,7 +124,7 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
     remembered.sort(key=_ID)
     remembered.sort(key=_TICK, reverse=True)
     memory: dict[str, Any] = {
-        "seen_tiles": int((am.ticks >= 0).sum()) if am is not None else 0,
+        "seen_tiles": vision.seen_tiles(mem, char.area),
         "entities": remembered[:32],
     }
     if full_memory and am is not None:

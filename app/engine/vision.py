@@ -36,6 +36,18 @@ class Memory:
     visible: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))
     # The bodies of the last update in a crowd (derived: never saved; None: not known).
     view: View | None = field(default=None, metadata={"derived": True})
+    # The view as an observation shows it, for the view `key` it was made for (derived: the
+    # key holds all it depends on, the area's version included): (key, rows, visible rows as
+    # lists or None). A character that stands or works is observed again and again in it.
+    shown: tuple | None = field(default=None, metadata={"derived": True})
+    # The last walk over the area's bodies (derived): (tick, view key, World.bodies_moved, the
+    # ids it saw). Until the view or a body moves, a walk again finds the same bodies where
+    # their entries say they stand: it would only write its tick into those entries.
+    walked: tuple = field(default=(), metadata={"derived": True})
+    # Tiles seen ever, per area, counted when the view last changed (derived): (area, looks,
+    # count); `looks` counts the views made, each of which may see new tiles.
+    looks: int = field(default=0, metadata={"derived": True})
+    seen_count: tuple = field(default=(), metadata={"derived": True})
 
     def settle(self) -> None:
         """Write the tick of the last crowd update into the entries of the bodies it saw (an
@@ -53,6 +65,7 @@ class Memory:
         """Call before removing entities from `entities` other than by an update."""
         self.settle()
         self.view = None
+        self.walked = ()  # entries may go: the next update walks
 
 
 @dataclass
@@ -158,9 +171,38 @@ def update(world: World, char: Character, bodies: BodyIndex | None = None) -> No
     (World.body_index)."""
     if _look(world, char, bodies):
         if bodies is None:
-            _remember_walk(world, char)
+            _remember_walk_again(world, char)
         else:
             _remember_crowd(world, char.area, bodies, [char])
+
+
+def _remember_walk_again(world: World, char: Character) -> None:
+    """_remember_walk, or what it would do when neither the view nor any body moved since the
+    last walk (an agent observed between steps): the tick written into the entries of the
+    bodies that walk saw."""
+    mem = world.memory[char.id]
+    walked = mem.walked
+    if not walked or walked[1] != mem.key or walked[2] != world.bodies_moved \
+            or mem.view is not None:
+        _remember_walk(world, char)
+        return
+    tick = world.tick
+    if walked[0] != tick:
+        entries = mem.entities
+        for eid in walked[3]:
+            entries[eid]["tick"] = tick
+        mem.walked = (tick, *walked[1:])
+
+
+def seen_tiles(mem: Memory, area_id: int) -> int:
+    """How many tiles of an area the memory holds (counted again only after a new view)."""
+    kept = mem.seen_count
+    if kept and kept[0] == area_id and kept[1] == mem.looks:
+        return kept[2]
+    am = mem.areas.get(area_id)
+    count = int(np.count_nonzero(am.ticks >= 0)) if am is not None else 0
+    mem.seen_count = (area_id, mem.looks, count)
+    return count
 
 
 def update_all(world: World, chars: list[Character]) -> None:
@@ -195,6 +237,7 @@ def _look(world: World, char: Character, bodies: BodyIndex | None) -> bool:
         fov = tcod.map.compute_fov(see, (char.y - y0, char.x - x0), r, light_walls=True,
                                    algorithm=tcod.constants.FOV_SYMMETRIC_SHADOWCAST)
         mem.key, mem.x0, mem.y0, mem.visible = key, x0, y0, fov
+        mem.looks += 1
         am = mem.areas.get(char.area)
         if am is None:
             am = mem.areas[char.area] = AreaMemory(
@@ -232,12 +275,13 @@ def _remember_walk(world: World, char: Character) -> None:
     x1, y1 = x0 + w, y0 + h
     visible = mem.visible
     known_all, area_id, tick = mem.entities, char.area, world.tick
-    seen = 0
+    seen = []
     for (x, y), eid in world.areas[area_id].occupant.items():
         if x0 <= x < x1 and y0 <= y < y1 and visible[y - y0, x - x0] and eid != char.id:
-            seen += 1
+            seen.append(eid)
             _remember(world, known_all, eid, x, y, area_id, tick)
-    _forget_oldest(world, mem, seen)
+    _forget_oldest(world, mem, len(seen))
+    mem.walked = (tick, mem.key, world.bodies_moved, tuple(seen))
 
 
 def _forget_oldest(world: World, mem: Memory, seen: int) -> None:

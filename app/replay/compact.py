@@ -36,10 +36,13 @@ class EntityPacker:
             if REMOVED in ent or REMOVED in before:  # a real field named "-": store it whole
                 full[key] = ent
                 continue
-            patch = {k: v for k, v in ent.items() if k not in before or before[k] != v}
-            gone = [k for k in before if k not in ent]
-            if gone:
-                patch[REMOVED] = gone
+            if ent.keys() == before.keys():  # the same fields (nearly always): none gone
+                patch = {k: v for k, v in ent.items() if before[k] != v}
+            else:
+                patch = {k: v for k, v in ent.items() if k not in before or before[k] != v}
+                gone = [k for k in before if k not in ent]
+                if gone:
+                    patch[REMOVED] = gone
             patches[key] = patch
         stored_deltas = {k: v for k, v in deltas.items() if k != "entities"}
         if full:

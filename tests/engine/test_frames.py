@@ -32,3 +32,32 @@ def test_frames_applied_in_turn_give_every_entity_at_every_tick():
             del shown[gone]
         assert shown == {eid: public_entity(e) for eid, e in world.entities.items()}, world.tick
     assert creature_changes > 0  # creatures moved or were hit, and their frames said so
+
+
+def test_a_creature_back_where_it_stood_when_someone_joins_is_framed_where_it_stands():
+    # While nobody comes or goes, frames compare each creature with its last frame; a frame
+    # after a join walks every entity again and must compare with what the last frame showed,
+    # not with what the creature was when the walk before it was made.
+    world = World.create(seed=3, size=48)
+    builder = FrameBuilder(world)
+    shown = {int(k): v for k, v in builder.keyframe()["keyframe"]["entities"].items()}
+    sheep = next(e for e in world.entities.values() if isinstance(e, Creature))
+    sheep.next_move = 10**9  # it stands still unless moved here
+    start, spot = (sheep.x, sheep.y), None
+
+    def frame():
+        for key, view in builder.frame([])["deltas"].get("entities", {}).items():
+            shown[int(key)] = view
+
+    frame()  # the walk of every entity, remembered with the sheep at its start
+    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        if world.walkable(world.areas[sheep.area], start[0] + dx, start[1] + dy):
+            spot = (start[0] + dx, start[1] + dy)
+            break
+    world.move_entity(sheep, *spot)
+    frame()
+    assert (shown[sheep.id]["x"], shown[sheep.id]["y"]) == spot
+    world.move_entity(sheep, *start)
+    world.add_character("late")  # someone joins: every entity is walked again
+    frame()
+    assert shown == {eid: public_entity(e) for eid, e in world.entities.items()}

@@ -147,3 +147,54 @@ def test_the_body_grid_follows_every_body_that_joins_moves_and_leaves():
         fresh[x, y] = True
     assert world.body_grid(SURFACE) is grid and (grid == fresh).all()
     assert grid.sum() >= 31  # creatures too
+
+
+@settings(max_examples=300, deadline=None)
+@given(maps(), st.integers(0, 2**32 - 1))
+def test_a_goal_outside_a_walked_pocket_has_no_path_from_anywhere_in_it(case, seed):
+    # A search that found no way hands back the pocket it walked; from any tile of it, a goal
+    # that Pockets says is shut out has no whole-map path either.
+    base, start, goal, opened, _, margin = case
+    base.flags.writeable = False
+    pockets: list = []
+    if movement.window_path(base, start, goal, opened, margin=margin, pockets=pockets) is not None:
+        return
+    rng = random.Random(seed)
+    width, height = base.shape
+    for x0, y0, reached in pockets:
+        assert reached[start[0] - x0, start[1] - y0]
+        inside = [(x + x0, y + y0) for x, y in zip(*np.nonzero(reached), strict=True)]
+        for _ in range(10):
+            other = rng.choice(inside)
+            target = (rng.randrange(width), rng.randrange(height))
+            if movement.Pockets.shut_out(pockets, other, target):
+                assert whole_map_path(base, other, target, opened) is None
+            else:
+                assert other == target or any(
+                    0 <= x - x0 < reached.shape[0] and 0 <= y - y0 < reached.shape[1]
+                    and reached[x - x0, y - y0] for x, y in
+                    (target, (target[0] + 1, target[1]), (target[0] - 1, target[1]),
+                     (target[0], target[1] + 1), (target[0], target[1] - 1)))
+
+
+def test_a_walker_shut_in_is_refused_goal_after_goal_without_a_new_search(arena, monkeypatch):
+    hero = arena.hero(at=(20, 20))
+    for x in range(18, 23):  # a ring of water round a 3 x 3 pocket
+        for y in range(18, 23):
+            if x in (18, 22) or y in (18, 22):
+                arena.tile(x, y, "water")
+    searches = []
+    window_path = movement.window_path
+    monkeypatch.setattr(movement, "window_path",
+                        lambda *a, **k: searches.append(a[1:3]) or window_path(*a, **k))
+    goals = [(12, 12), (28, 25), (14, 27), (26, 11)]
+    for goal in goals:
+        assert arena.refused(hero.id, {"type": "move_to", "x": goal[0], "y": goal[1]}) == "no_path"
+    assert len(searches) == 1  # the first walked the pocket; the rest were known to be out
+    arena.act(hero, {"type": "move_to", "x": 21, "y": 21}, ticks=20)  # inside: still walked
+    assert (hero.x, hero.y) == (21, 21)
+    assert arena.refused(hero.id, {"type": "move_to", "x": 12, "y": 12}) == "no_path"
+    assert len(searches) == 2  # a walk inside the pocket was searched (a way was found)
+    arena.tile(22, 20, "grass")  # a gap: the area's version moves, the pockets are forgotten
+    arena.act(hero, {"type": "move_to", "x": 28, "y": 25}, ticks=1)
+    assert len(searches) == 3

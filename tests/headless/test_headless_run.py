@@ -116,3 +116,33 @@ def test_a_run_with_out_prints_a_short_table_and_where_the_files_are(tmp_path, c
     assert lines[1].split()[:3] == ["configuration", "score", "outfit"]
     assert sorted(line.split()[0] for line in lines[2:4]) == ["forager", "random"]
     assert len(printed) < 1000
+
+
+def test_a_headless_run_builds_frames_only_for_its_replay_and_observes_only_when_deciding(
+        tmp_path, monkeypatch):
+    # Nobody watches a headless run: the recorder's frame is the only one built each tick, and
+    # none when no replay is written; a built-in agent is observed on the ticks it decides
+    # (every think_ticks), never in between.
+    from asiworld.engine.frames import FrameBuilder
+    from asiworld.engine.world import World
+    from asiworld.headless.run import Run, RunConfig
+
+    frames, observations = [], []
+    frame, observe = FrameBuilder.frame, World.observe
+    monkeypatch.setattr(FrameBuilder, "frame", lambda self, events: frames.append(self) or
+                        frame(self, events))
+    monkeypatch.setattr(World, "observe", lambda self, char, **kw: observations.append(char) or
+                        observe(self, char, **kw))
+    for record in (True, False):
+        frames.clear()
+        observations.clear()
+        run = Run(RunConfig(seed=3, minutes=1, agents=["forager", "random"], think_ticks=3,
+                            out=tmp_path / str(record), record=record))
+        run.run()
+        ticks = run.world.tick
+        assert len(frames) == (ticks if record else 0)
+        assert len(set(map(id, frames))) == (1 if record else 0)  # the recorder's own builder
+        assert run.pipeline.frames is None
+        decisions = sum(seat.decisions for seat in run.agents.seats)
+        assert len(observations) == decisions
+        assert 2 * ticks // 3 - 2 <= decisions <= 2 * ticks // 3 + 2

@@ -289,3 +289,23 @@ def test_a_header_written_before_the_commit_field_reads_as_no_commit():
     del old["git_commit"]
     assert ReplayHeader.from_dict(old).git_commit is None
     assert ReplayHeader.from_dict({**old, "git_commit": "a" * 40}).git_commit == "a" * 40
+
+
+def test_a_payload_reads_back_as_written_whoever_of_orjson_and_the_json_module_wrote_it():
+    # A chunk's JSON is written by orjson where it can and by the json module where it cannot
+    # (a whole number past 64 bits). Both write compact UTF-8 with whole-number keys as strings:
+    # the same bytes, but for a float's exponent (orjson 1e-7, the json module 1e-07).
+    import json
+    import zlib
+
+    def json_module(obj):
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+    frame = {"tick": 61, "deltas": {"entities": {7: {"name": "Åsa ✓", "x": 3, "hp": 2.5,
+                                                     "equipment": {"weapon": None}}}},
+             "events": [{"kind": "said", "text": "\u00e9\n\"quoted\"", "ok": True}]}
+    for obj in (frame, {"big": 10**30, "small": -(10**25)}, [1, -2, 0.1, 1e-7, 2.5e300, []]):
+        text = zlib.decompress(fmt.encode_payload(obj))
+        assert fmt.decode_payload(fmt.encode_payload(obj)) == json.loads(json_module(obj))
+        if 1e-7 not in obj:
+            assert text == json_module(obj)

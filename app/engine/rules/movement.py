@@ -68,7 +68,8 @@ UNREACHED = astar.UNREACHED
 def window_path(base: np.ndarray, start: tuple[int, int], goal: tuple[int, int],
                 opened: Iterable[tuple[int, int]] = (), bodies: Iterable | np.ndarray = (),
                 margin: int = FIRST_MARGIN,
-                blocked: np.ndarray | None = None) -> list[tuple[int, int]] | None:
+                blocked: np.ndarray | None = None,
+                pockets: list | None = None) -> list[tuple[int, int]] | None:
     """tcod's A* from `start` to `goal` over `base` ([x, y] costs; `opened` tiles cost 1,
     bodies block, the goal itself always passes), searched in a window round the two and
     widened until the search stayed inside it. The bodies: `bodies` ((x, y) pairs), or
@@ -83,7 +84,8 @@ def window_path(base: np.ndarray, start: tuple[int, int], goal: tuple[int, int],
     in (a tree inside a wood, a tile ringed by bodies) is found without a wider search: the
     search would have walked everything the start can reach before giving up.
     None when there is no way; [] when already there. With a solid goal (a tree) the path
-    ends next to it."""
+    ends next to it. `pockets`: a list that gets (x0, y0, reached), a [x, y] mask of every tile
+    the start reaches, when a search found no way after walking all of them (see Pockets)."""
     if start == goal:
         return []
     opened = list(opened)
@@ -113,6 +115,8 @@ def window_path(base: np.ndarray, start: tuple[int, int], goal: tuple[int, int],
     path: list | None = [(x + x0, y + y0) for x, y in found]
     if not path:
         path = None
+        if pockets is not None:  # the search stayed inside: it walked all the start reaches
+            pockets.append((x0, y0, search.distance != UNREACHED))
     elif not goal_open:
         path = path[:-1]
     return path
@@ -209,6 +213,46 @@ def _reached_edge(dist: np.ndarray, window: tuple[int, int, int, int],
 
 _NO_BODIES: dict[tuple[int, int], np.ndarray] = {}  # an empty mask per map shape (read only)
 MEMO_PATHS = 8192  # a crowd's walks are checked at submit, at the tick and at the start
+POCKETS = "pockets"  # the path memo's key for a walker's pockets (see Pockets)
+POCKETS_KEPT = 8  # pockets kept per walker and area version
+
+
+class Pockets:
+    """What a walker reaches, learnt from its searches that found no way: a walker shut in
+    (a forager that walled itself in with its stations, a lake shore) asks for one unreachable
+    goal after another, and each search walks the same pocket again to the same no.
+
+    A search that found no way and stayed inside its window walked every tile the start
+    reaches: the pocket. From any tile of it, with the same terrain, structures and opened
+    doors (the memo's key: walker, area, area version), nothing outside it is reached either
+    (what the later start reaches, the first start reached through it), so a goal that is
+    neither in the pocket nor beside one of its tiles (a solid goal is reached by standing next
+    to it) has no way: the answer a search would give, without the search. A walker keeps
+    the pockets of its area's current version only (a few masks of a window each)."""
+
+    @staticmethod
+    def of(world: World, char: Character, area: Area) -> list:
+        """The walker's pockets in this version of its area (a list to append to)."""
+        key = (POCKETS, char.id, char.area)
+        kept = world.path_memo.get(key)
+        if kept is None or kept[0] != area.version or len(kept[1]) >= POCKETS_KEPT:
+            kept = world.path_memo[key] = (area.version, [])
+        return kept[1]
+
+    @staticmethod
+    def shut_out(pockets: list, start: tuple[int, int], goal: tuple[int, int]) -> bool:
+        """Is `goal` out of reach of `start` by a pocket that holds the start?"""
+        sx, sy = start
+        gx, gy = goal
+        for x0, y0, reached in pockets:
+            width, height = reached.shape
+            if not (0 <= sx - x0 < width and 0 <= sy - y0 < height and reached[sx - x0, sy - y0]):
+                continue
+            for x, y in ((gx, gy), (gx + 1, gy), (gx - 1, gy), (gx, gy + 1), (gx, gy - 1)):
+                if 0 <= x - x0 < width and 0 <= y - y0 < height and reached[x - x0, y - y0]:
+                    return False
+            return True
+        return False
 
 
 def find_path(world: World, char: Character, x: int, y: int, avoid_bodies: bool) -> list | None:
@@ -220,13 +264,20 @@ def find_path(world: World, char: Character, x: int, y: int, avoid_bodies: bool)
     if not avoid_bodies and memo_key in world.path_memo:
         found = world.path_memo[memo_key]
         return None if found is None else list(found)
+    pockets = None
+    if not avoid_bodies:  # bodies move every tick: only a search without them has pockets
+        pockets = Pockets.of(world, char, area)
+        if Pockets.shut_out(pockets, (char.x, char.y), (x, y)):
+            world.path_memo[memo_key] = None
+            return None
     base, doors = homes.base_cost(world, area)
     blocked = world.body_grid(char.area) if avoid_bodies else _NO_BODIES.get(base.shape)
     if blocked is None:
         blocked = np.zeros(base.shape, dtype=bool)
         blocked.flags.writeable = False
         _NO_BODIES[base.shape] = blocked
-    path = window_path(base, (char.x, char.y), (x, y), doors.get(char.id, ()), blocked=blocked)
+    path = window_path(base, (char.x, char.y), (x, y), doors.get(char.id, ()), blocked=blocked,
+                       pockets=pockets)
     if not avoid_bodies:
         if len(world.path_memo) > MEMO_PATHS:
             world.path_memo.clear()
