@@ -77,14 +77,18 @@ def by_model(handler) -> None:
     BEHAVIOURS[json.loads(handler.body)["model"]](handler)
 
 
+# Only the endpoints that never finish meet the harness's clock: 1 s keeps the test short. Every
+# other one answers at once and gets a clock a loaded machine cannot run out: with the suite at a
+# load of 8, the 1 GB answer (at 1 s, did not end model_malformed) and the NaN usage (at 1 s, one
+# call failed) did, because the server is a thread of this process sharing it with the study.
+NEVER_FINISH = ("trickle", "events")
+
+
 def study_text(url: str) -> str:
-    # The 1 GB answer must meet the harness's size cap, not its clock: in a full suite at load 12
-    # one of its calls did not end model_malformed, and the likely cause is a 1 s clock for a
-    # server (a thread of this process) sending megabytes on a loaded machine.
     seats = "".join(
         f'[[configuration]]\nname = "{name}"\nkind = "openai"\nmodel_url = "{url}"\n'
         f'model = "{name}"\npause_ticks = 30\n'
-        f'request_timeout = {60.0 if name == "gigabyte" else 1.0}\nmax_retries = 1\n'
+        f'request_timeout = {1.0 if name in NEVER_FINISH else 60.0}\nmax_retries = 1\n'
         "backoff_seconds = 0.0\nprograms = false\n\n" for name in BEHAVIOURS)
     return ('title = "hostile endpoints"\n[world]\nseed = 4\nminutes = 2\nsize = 48\n\n'
             '[clock]\nkind = "lockstep"\nthink = "tokens"\nthink_ticks = 2\n\n' + seats
