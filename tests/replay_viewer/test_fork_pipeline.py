@@ -83,9 +83,9 @@ def test_the_evaluation_after_a_fork_assesses_the_forked_world_not_the_old_one(r
 
     assert client.post(f"/api/replays/{RID}/fork", json={"tick": 120}).get_json()["ok"]
     after = client.get("/api/evaluation").get_json()
-    replay = Replay.open(replay_dir / RID / "replay.asirep")
-    expected = LiveAssessment(replay.characters())
-    expected.feed(replay.events(end=120))
+    with Replay.open(replay_dir / RID / "replay.asirep") as replay:
+        expected = LiveAssessment(replay.characters())
+        expected.feed(replay.events(end=120))
     expected = expected.results()
     assert sorted(c["name"] for c in after["configurations"]) == sorted(
         c["name"] for c in expected["configurations"]
