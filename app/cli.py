@@ -17,15 +17,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import signal
 import sys
-import threading
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 from asiworld.arguments import Parser
 from asiworld.engine.errors import CodedError
+from asiworld.signals import restore_sigint
 
 Register = Callable[[argparse._SubParsersAction], None]
 MCP = "asiworld.agents.clients.command_line:register"  # agent and mcp
@@ -84,22 +83,12 @@ def quick_parser(argv: list[str]) -> argparse.ArgumentParser | None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["serve"]:
-        interruptible()
+        restore_sigint()  # before serve imports anything: a Ctrl-C while it starts stops it
     try:
         return _run(argv)
     except KeyboardInterrupt:  # Ctrl-C before a command handles it (while it imports, starts)
         print("stopped (Ctrl-C)", file=sys.stderr)
         return 130  # what a shell reports for a command ended by SIGINT
-
-
-def interruptible() -> None:
-    """A server stops on Ctrl-C even when its parent ignored SIGINT (a background job of a
-    non-interactive shell inherits that, and Python leaves it ignored). Restored here, before
-    serve imports anything, so a Ctrl-C while it starts stops it too; the server sets the rest
-    of its signals when it starts (asiworld.server.process)."""
-    if threading.current_thread() is threading.main_thread() and \
-            signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _run(argv: list[str]) -> int:

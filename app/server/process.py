@@ -31,6 +31,7 @@ from asiworld.server.frontend import create_frontend_app
 from asiworld.server.persistence import DB_NAME, StoreError
 from asiworld.server.settings import ServerSettings
 from asiworld.server.wsgi import build_app
+from asiworld.signals import restore_sigint
 
 # asiworld.study.live.open_study: a LiveStudy for these settings, or a CodedError (exit 2)
 StudyOpener = Callable[[ServerSettings], Any]
@@ -50,8 +51,7 @@ def _signals() -> None:
     the process's)."""
     if threading.current_thread() is not threading.main_thread():
         return
-    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+    restore_sigint()
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)
