@@ -86,6 +86,46 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(SPAWNED_TMP, ignore_errors=True)
 
 
+class Apps:
+    """The server apps a test makes, each closed (asiworld.server.close_app) when the test ends:
+    its clock stopped, its replay files, fan-out connection and program host closed. An app
+    left to the garbage collector reported its open replay files in whichever test ran next."""
+
+    def __init__(self) -> None:
+        self.made: list = []
+
+    def create(self, config: dict | None = None):
+        """asiworld.server.create_app(config)."""
+        from asiworld.server import create_app
+
+        return self.keep(create_app(config))
+
+    def build(self, settings, live_study=None):
+        """asiworld.server.wsgi.build_app(settings): (app, store); the test closes the store."""
+        from asiworld.server.wsgi import build_app
+
+        app, store = build_app(settings, live_study)
+        return self.keep(app), store
+
+    def keep(self, app):
+        self.made.append(app)
+        return app
+
+    def close(self) -> None:
+        from asiworld.server import close_app
+
+        for app in reversed(self.made):
+            close_app(app)
+
+
+@pytest.fixture
+def apps():
+    """`apps.create(config)`, `apps.build(settings)`: server apps closed when the test ends."""
+    made = Apps()
+    yield made
+    made.close()
+
+
 @pytest.fixture
 def run_async():
     """`run_async(coroutine)`: asyncio.run on a thread of its own. The browser tests' Playwright

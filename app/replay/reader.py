@@ -129,6 +129,10 @@ class Replay:
     def close(self) -> None:
         self._file.close()
 
+    @property
+    def closed(self) -> bool:
+        return self._file.closed
+
     def __enter__(self) -> Replay:
         return self
 

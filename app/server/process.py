@@ -28,6 +28,7 @@ from asiworld.server.connections import serve_bounded
 from asiworld.server.extensions import FRONTEND, RECORDING
 from asiworld.server.fanout import QueueUnavailable, check_queue
 from asiworld.server.frontend import create_frontend_app
+from asiworld.server.lifetime import release, stop_world
 from asiworld.server.persistence import DB_NAME, StoreError
 from asiworld.server.settings import ServerSettings
 from asiworld.server.wsgi import build_app
@@ -177,19 +178,16 @@ def _serve_world(settings: ServerSettings, live_study: Any) -> int:
         print(f"asiworld serve: {exc}", file=sys.stderr)
         return 2
     finally:
-        if live_study is not None and runner is not None:
-            live_study.stop()  # stopped before its horizon: its replay is closed, no results
-        elif runner is not None:
-            runner.stop()
-            live = app.extensions.get(RECORDING)
-            if live is not None:
-                live.close()  # the index: a clean stop leaves a complete replay
+        if app is not None:
+            stop_world(app)
         if store is not None and runner is not None:
             try:
                 store.snapshot_now()  # a clean stop resumes without replaying
             except Exception:  # the inputs are saved anyway
                 logging.getLogger(__name__).exception("final snapshot failed")
             store.close()
+        if app is not None:
+            release(app)
     tick = runner.world.tick if runner is not None else 0
     print(f"\nstopped at tick {tick}", flush=True)
     return 0

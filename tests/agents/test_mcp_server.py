@@ -195,32 +195,34 @@ def test_asiworld_mcp_exits_0_once_a_tool_call_is_told_the_study_ended(app, serv
 
     seat = Client(served)
     seat.join("mcp-end", label="mcp")
-    proc = subprocess.Popen(
+    # `with`: its pipes are closed when done (left open, they were reported in a later test)
+    with subprocess.Popen(
         [ASIWORLD, "mcp", "--server", served, f"--token={seat.token}", "--character",
          str(seat.character)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
-    try:
-        def send(message: dict) -> None:
-            proc.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
-            proc.stdin.flush()
+        stderr=subprocess.PIPE, text=True,
+    ) as proc:
+        try:
+            def send(message: dict) -> None:
+                proc.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+                proc.stdin.flush()
 
-        send({"id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "test", "version": "0"}}})
-        assert json.loads(proc.stdout.readline())["id"] == 1
-        send({"method": "notifications/initialized"})
-        send({"id": 3, "method": "tools/call", "params": {"name": "next_turn", "arguments": {}}})
-        answer = json.loads(proc.stdout.readline())["result"]["structuredContent"]
-        assert answer["code"] == "no_turns"  # this world's clock takes no turns
-        app.extensions["asiworld_agents"].end(9)
-        send({"id": 2, "method": "tools/call", "params": {"name": "observe", "arguments": {}}})
-        answer = json.loads(proc.stdout.readline())["result"]["structuredContent"]
-        assert answer == {"ok": False, "code": "study_ended",
-                          "message": "the study ended at tick 9"}
-        # the client keeps stdin open: the server stops by itself
-        assert proc.wait(timeout=30) == 0
-        assert proc.stderr.read().splitlines()[-1] == "the study ended at tick 9"
-    finally:
-        if proc.poll() is None:  # the process this test started
-            proc.kill()
-            proc.wait()
+            send({"id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"}}})
+            assert json.loads(proc.stdout.readline())["id"] == 1
+            send({"method": "notifications/initialized"})
+            send({"id": 3, "method": "tools/call", "params": {"name": "next_turn", "arguments": {}}})
+            answer = json.loads(proc.stdout.readline())["result"]["structuredContent"]
+            assert answer["code"] == "no_turns"  # this world's clock takes no turns
+            app.extensions["asiworld_agents"].end(9)
+            send({"id": 2, "method": "tools/call", "params": {"name": "observe", "arguments": {}}})
+            answer = json.loads(proc.stdout.readline())["result"]["structuredContent"]
+            assert answer == {"ok": False, "code": "study_ended",
+                              "message": "the study ended at tick 9"}
+            # the client keeps stdin open: the server stops by itself
+            assert proc.wait(timeout=30) == 0
+            assert proc.stderr.read().splitlines()[-1] == "the study ended at tick 9"
+        finally:
+            if proc.poll() is None:  # the process this test started
+                proc.kill()
+                proc.wait()

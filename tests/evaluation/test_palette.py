@@ -52,11 +52,11 @@ def test_a_character_is_drawn_in_its_configurations_colour():
     assert picked["glm-5.3"] == colours(["planner", "rusher", "human", "glm-5.3"])["glm-5.3"]
 
 
-def test_the_evaluation_page_is_served_each_rows_colour_as_the_figures_draw_it():
-    from asiworld.server import create_app, services
+def test_the_evaluation_page_is_served_each_rows_colour_as_the_figures_draw_it(apps):
+    from asiworld.server import services
 
-    app = create_app({"SEED": 3, "WORLD_SIZE": 48, "TESTING": True,
-                      "AGENTS": ["planner", "planner", "forager"]})
+    app = apps.create({"SEED": 3, "WORLD_SIZE": 48, "TESTING": True,
+                       "AGENTS": ["planner", "planner", "forager"]})
     services(app).runner.step(3)
     rows = app.test_client().get("/api/evaluation").get_json()["configurations"]
     expected = character_colours((r["name"], r.get("label")) for r in rows)

@@ -37,13 +37,15 @@ def start_server(port: int, *args: str, wait: float = 30) -> subprocess.Popen:
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"the server exited: {proc.stderr.read()}")
+            _, err = proc.communicate()  # read to the end, and its pipes closed
+            raise RuntimeError(f"the server exited: {err}")
         try:
             http("GET", port, "/healthz")
             return proc
         except OSError:
             time.sleep(0.1)
     proc.kill()
+    proc.communicate()
     raise RuntimeError(f"the server did not answer /healthz within {wait:g} s")
 
 

@@ -19,17 +19,8 @@ def replay_dir(tmp_path_factory):
 
 
 @pytest.fixture
-def app(replay_dir):
-    from asiworld.server import create_app, services
-    from asiworld.server.extensions import REPLAYS
-
-    app = create_app({"SEED": 7, "SPEED": 10, "REPLAY_DIRS": [str(replay_dir)]})
-    yield app
-    # The replays the answers opened stay open in the app's library until it is closed: left to
-    # the garbage collector, a later test of the same worker was failed for their unclosed files.
-    if REPLAYS in app.extensions:  # made by the first answer that reads a replay
-        app.extensions[REPLAYS][0].close()
-    services(app).runner.pipeline.close()
+def app(apps, replay_dir):
+    return apps.create({"SEED": 7, "SPEED": 10, "REPLAY_DIRS": [str(replay_dir)]})
 
 
 @pytest.fixture

@@ -20,17 +20,8 @@ def studies(tmp_path_factory):
 
 
 @pytest.fixture
-def client(studies):
-    from asiworld.server import create_app, services
-    from asiworld.server.extensions import REPLAYS
-
-    app = create_app({"SEED": 7, "REPLAY_DIRS": [str(studies)]})
-    yield app.test_client()
-    # The replays the answers opened stay open in the app's library until it is closed: left to
-    # the garbage collector, their files were reported unclosed in a later test (CI, fresh clone).
-    if REPLAYS in app.extensions:  # made by the first answer that reads a replay
-        app.extensions[REPLAYS][0].close()
-    services(app).runner.pipeline.close()
+def client(apps, studies):
+    return apps.create({"SEED": 7, "REPLAY_DIRS": [str(studies)]}).test_client()
 
 
 def row(body, name):
@@ -162,15 +153,13 @@ def test_the_page_names_both_replays(client):
     assert b"js/compare.js" in page.data
 
 
-def test_a_replay_of_the_live_world_needs_the_spectator_token(studies, tmp_path):
-    from asiworld.server import create_app
-
+def test_a_replay_of_the_live_world_needs_the_spectator_token(apps, studies, tmp_path):
     # A replay in the live world's recording folder is the live world's: the viewer's rule.
     live = tmp_path / "live"
     live.mkdir()
     shutil.copy(studies / "a" / "replay.asirep", live / "replay.asirep")
-    app = create_app({"SEED": 7, "REPLAY_DIRS": [str(studies)], "RECORD_DIR": str(live),
-                      "SPECTATOR_TOKEN": "seen"})
+    app = apps.create({"SEED": 7, "REPLAY_DIRS": [str(studies)], "RECORD_DIR": str(live),
+                       "SPECTATOR_TOKEN": "seen"})
     client = app.test_client()
     resp = client.get("/api/compare?a=live&b=b")
     assert resp.status_code == 403 and resp.get_json()["code"] == "not_spectator"

@@ -5,26 +5,19 @@ used to get `programs_unavailable`)."""
 
 from __future__ import annotations
 
-from asiworld.server import create_app, services
+from asiworld.server import services
+from asiworld.server.settings import ServerSettings
 
 RID = "demo"
 
 
-def forked_app(replay_dir, tmp_path):
-    from asiworld.server.settings import ServerSettings
-    from asiworld.server.wsgi import build_app
-
-    app, store = build_app(
+def test_the_observer_order_and_the_drivers_are_the_same_before_and_after_a_fork(
+    apps, replay_dir, tmp_path
+):
+    app, store = apps.build(
         ServerSettings(data_dir=tmp_path / "data", replays=(replay_dir,), seed=5,
                        agents=("forager",))
     )  # fmt: skip
-    return app, store
-
-
-def test_the_observer_order_and_the_drivers_are_the_same_before_and_after_a_fork(
-    replay_dir, tmp_path
-):
-    app, store = forked_app(replay_dir, tmp_path)
     svc = services(app)
     pipeline = svc.runner.pipeline
     before = pipeline.observers()
@@ -39,8 +32,8 @@ def test_the_observer_order_and_the_drivers_are_the_same_before_and_after_a_fork
     store.close()
 
 
-def test_a_forked_planner_hosts_a_program(replay_dir):
-    app = create_app(
+def test_a_forked_planner_hosts_a_program(apps, replay_dir):
+    app = apps.create(
         {"SEED": 7, "SPEED": 10, "REPLAY_DIRS": [str(replay_dir)], "PROGRAMS_IN_PROCESS": True,
          "AGENTS": ["planner"]}
     )  # fmt: skip
@@ -64,17 +57,16 @@ def test_a_forked_planner_hosts_a_program(replay_dir):
     assert reply["ok"] is True, reply  # not programs_unavailable
     svc.runner.step(2)
     assert any(e["kind"] == "program_started" and e["char"] == char for e in seen)
-    svc.runner.pipeline.close()
 
 
-def test_the_evaluation_after_a_fork_assesses_the_forked_world_not_the_old_one(replay_dir):
+def test_the_evaluation_after_a_fork_assesses_the_forked_world_not_the_old_one(apps, replay_dir):
     """/evaluation follows the world being played: after a fork it lists the fork's characters,
     with what the replay recorded of them up to the fork, not the live world that was replaced."""
     from asiworld.evaluation import LiveAssessment
     from asiworld.replay.reader import Replay
 
-    app = create_app({"SEED": 7, "SPEED": 10, "REPLAY_DIRS": [str(replay_dir)],
-                      "PROGRAMS_IN_PROCESS": True, "AGENTS": ["builder", "builder"]})  # fmt: skip
+    app = apps.create({"SEED": 7, "SPEED": 10, "REPLAY_DIRS": [str(replay_dir)],
+                       "PROGRAMS_IN_PROCESS": True, "AGENTS": ["builder", "builder"]})  # fmt: skip
     svc = services(app)
     svc.runner.step(30)
     client = app.test_client()
@@ -93,4 +85,3 @@ def test_the_evaluation_after_a_fork_assesses_the_forked_world_not_the_old_one(r
     measures = {c["name"]: c["measures"] for c in after["configurations"]}
     for row in expected["configurations"]:
         assert measures[row["name"]] == row["measures"], row["name"]
-    svc.runner.pipeline.close()

@@ -139,10 +139,8 @@ def test_a_fork_with_a_new_seed_keeps_the_state_but_changes_the_randomness(clien
     assert chars == {k: (e["x"], e["y"], e["health"]) for k, e in kf.items() if k in chars}
 
 
-def test_a_fork_needs_the_admin_token_when_one_is_configured(replay_dir):
-    from asiworld.server import create_app
-
-    app = create_app({"ADMIN_TOKEN": "s3cret", "REPLAY_DIRS": [str(replay_dir)]})
+def test_a_fork_needs_the_admin_token_when_one_is_configured(apps, replay_dir):
+    app = apps.create({"ADMIN_TOKEN": "s3cret", "REPLAY_DIRS": [str(replay_dir)]})
     client = app.test_client()
     url = f"/api/replays/{RID}/fork"
     resp = client.post(url, json={"tick": 60})
@@ -151,12 +149,13 @@ def test_a_fork_needs_the_admin_token_when_one_is_configured(replay_dir):
     assert ok.get_json()["ok"] is True
 
 
-def test_a_fork_on_a_saving_server_becomes_the_saved_world_and_is_resumed(replay_dir, tmp_path):
+def test_a_fork_on_a_saving_server_becomes_the_saved_world_and_is_resumed(
+    apps, replay_dir, tmp_path
+):
     from asiworld.server.settings import ServerSettings
-    from asiworld.server.wsgi import build_app
 
     data = tmp_path / "data"
-    app, store = build_app(
+    app, store = apps.build(
         ServerSettings(data_dir=data, replays=(replay_dir,), seed=5, agents=("forager",))
     )
     client = app.test_client()
@@ -169,7 +168,7 @@ def test_a_fork_on_a_saving_server_becomes_the_saved_world_and_is_resumed(replay
     assert live_tick == 125
     store.close()
 
-    again, store2 = build_app(ServerSettings(data_dir=data, replays=(replay_dir,)))
+    again, store2 = apps.build(ServerSettings(data_dir=data, replays=(replay_dir,)))
     world = services(again).runner.world
     assert (world.tick, world.state_hash()) == (live_tick, live_hash)
     assert again.config["SEED"] == world.seed  # the fork's seed is the saved one now

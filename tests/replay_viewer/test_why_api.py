@@ -11,13 +11,13 @@ from tests.replay_viewer.demo_study import shared_demo
 
 @pytest.fixture(scope="module")
 def demo_client(tmp_path_factory):
-    from asiworld.server import create_app, services
+    from asiworld.server import close_app, create_app
 
     folder = tmp_path_factory.mktemp("why-api")
     shared_demo(tmp_path_factory, folder / "demo")
     app = create_app({"SEED": 7, "SPEED": 10, "REPLAY_DIRS": [str(folder)]})
     yield app.test_client()
-    services(app).runner.pipeline.close()
+    close_app(app)  # one app for the module: the `apps` fixture closes a test's
 
 
 def test_the_why_answer_names_the_rushers_tier_2_stall_at_its_first_entry(demo_client):

@@ -163,7 +163,7 @@ def test_a_realtime_study_killed_on_the_server_is_resumed_by_serving_it_again(tm
                 time.sleep(0.01)
             os.kill(proc.pid, signal.SIGKILL)
         finally:
-            proc.wait(30)
+            proc.communicate(timeout=30)  # its pipes closed, not left to the garbage collector
         store = WorldStore(out)
         killed_at = store.last_tick()
         store.close()
