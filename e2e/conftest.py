@@ -7,20 +7,19 @@ write into the checkout); the folder is printed at the end of the run.
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from tests.served import free_port, served  # noqa: F401 - the e2e modules import them from here
 
 REPO = Path(__file__).resolve().parent.parent
 RID = "three-configurations-30min"  # the sample replay the viewer tests open
@@ -33,37 +32,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextmanager
-def served(config: dict, before_start=None):
-    """An app of `config` served by werkzeug in a thread (threading async mode), its world
-    clock running; `before_start(runner)` may step the world first. Yields url, app, runner."""
-    from asiworld.server import create_app, services
-    from werkzeug.serving import make_server
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no per-request lines
-    app = create_app(config)
-    runner = services(app).runner
-    if before_start is not None:
-        before_start(runner)
-    port = free_port()
-    server = make_server("127.0.0.1", port, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    runner.start()
-    try:
-        yield {"url": f"http://127.0.0.1:{port}", "app": app, "runner": runner}
-    finally:
-        runner.stop()
-        runner.pipeline.close()  # the program host, if a test started one
-        server.shutdown()
 
 
 # Flask-SocketIO has one SocketIO object, and it answers the sockets of the app made last only
@@ -103,18 +71,9 @@ def study_server(tmp_path_factory):
         text = demo_text(fake.url, minutes=3)
         run_study(parse_study(text), text, out, say=lambda line: None,
                   figures=FigureOptions(formats=()))  # the viewer reads the replay, not these
-    from asiworld.server import create_app, services
-    from werkzeug.serving import make_server
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    app = create_app({"SEED": 3, "WORLD_SIZE": 48, "SPEED": 5, "REPLAY_DIRS": [str(out)]})
-    port = free_port()
-    server = make_server("127.0.0.1", port, app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield {"url": f"http://127.0.0.1:{port}", "out": out}
-    services(app).runner.stop()
-    services(app).runner.pipeline.close()
-    server.shutdown()
+    config = {"SEED": 3, "WORLD_SIZE": 48, "SPEED": 5, "REPLAY_DIRS": [str(out)]}
+    with served(config, clock=False) as server:
+        yield {"url": server["url"], "out": out}
 
 
 class ServeProcess:

@@ -7,14 +7,12 @@ configuration's score and the two tasks."""
 from __future__ import annotations
 
 import json
-import logging
-import threading
 import urllib.request
 
 import pytest
 from playwright.sync_api import expect
 
-from e2e.conftest import free_port
+from e2e.conftest import served
 from tests.replay_viewer.demo_study import shared_demo
 
 pytestmark = pytest.mark.e2e
@@ -22,21 +20,11 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="module")
 def run_server(tmp_path_factory):
-    from asiworld.server import create_app, services
-    from werkzeug.serving import make_server
-
     folder = tmp_path_factory.mktemp("evidence")
     shared_demo(tmp_path_factory, folder / "demo")
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    app = create_app({"SEED": 3, "WORLD_SIZE": 48, "SPEED": 5, "REPLAY_DIRS": [str(folder)],
-                      "RUNS_DIR": str(folder)})
-    port = free_port()
-    server = make_server("127.0.0.1", port, app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield {"url": f"http://127.0.0.1:{port}"}
-    services(app).runner.stop()
-    services(app).runner.pipeline.close()
-    server.shutdown()
+    with served({"SEED": 3, "WORLD_SIZE": 48, "SPEED": 5, "REPLAY_DIRS": [str(folder)],
+                 "RUNS_DIR": str(folder)}, clock=False) as server:
+        yield server
 
 
 def results(server) -> dict:

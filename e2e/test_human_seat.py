@@ -65,7 +65,8 @@ class StudyProcess:
         self.served = served
         self.lines: list[str] = []
         self.link = threading.Event()
-        threading.Thread(target=self._read, daemon=True).start()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
 
     def _read(self) -> None:
         for line in self.proc.stdout if self.served else self.proc.stderr:
@@ -96,6 +97,10 @@ class StudyProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
         self.proc.wait(10)
+        self._reader.join(10)  # the process is gone: its pipe has ended
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
 
 
 def play_turns(page) -> int:
@@ -181,6 +186,6 @@ def test_a_person_plays_a_human_seat_of_a_lockstep_study(page, tmp_path, shot):
     assert row["calls"] >= 2 * turns  # an observation and a decision each turn, at least
     report = (tmp_path / "out" / "report.md").read_text()
     assert re.search(rf"\| ada \| human \| {row['calls']} \|", report), report
-    events = [json.loads(e) for e in (tmp_path / "out" / "events.jsonl").open()]
+    events = [json.loads(e) for e in (tmp_path / "out" / "events.jsonl").read_text().splitlines()]
     assert not [e for e in events if e.get("kind") == "incident" and e.get("char") == char]
     assert (tmp_path / "out" / "replay.asirep").is_file()

@@ -8,8 +8,6 @@ reads as a code block without any horizontal scrolling."""
 from __future__ import annotations
 
 import json
-import logging
-import threading
 import urllib.request
 
 import pytest
@@ -19,7 +17,7 @@ from asiworld.pipeline import Pipeline
 from asiworld.replay.session import RunRecording
 from playwright.sync_api import expect
 
-from e2e.conftest import free_port
+from e2e.conftest import served
 from e2e.test_pages_accessibility import AXE, SCAN
 
 pytestmark = pytest.mark.e2e
@@ -139,18 +137,9 @@ def long_program_server(tmp_path_factory):
     pipeline.run_until(60)
     recording.add_turns(folder / "transcripts", {"coder": char})
     recording.close()
-    from asiworld.server import create_app, services
-    from werkzeug.serving import make_server
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    app = create_app({"SEED": 3, "WORLD_SIZE": 48, "SPEED": 5, "REPLAY_DIRS": [str(folder)]})
-    port = free_port()
-    server = make_server("127.0.0.1", port, app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield {"url": f"http://127.0.0.1:{port}", "char": char}
-    services(app).runner.stop()
-    services(app).runner.pipeline.close()
-    server.shutdown()
+    with served({"SEED": 3, "WORLD_SIZE": 48, "SPEED": 5, "REPLAY_DIRS": [str(folder)]},
+                clock=False) as server:
+        yield {"url": server["url"], "char": char}
 
 
 NO_SIDEWAYS = """() => [document.scrollingElement, ...document.querySelectorAll(

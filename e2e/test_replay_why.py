@@ -8,14 +8,12 @@ have start and end markers to jump to; an axe-core scan finds no serious violati
 from __future__ import annotations
 
 import json
-import logging
-import threading
 import urllib.request
 
 import pytest
 from playwright.sync_api import expect
 
-from e2e.conftest import browser_page, free_port
+from e2e.conftest import browser_page, served
 from e2e.test_pages_accessibility import AXE, SCAN
 from tests.replay_viewer.demo_study import shared_demo
 
@@ -25,20 +23,11 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture(scope="module")
 def demo_server(tmp_path_factory):
     """The demo study's replay (long enough for the rusher's stall) served as `demo`."""
-    from asiworld.server import create_app, services
-    from werkzeug.serving import make_server
-
     folder = tmp_path_factory.mktemp("why")
     shared_demo(tmp_path_factory, folder / "demo")
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    app = create_app({"SEED": 3, "WORLD_SIZE": 48, "SPEED": 5, "REPLAY_DIRS": [str(folder)]})
-    port = free_port()
-    server = make_server("127.0.0.1", port, app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield {"url": f"http://127.0.0.1:{port}"}
-    services(app).runner.stop()
-    services(app).runner.pipeline.close()
-    server.shutdown()
+    with served({"SEED": 3, "WORLD_SIZE": 48, "SPEED": 5, "REPLAY_DIRS": [str(folder)]},
+                clock=False) as server:
+        yield server
 
 
 def api(server, path: str) -> dict:

@@ -5,20 +5,16 @@ here with a traceback pointing at the page's line."""
 from __future__ import annotations
 
 import json
-import logging
 import re
 import subprocess
 import sys
-import threading
 from dataclasses import asdict
 from pathlib import Path
 
 import pytest
-from asiworld.server import create_app, services
-from werkzeug.serving import make_server
 
 from tests.docs_snippets import DOCUMENTED_URL, blocks
-from tests.hardening.serving import free_port
+from tests.served import served
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = Path(__file__).with_name("docs_snippets.py")
@@ -29,16 +25,8 @@ WITH_CODE = [page for page in PAGES if blocks(page)]
 @pytest.fixture(scope="module")
 def server_url():
     """A small real world served on loopback, ticking fast so programs end quickly."""
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    app = create_app({"SEED": 3, "WORLD_SIZE": 48, "SPEED": 50})
-    runner = services(app).runner
-    server = make_server("127.0.0.1", free_port(), app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    runner.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    runner.stop()
-    runner.pipeline.close()  # the program host the snippets started
-    server.shutdown()
+    with served({"SEED": 3, "WORLD_SIZE": 48, "SPEED": 50}) as server:
+        yield server["url"]  # closed after: the program host the snippets started too
 
 
 def test_the_pages_have_python_snippets_and_none_hides_under_another_fence():

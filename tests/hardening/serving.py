@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -12,13 +11,11 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from tests.served import free_port  # noqa: F401 - the serve tests import it from here
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_server(port: int, *args: str, wait: float = 30) -> subprocess.Popen:

@@ -14,7 +14,7 @@ import urllib.request
 import pytest
 from asiworld.server import datalock
 
-from tests.server.test_serve import _free_port
+from tests.served import free_port
 
 
 def _answers(port: int) -> bool:
@@ -45,7 +45,7 @@ def _wait_listening(proc: subprocess.Popen, port: int) -> None:
 @pytest.mark.timeout(120)
 def test_a_second_serve_on_a_held_folder_is_refused_and_the_first_keeps_running(tmp_path):
     data = tmp_path / "data"
-    first_port, second_port = _free_port(), _free_port()
+    first_port, second_port = free_port(), free_port()
     first = _serve(first_port, data, tmp_path)
     try:
         _wait_listening(first, first_port)

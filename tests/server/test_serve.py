@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -12,6 +11,8 @@ import urllib.request
 import warnings
 
 import pytest
+
+from tests.served import free_port
 
 
 def test_default_start_emits_no_deprecation_warning():
@@ -28,15 +29,9 @@ def test_default_start_emits_no_deprecation_warning():
     assert "eventlet" not in sys.modules
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.timeout(60)
 def test_serve_prints_the_url_and_ctrl_c_stops_without_a_traceback(tmp_path):
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, PYTHONWARNINGS="error::DeprecationWarning")
     # Its own data dir: the default ./data would be the checkout's, and a world saved there by
     # an older build (another snapshot schema) is refused.
@@ -105,7 +100,7 @@ def test_agents_on_a_saved_world_are_refused_and_new_starts_fresh_with_them(tmp_
     from asiworld.server.persistence import WorldStore
 
     data = tmp_path / "data"
-    port = _free_port()
+    port = free_port()
     code, _out, err = _serve_until_listening(port, "--data-dir", str(data), cwd=tmp_path)
     assert code == 0, err
     saved = (data / "world.sqlite3").read_bytes()
@@ -162,7 +157,7 @@ def test_ctrl_c_while_serve_starts_stops_it_without_a_traceback(tmp_path, parent
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "asiworld.cli", "serve", "--port", str(_free_port()),
+        [sys.executable, "-m", "asiworld.cli", "serve", "--port", str(free_port()),
          "--data-dir", str(tmp_path / "data"), "--no-record"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, PYTHONPROFILEIMPORTTIME="1"),  # a line per import: we see it start
