@@ -7,7 +7,7 @@ import inspect
 
 from asiworld.agent_port import AgentPort, PipelinePort
 from asiworld.agents.sdk import Client
-from asiworld.server import create_app, services
+from asiworld.server import services
 
 CONFIG = {"SEED": 7, "WORLD_SIZE": 64, "TESTING": True, "PROGRAMS_IN_PROCESS": True}
 IDLER = """
@@ -73,8 +73,8 @@ def test_a_transport_that_renames_or_drops_an_operation_is_seen():
     ]
 
 
-def test_every_transport_is_an_agent_port_at_run_time():
-    app = create_app(dict(CONFIG))
+def test_every_transport_is_an_agent_port_at_run_time(apps):
+    app = apps.create(dict(CONFIG))
     service = app.extensions["asiworld_agents"]
     cid, _ = service.join("ada", "tester")
     assert isinstance(service.port(cid), AgentPort)
@@ -82,9 +82,9 @@ def test_every_transport_is_an_agent_port_at_run_time():
     assert isinstance(PipelinePort(services(app).runner.pipeline, cid), AgentPort)
 
 
-def running_program_world() -> tuple[object, int, dict]:
+def running_program_world(apps) -> tuple[object, int, dict]:
     """A served world where ada's program is on watch (running, with a log line)."""
-    app = create_app(dict(CONFIG))
+    app = apps.create(dict(CONFIG))
     http = app.test_client()
     joined = http.post("/api/agents/join", json={"name": "ada", "label": "tester"}).get_json()
     cid, auth = joined["character"], {"Authorization": f"Bearer {joined['token']}"}
@@ -98,10 +98,10 @@ def running_program_world() -> tuple[object, int, dict]:
     return app, cid, auth
 
 
-def test_a_study_seat_reads_the_text_observation_the_rest_api_gives_for_the_same_world():
-    app, cid, auth = running_program_world()
+def test_a_study_seat_reads_the_text_observation_the_rest_api_gives_for_the_same_world(apps):
+    app, cid, auth = running_program_world(apps)
     rest = app.test_client().get(f"/api/agents/{cid}/observe?format=text", headers=auth)
-    twin, twin_cid, _ = running_program_world()  # the same world: the same seed, the same calls
+    twin, twin_cid, _ = running_program_world(apps)  # the same world: the same seed, the same calls
     seat = PipelinePort(services(twin).runner.pipeline, twin_cid)  # as a lockstep study seats it
     from_seat = seat.observe("text")
     assert twin_cid == cid

@@ -108,12 +108,12 @@ def test_replacing_the_world_keeps_drivers_and_observers_in_order_and_moves_the_
     pipeline.close()
 
 
-def test_built_in_agents_get_one_seeding_rule_in_headless_runs_servers_and_forks():
-    from asiworld.server import create_app, services
+def test_built_in_agents_get_one_seeding_rule_in_headless_runs_servers_and_forks(apps):
+    from asiworld.server import services
 
     run = Run(RunConfig(seed=5, minutes=0, agents=["forager", "planner"], stagger_ticks=0))
     run.pipeline.step()
-    app = create_app({"SEED": 5, "WORLD_SIZE": 48, "AGENTS": ["forager", "planner"]})
+    app = apps.create({"SEED": 5, "WORLD_SIZE": 48, "AGENTS": ["forager", "planner"]})
     served = services(app).builtin.records()
     assert [s.seed for s in run.agents.seats] == [s["seed"] for s in served] == [5000, 5001]
     assert builtin_seed(5, 1) == 5001

@@ -113,6 +113,12 @@ class ReplayLibrary:
                 replay.close()
             self._retired.clear()
 
+    def __enter__(self) -> ReplayLibrary:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def get(self, rid: str) -> Replay:
         """The open replay for `rid`; ReplayError `unknown_replay` when there is none."""
         if not ID_PATTERN.match(rid or ""):

@@ -176,13 +176,10 @@ def export_html(given: Path, out: Path) -> dict[str, Any]:
     """Write the standalone page of the replay at `given` (a file, or a folder holding one) to
     `out`; nothing is written when anything fails. Returns what was written (for the CLI)."""
     path = replay_path(given)
-    library = ReplayLibrary([path.parent])
-    try:
+    with ReplayLibrary([path.parent]) as library:
         rid = _replay_id(library, path)
         html = standalone_html(library, rid)
         meta = library.meta(rid)
-    finally:
-        library.close()
     data = html.encode("utf-8")
     partial = out.with_name(f".{out.name}.partial")
     try:

@@ -4,14 +4,14 @@ the world itself (runner.step) and nothing is timed."""
 from __future__ import annotations
 
 import pytest
-from asiworld.server import create_app, services
+from asiworld.server import services
 
 CONFIG = {"SEED": 7, "WORLD_SIZE": 64, "TESTING": True, "PROGRAMS_IN_PROCESS": True}
 
 
 @pytest.fixture
-def app():
-    return create_app(dict(CONFIG))
+def app(apps):
+    return apps.create(dict(CONFIG))
 
 
 @pytest.fixture

@@ -277,14 +277,14 @@ def test_a_programs_start_and_end_enter_the_worlds_event_stream(http, runner):
     assert ended and ended[0]["status"] == "finished"
 
 
-def test_a_join_into_a_world_with_no_tile_left_is_refused_world_full():
+def test_a_join_into_a_world_with_no_tile_left_is_refused_world_full(apps):
     from asiworld.engine.model import SURFACE
-    from asiworld.server import create_app, services
+    from asiworld.server import services
 
     from tests.agents.conftest import CONFIG
 
     # the smallest map; the tiles run out before the character cap
-    app = create_app({**CONFIG, "WORLD_SIZE": 48, "MAX_CHARACTERS": 10**6})
+    app = apps.create({**CONFIG, "WORLD_SIZE": 48, "MAX_CHARACTERS": 10**6})
     http, runner = app.test_client(), services(app).runner
     world, area = runner.world, runner.world.areas[SURFACE]
     while world.find_free_tile(SURFACE, world.landmarks.plaza) is not None:

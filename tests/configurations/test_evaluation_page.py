@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from asiworld.server import create_app, services
+from asiworld.server import services
 
 
 @pytest.fixture
-def app(tmp_path):
+def app(apps, tmp_path):
     runs = tmp_path / "runs"
     (runs / "exp" / "E1").mkdir(parents=True)
     (runs / "exp" / "E1" / "results.json").write_text(
@@ -18,7 +18,7 @@ def app(tmp_path):
     )
     (runs / "broken").mkdir()
     (runs / "broken" / "results.json").write_text("{not json")
-    return create_app(
+    return apps.create(
         {"AGENTS": ["rusher", "builder"], "WORLD_SIZE": 64, "RUNS_DIR": str(runs), "TESTING": True}
     )
 
@@ -68,15 +68,15 @@ def test_bad_or_missing_run_names_are_refused_with_a_code(app, name, status, cod
     assert reply.get_json()["error"]["code"] == code
 
 
-def test_without_a_runs_folder_a_run_name_is_a_clear_404():
-    app = create_app({"WORLD_SIZE": 64, "TESTING": True})
+def test_without_a_runs_folder_a_run_name_is_a_clear_404(apps):
+    app = apps.create({"WORLD_SIZE": 64, "TESTING": True})
     reply = app.test_client().get("/api/evaluation?run=exp")
     assert reply.status_code == 404
     assert reply.get_json()["error"]["code"] == "no_runs_folder"
 
 
-def test_the_live_assessment_needs_the_spectator_token_when_one_is_set():
-    app = create_app({"WORLD_SIZE": 64, "TESTING": True, "SPECTATOR_TOKEN": "s3cret"})
+def test_the_live_assessment_needs_the_spectator_token_when_one_is_set(apps):
+    app = apps.create({"WORLD_SIZE": 64, "TESTING": True, "SPECTATOR_TOKEN": "s3cret"})
     client = app.test_client()
     assert client.get("/api/evaluation").status_code == 403
     assert client.get("/api/evaluation", headers={"X-Spectator-Token": "s3cret"}).status_code == 200

@@ -208,12 +208,12 @@ def test_an_operation_under_way_is_not_sent_again():
     assert unless_doing(idle, gather((25, 18))) == gather((25, 18))
 
 
-def test_a_planner_on_a_live_server_opens_chests_and_clears_the_outer_court():
+def test_a_planner_on_a_live_server_opens_chests_and_clears_the_outer_court(apps):
     # A live server's built-in agents decide every tick. The planner used to send `gather` on a
     # chest every tick, cancelling the 2-tick opening each time, and stood by the chest for good.
-    from asiworld.server import create_app, services
+    from asiworld.server import services
 
-    app = create_app(
+    app = apps.create(
         {"SEED": 7, "AGENTS": ["planner"], "TESTING": True, "PROGRAMS_IN_PROCESS": True}
     )
     runner = services(app).runner

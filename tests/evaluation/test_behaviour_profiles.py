@@ -144,10 +144,10 @@ def test_damage_and_supplies_per_clear_count_the_clears_only():
 
 
 def test_the_viewer_and_the_evaluation_agree_on_the_phases_of_a_sample_replay():
-    replay = Replay.open(SAMPLE)
-    events = list(replay.events())
-    chars = [c["id"] for c in replay.characters()]
-    line = timeline(events, replay.first_tick or 0, replay.last_tick or 0, chars)
+    with Replay.open(SAMPLE) as replay:
+        events = list(replay.events())
+        chars = [c["id"] for c in replay.characters()]
+        line = timeline(events, replay.first_tick or 0, replay.last_tick or 0, chars)
     results = evaluate(events)
     assert {r["id"] for r in results["configurations"]} == set(chars)
     for row in results["configurations"]:

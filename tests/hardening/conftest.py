@@ -4,7 +4,7 @@ admin token and a spectator token configured so every check is live."""
 from __future__ import annotations
 
 import pytest
-from asiworld.server import create_app, services, socketio
+from asiworld.server import services, socketio
 
 ADMIN = "admin-secret"
 SPECTATOR = "spectator-secret"
@@ -19,8 +19,8 @@ CONFIG = {
 
 
 @pytest.fixture
-def app():
-    return create_app(dict(CONFIG))
+def app(apps):
+    return apps.create(dict(CONFIG))
 
 
 @pytest.fixture

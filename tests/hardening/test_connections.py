@@ -15,7 +15,6 @@ import time
 
 import pytest
 from asiworld.cli import main
-from asiworld.server import create_app
 from asiworld.server.connections import BoundedWSGIServer
 
 from tests.hardening.conftest import CONFIG
@@ -24,8 +23,8 @@ CAP = 4
 
 
 @pytest.fixture
-def server():
-    app = create_app(dict(CONFIG))
+def server(apps):
+    app = apps.create(dict(CONFIG))
     srv = BoundedWSGIServer("127.0.0.1", 0, app, CAP)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()

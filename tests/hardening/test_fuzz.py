@@ -7,7 +7,7 @@ The rules: the server never fails (no exception, no 5xx), and a refused message 
 from __future__ import annotations
 
 import pytest
-from asiworld.server import create_app, services, socketio
+from asiworld.server import close_app, create_app, services, socketio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -75,6 +75,7 @@ def world_app():
     for client, namespace in ((player, "/"), (agent_sock, "/agent")):
         if client.is_connected(namespace):
             client.disconnect(namespace)
+    close_app(app)  # one app for the module: the `apps` fixture closes a test's
 
 
 def _state(app) -> tuple:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from asiworld.engine import World
 from asiworld.server.persistence import WorldStore
 from asiworld.server.settings import ServerSettings
-from asiworld.server.wsgi import build_app
 
 
 def test_a_world_forgets_old_input_rows_and_keeps_numbering_them():
@@ -29,9 +28,9 @@ def test_a_world_forgets_old_input_rows_and_keeps_numbering_them():
     assert again.input_log_base == len(rows) and again.state_hash() == world.state_hash()
 
 
-def test_a_saving_server_keeps_a_bounded_log_and_resumes_the_same_world(tmp_path):
+def test_a_saving_server_keeps_a_bounded_log_and_resumes_the_same_world(apps, tmp_path):
     settings = ServerSettings(seed=5, data_dir=tmp_path, snapshot_every=20, admin_token="admin")
-    app, store = build_app(settings)
+    app, store = apps.build(settings)
     store.input_log_kept = 8
     from asiworld.server import services
 

@@ -15,15 +15,15 @@ import secrets
 
 import pytest
 from asiworld.cli import main
-from asiworld.server import create_app, services, socketio
+from asiworld.server import services, socketio
 
 from tests.hardening.conftest import CONFIG
 
 OPEN = {"act": (1e9, 1e9), "program": (1e9, 1e9), "other": (1e9, 1e9)}
 
 
-def make_app(**config):
-    return create_app({**CONFIG, "RATE_LIMITS": {**OPEN, "join": (0.001, 5)}, **config})
+def make_app(apps, **config):
+    return apps.create({**CONFIG, "RATE_LIMITS": {**OPEN, "join": (0.001, 5)}, **config})
 
 
 def _state(app) -> tuple:
@@ -50,8 +50,8 @@ def socket_join(app, name: str = "ada", address: str = "127.0.0.1", **body) -> d
         client.disconnect()
 
 
-def test_random_authorization_headers_do_not_lift_the_join_limit_of_an_address():
-    app = make_app()
+def test_random_authorization_headers_do_not_lift_the_join_limit_of_an_address(apps):
+    app = make_app(apps)
     http = app.test_client()
     before = len(services(app).runner.world.characters())
     codes = [rest_join(http, f"j{i}").status_code for i in range(150)]
@@ -62,8 +62,8 @@ def test_random_authorization_headers_do_not_lift_the_join_limit_of_an_address()
     assert refused.headers["Retry-After"]
 
 
-def test_socket_joins_over_fresh_connections_share_the_address_bucket_with_rest():
-    app = make_app()
+def test_socket_joins_over_fresh_connections_share_the_address_bucket_with_rest(apps):
+    app = make_app(apps)
     http = app.test_client()
     assert [rest_join(http, f"r{i}").status_code for i in range(3)] == [201] * 3
     replies = [socket_join(app, f"s{i}") for i in range(4)]
@@ -71,8 +71,8 @@ def test_socket_joins_over_fresh_connections_share_the_address_bucket_with_rest(
     assert replies[-1]["code"] == "rate_limited" and replies[-1]["message"]
 
 
-def test_another_address_has_its_own_join_bucket():
-    app = make_app()
+def test_another_address_has_its_own_join_bucket(apps):
+    app = make_app(apps)
     http = app.test_client()
     for _ in range(5):
         assert rest_join(http).status_code == 201
@@ -80,8 +80,8 @@ def test_another_address_has_its_own_join_bucket():
     assert rest_join(http, address="10.0.0.9").status_code == 201
 
 
-def test_a_full_world_refuses_joins_on_both_paths_and_changes_nothing():
-    app = make_app(RATE_LIMITS={**OPEN, "join": (1e9, 1e9)})
+def test_a_full_world_refuses_joins_on_both_paths_and_changes_nothing(apps):
+    app = make_app(apps, RATE_LIMITS={**OPEN, "join": (1e9, 1e9)})
     held = len(services(app).runner.world.characters())
     app.config["MAX_CHARACTERS"] = held + 2
     http = app.test_client()
@@ -97,10 +97,10 @@ def test_a_full_world_refuses_joins_on_both_paths_and_changes_nothing():
     assert _state(app) == before
 
 
-def test_the_cap_holds_under_concurrent_joins():
+def test_the_cap_holds_under_concurrent_joins(apps):
     from concurrent.futures import ThreadPoolExecutor
 
-    app = make_app(RATE_LIMITS={**OPEN, "join": (1e9, 1e9)})
+    app = make_app(apps, RATE_LIMITS={**OPEN, "join": (1e9, 1e9)})
     held = len(services(app).runner.world.characters())
     app.config["MAX_CHARACTERS"] = held + 3
     with ThreadPoolExecutor(8) as pool:
@@ -110,8 +110,8 @@ def test_the_cap_holds_under_concurrent_joins():
 
 
 @pytest.mark.parametrize("given", [None, "wrong", "Wrong-token-but-close"])
-def test_a_closed_world_refuses_joins_without_its_token(given):
-    app = make_app(JOIN_TOKEN="Wrong-token-but-closed")
+def test_a_closed_world_refuses_joins_without_its_token(apps, given):
+    app = make_app(apps, JOIN_TOKEN="Wrong-token-but-closed")
     http = app.test_client()
     before = _state(app)
     body = {} if given is None else {"join_token": given}
@@ -124,8 +124,8 @@ def test_a_closed_world_refuses_joins_without_its_token(given):
 
 
 @pytest.mark.parametrize("given", ["", 5, ["t"], "no spaces allowed"])
-def test_a_malformed_join_token_is_refused_as_malformed(given):
-    app = make_app(JOIN_TOKEN="sesame")
+def test_a_malformed_join_token_is_refused_as_malformed(apps, given):
+    app = make_app(apps, JOIN_TOKEN="sesame")
     before = _state(app)
     refused = rest_join(app.test_client(), join_token=given)
     assert refused.status_code == 422
@@ -134,15 +134,15 @@ def test_a_malformed_join_token_is_refused_as_malformed(given):
     assert _state(app) == before
 
 
-def test_the_join_token_opens_a_closed_world_on_both_paths():
-    app = make_app(JOIN_TOKEN="sesame")
+def test_the_join_token_opens_a_closed_world_on_both_paths(apps):
+    app = make_app(apps, JOIN_TOKEN="sesame")
     http = app.test_client()
     assert rest_join(http, join_token="sesame").status_code == 201
     assert socket_join(app, "bea", join_token="sesame")["ok"] is True
 
 
-def test_an_open_world_ignores_a_join_token():
-    app = make_app()
+def test_an_open_world_ignores_a_join_token(apps):
+    app = make_app(apps)
     assert rest_join(app.test_client(), join_token="anything").status_code == 201
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from asiworld.server import create_app, services, socketio
+from asiworld.server import close_app, create_app, services, socketio
 from asiworld.server.nesting import MAX_DEPTH, BoundedJSON, too_deep
 from asiworld.server.validation import SOCKET_SCHEMAS
 
@@ -39,7 +39,8 @@ def world():
     )
     http = app.test_client()
     cid, token = agent(http, "ada")
-    return {"app": app, "http": http, "cid": cid, "token": token}
+    yield {"app": app, "http": http, "cid": cid, "token": token}
+    close_app(app)  # one app for the module: the `apps` fixture closes a test's
 
 
 def _state(app) -> tuple:

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import pytest
 from asiworld.resources import shipped
-from asiworld.server import create_app, services
+from asiworld.server import services
 
 SPECTATOR = "spectator-secret"
 
 
 @pytest.fixture
-def recorded(tmp_path):
-    app = create_app({"SEED": 3, "WORLD_SIZE": 48, "TESTING": True, "RECORD_DIR": str(tmp_path),
+def recorded(apps, tmp_path):
+    app = apps.create({"SEED": 3, "WORLD_SIZE": 48, "TESTING": True, "RECORD_DIR": str(tmp_path),
                       "REPLAY_DIRS": [str(shipped("replays"))], "AGENTS": ["forager"],
                       "SPECTATOR_TOKEN": SPECTATOR})
     services(app).runner.step(65)  # the first segment is on disk

@@ -107,12 +107,11 @@ def test_a_poisoned_say_then_a_snapshot_a_kill_and_a_restart_on_the_same_folder(
     assert "observer recorder failed" not in err and "Traceback" not in err
 
 
-def test_a_tick_that_fails_is_an_alarm_and_leaves_no_transaction_open(tmp_path, monkeypatch):
+def test_a_tick_that_fails_is_an_alarm_and_leaves_no_transaction_open(apps, tmp_path, monkeypatch):
     from asiworld.pipeline import TickNotSaved
     from asiworld.server.settings import ServerSettings
-    from asiworld.server.wsgi import build_app
 
-    app, store = build_app(ServerSettings(data_dir=tmp_path / "data", speed=10.0,
+    app, store = apps.build(ServerSettings(data_dir=tmp_path / "data", speed=10.0,
                                            snapshot_every=1))
     runner = services(app).runner
     client = app.test_client()
@@ -137,7 +136,7 @@ def test_a_tick_that_fails_is_an_alarm_and_leaves_no_transaction_open(tmp_path, 
     store.close()
 
 
-def test_a_full_disk_is_a_503_not_an_html_500_and_the_world_goes_on_once_it_can_save(
+def test_a_full_disk_is_a_503_not_an_html_500_and_the_world_goes_on_once_it_can_save(apps,
         tmp_path, monkeypatch):
     """Before: 278 acts answered with Flask's HTML 500 page, and the world stayed paused after
     space was freed until an admin resumed it."""
@@ -146,10 +145,9 @@ def test_a_full_disk_is_a_503_not_an_html_500_and_the_world_goes_on_once_it_can_
 
     from asiworld import realtime as runner_module
     from asiworld.server.settings import ServerSettings
-    from asiworld.server.wsgi import build_app
 
     monkeypatch.setattr(runner_module, "RETRY_SECONDS", 0.2)
-    app, store = build_app(ServerSettings(data_dir=tmp_path / "data", speed=50.0))
+    app, store = apps.build(ServerSettings(data_dir=tmp_path / "data", speed=50.0))
     runner = services(app).runner
     client = app.test_client()
     cid, token = agent(client)

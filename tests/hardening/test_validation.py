@@ -5,7 +5,7 @@ the rate limit, events nobody declared."""
 from __future__ import annotations
 
 import pytest
-from asiworld.server import create_app, services, socketio
+from asiworld.server import services, socketio
 from asiworld.server.validation import (
     ACTION,
     MAX_MESSAGE_BYTES,
@@ -59,10 +59,10 @@ def test_actions_outside_the_schema_are_refused(action):
 
 
 @pytest.fixture
-def tight_app():
+def tight_app(apps):
     """Small rate limits so a test can run into them without waiting."""
     limits = {"act": (0.001, 3.0), "other": (0.001, 5.0), "join": (0.001, 2.0)}
-    return create_app({**CONFIG, "RATE_LIMITS": limits})
+    return apps.create({**CONFIG, "RATE_LIMITS": limits})
 
 
 def test_socket_acts_past_the_burst_are_refused_and_not_applied(tight_app):

@@ -133,17 +133,14 @@ def test_serve_refuses_a_bad_memory_budget_before_starting(flag, bad, code, caps
     assert not (tmp_path / "data").exists()
 
 
-def test_a_server_gives_its_programs_the_budgets_it_was_given():
-    from asiworld.server import create_app, services
+def test_a_server_gives_its_programs_the_budgets_it_was_given(apps):
+    from asiworld.server import services
 
-    app = create_app({"PROGRAMS_MEMORY": 512 * MiB, "PROGRAM_MEMORY": 300 * MiB})
+    app = apps.create({"PROGRAMS_MEMORY": 512 * MiB, "PROGRAM_MEMORY": 300 * MiB})
     pipeline = services(app).runner.pipeline
     programs = pipeline.programs
-    try:
-        char = pipeline.world.add_character(name="ada")
-        assert programs.submit(char, "steady", STEADY)["ok"]
-        (host,) = programs._host.hosts.values()
-        assert programs._host.memory_budget == 512 * MiB
-        assert resource.prlimit(host.process.pid, resource.RLIMIT_AS)[0] == 300 * MiB
-    finally:
-        pipeline.close()
+    char = pipeline.world.add_character(name="ada")
+    assert programs.submit(char, "steady", STEADY)["ok"]
+    (host,) = programs._host.hosts.values()
+    assert programs._host.memory_budget == 512 * MiB
+    assert resource.prlimit(host.process.pid, resource.RLIMIT_AS)[0] == 300 * MiB

@@ -142,8 +142,8 @@ def test_serve_refuses_a_bad_programs_kept_before_starting(bad, capsys, tmp_path
     assert not (tmp_path / "data").exists()
 
 
-def test_a_server_keeps_as_many_ended_programs_per_character_as_configured():
-    from asiworld.server import create_app, services
+def test_a_server_keeps_as_many_ended_programs_per_character_as_configured(apps):
+    from asiworld.server import services
 
-    app = create_app({"PROGRAMS_KEPT": 2, "PROGRAMS_IN_PROCESS": True})
+    app = apps.create({"PROGRAMS_KEPT": 2, "PROGRAMS_IN_PROCESS": True})
     assert services(app).runner.pipeline.programs.ended_kept == 2

@@ -304,10 +304,9 @@ def test_a_replay_without_snapshots_is_warmed_once_in_the_background(runs):
 
 
 @pytest.fixture
-def client(runs):
-    from asiworld.server import create_app
+def client(apps, runs):
 
-    app = create_app({"SEED": 7, "SPEED": 10, "REPLAY_DIRS": [str(runs[0].parent)]})
+    app = apps.create({"SEED": 7, "SPEED": 10, "REPLAY_DIRS": [str(runs[0].parent)]})
     yield app.test_client()
     close_replays(app)
 
@@ -329,14 +328,13 @@ def test_the_point_of_view_route_says_where_the_world_came_from(client, runs):
     assert body["verified"] is True and body["start"]["from"] == "seed"
 
 
-def test_the_point_of_view_route_notes_a_snapshot_it_could_not_use(runs, tmp_path):
-    from asiworld.server import create_app
+def test_the_point_of_view_route_notes_a_snapshot_it_could_not_use(apps, runs, tmp_path):
 
     ref = snapshot_ref(runs[0], 120)
     data = bytearray(runs[0].read_bytes())
     data[ref.offset + ref.size - 10] ^= 0xFF
     (tmp_path / "flipped.asirep").write_bytes(bytes(data))
-    app = create_app({"SEED": 7, "REPLAY_DIRS": [str(tmp_path)]})
+    app = apps.create({"SEED": 7, "REPLAY_DIRS": [str(tmp_path)]})
     client = app.test_client()
     try:
         body = client.get(f"/api/replays/flipped/pov?tick=140&char={runs[2][0]}").get_json()

@@ -99,17 +99,17 @@ def test_the_replay_stores_one_turn_chunk_per_configuration_and_still_verifies(t
 
 def test_the_viewer_api_gives_markers_and_one_turn_in_full(tmp_path):
     _recorded(tmp_path, {"ann": CALLS}).close()
-    library = ReplayLibrary([tmp_path])
-    [conf] = library.turns("r")["configurations"]
-    assert conf["config"] == "ann"
-    assert [m["tools"] for m in conf["markers"]] == [["move"], ["eat"], []]
-    assert [m["failed"] for m in conf["markers"]] == [False, False, True]
-    full = library.turn("r", conf["char"], 2)
-    assert full["config"] == "ann" and full["results"] == ["eat({}) -> refused"]
-    for char, number in ((conf["char"], 7), (conf["char"] + 1, 1)):
-        with pytest.raises(ReplayError) as err:
-            library.turn("r", char, number)
-        assert err.value.code == "unknown_turn"
+    with ReplayLibrary([tmp_path]) as library:
+        [conf] = library.turns("r")["configurations"]
+        assert conf["config"] == "ann"
+        assert [m["tools"] for m in conf["markers"]] == [["move"], ["eat"], []]
+        assert [m["failed"] for m in conf["markers"]] == [False, False, True]
+        full = library.turn("r", conf["char"], 2)
+        assert full["config"] == "ann" and full["results"] == ["eat({}) -> refused"]
+        for char, number in ((conf["char"], 7), (conf["char"] + 1, 1)):
+            with pytest.raises(ReplayError) as err:
+                library.turn("r", char, number)
+            assert err.value.code == "unknown_turn"
 
 
 OUTCOMES = CALLS + [
@@ -126,7 +126,8 @@ OUTCOMES = CALLS + [
 
 def test_the_turn_reader_gets_every_turn_with_its_outcome_and_no_prompt(tmp_path):
     _recorded(tmp_path, {"ann": OUTCOMES}).close()
-    [conf] = ReplayLibrary([tmp_path]).transcript("r")["configurations"]
+    with ReplayLibrary([tmp_path]) as library:
+        [conf] = library.transcript("r")["configurations"]
     assert conf["config"] == "ann"
     outcomes = {t["turn"]: t["outcome"] for t in conf["turns"]}
     assert outcomes == {
@@ -143,7 +144,8 @@ def test_the_turn_reader_gets_every_turn_with_its_outcome_and_no_prompt(tmp_path
 def test_the_timelines_marks_carry_each_turns_outcome(tmp_path):
     """The model-turn lane is coloured by outcome: the marks say the reader's outcome kind."""
     _recorded(tmp_path, {"ann": OUTCOMES}).close()
-    [conf] = ReplayLibrary([tmp_path]).turns("r")["configurations"]
+    with ReplayLibrary([tmp_path]) as library:
+        [conf] = library.turns("r")["configurations"]
     assert [m["outcome"] for m in conf["markers"]] == ["ok", "ok", "failed", "refused", "text-only"]
 
 

@@ -27,7 +27,6 @@ from asiworld.replay import format as fmt
 from asiworld.replay.library import ReplayLibrary
 from asiworld.replay.reader import Replay
 from asiworld.resources import shipped
-from asiworld.server import create_app
 
 SAMPLE = shipped("replays") / "three-configurations-30min.asirep"
 
@@ -138,7 +137,8 @@ def corpus(tmp_path_factory) -> Path:
 
 
 def test_the_listing_lists_every_file_and_marks_the_bad_ones(corpus):
-    rows = ReplayLibrary([corpus]).listing()
+    with ReplayLibrary([corpus]) as library:
+        rows = library.listing()
     assert len(rows) == len(list(corpus.glob("*.asirep")))
     by_id = {r["id"]: r for r in rows}
     intact = next(r for rid, r in by_id.items() if "intact" in rid)
@@ -148,8 +148,8 @@ def test_the_listing_lists_every_file_and_marks_the_bad_ones(corpus):
             assert row.get("error"), rid
 
 
-def test_no_route_answers_500_for_any_file(corpus):
-    app = create_app({"SEED": 3, "WORLD_SIZE": 48, "TESTING": True, "REPLAY_DIRS": [str(corpus)]})
+def test_no_route_answers_500_for_any_file(apps, corpus):
+    app = apps.create({"SEED": 3, "WORLD_SIZE": 48, "TESTING": True, "REPLAY_DIRS": [str(corpus)]})
     client = app.test_client()
     assert client.get("/replays").status_code == 200
     listed = client.get("/api/replays")
@@ -184,7 +184,8 @@ def test_memory_stays_bounded_by_a_bomb(corpus, tmp_path):
     shutil.copy(corpus / "header-bomb.asirep", single)
     shutil.copy(corpus / "frames-bomb.asirep", single)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    rows = ReplayLibrary([single]).listing()
+    with ReplayLibrary([single]) as library:
+        rows = library.listing()
     assert any(r.get("error") == "corrupt_chunk" for r in rows)
     with Replay.open(single / "frames-bomb.asirep") as replay:
         frames = [r for r in replay.index if r.kind == fmt.FRAMES]
@@ -244,6 +245,6 @@ def test_a_frames_chunk_of_the_wrong_shape_is_a_corrupt_chunk(corpus, name):
 
 
 def test_warming_a_damaged_replay_in_the_background_never_raises(corpus):
-    library = ReplayLibrary([corpus])
-    for row in library.listing():
-        library._warm_quietly(row["id"])  # what its thread runs: it must end quietly
+    with ReplayLibrary([corpus]) as library:
+        for row in library.listing():
+            library._warm_quietly(row["id"])  # what its thread runs: it must end quietly

@@ -25,7 +25,8 @@ def test_a_broken_file_is_listed_with_its_error_instead_of_breaking_the_list(tmp
     from asiworld.replay.library import ReplayLibrary
 
     (tmp_path / "broken.asirep").write_bytes(b"NOT A REPLAY")
-    (row,) = ReplayLibrary([tmp_path]).listing()
+    with ReplayLibrary([tmp_path]) as library:
+        (row,) = library.listing()
     assert row["id"] == "broken" and row["error"] == "not_a_replay"
 
 

@@ -19,7 +19,8 @@ RID = "demo"
 
 @pytest.fixture
 def library(replay_dir):
-    return ReplayLibrary([replay_dir])
+    with ReplayLibrary([replay_dir]) as library:
+        yield library
 
 
 def test_a_seek_from_the_cache_is_the_keyframe_read_from_the_file(library, replay_dir):

@@ -1,16 +1,16 @@
 from __future__ import annotations
 
 import pytest
-from asiworld.server import create_app, services, socketio
+from asiworld.server import services, socketio
 
 # A small seeded real world: 48 tiles is the smallest the engine makes.
 SMALL_WORLD = {"SEED": 3, "WORLD_SIZE": 48}
 
 
 @pytest.fixture
-def app():
+def app(apps):
     # No runner thread: tests advance the world themselves with runner.step(n).
-    return create_app({**SMALL_WORLD, "TESTING": True})
+    return apps.create({**SMALL_WORLD, "TESTING": True})
 
 
 @pytest.fixture

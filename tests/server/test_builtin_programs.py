@@ -4,11 +4,11 @@ the world's event stream."""
 
 from __future__ import annotations
 
-from asiworld.server import create_app, services
+from asiworld.server import services
 
 
-def test_the_built_in_agents_and_the_agent_api_share_the_pipelines_program_host():
-    app = create_app(
+def test_the_built_in_agents_and_the_agent_api_share_the_pipelines_program_host(apps):
+    app = apps.create(
         {"SEED": 7, "WORLD_SIZE": 64, "TESTING": True, "PROGRAMS_IN_PROCESS": True,
          "AGENTS": ["planner", "forager"]}
     )  # fmt: skip
@@ -18,8 +18,8 @@ def test_the_built_in_agents_and_the_agent_api_share_the_pipelines_program_host(
     assert app.extensions["asiworld_agents"].programs is svc.runner.pipeline.programs
 
 
-def test_a_built_in_agents_program_runs_on_the_live_world_until_its_own_next_action():
-    app = create_app(
+def test_a_built_in_agents_program_runs_on_the_live_world_until_its_own_next_action(apps):
+    app = apps.create(
         {"SEED": 7, "WORLD_SIZE": 64, "TESTING": True, "PROGRAMS_IN_PROCESS": True,
          "AGENTS": ["forager"]}
     )  # fmt: skip

@@ -8,7 +8,7 @@ Setup stands characters on gates directly on the world (the runner has no thread
 from __future__ import annotations
 
 import pytest
-from asiworld.server import create_app, services, socketio
+from asiworld.server import close_app, create_app, services, socketio
 
 from tests.server.conftest import received
 
@@ -17,7 +17,9 @@ SURFACE = 0
 
 @pytest.fixture(scope="module")
 def engine_app():
-    return create_app({"SEED": 7, "TESTING": True})
+    app = create_app({"SEED": 7, "TESTING": True})
+    yield app
+    close_app(app)  # one app for the module: the `apps` fixture closes a test's
 
 
 @pytest.fixture

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from asiworld.server import create_app, services, socketio
+from asiworld.server import close_app, create_app, services, socketio
 
 from tests.server.conftest import received
 
 
 @pytest.fixture(scope="module")
 def engine_app():
-    return create_app({"SEED": 7, "TESTING": True})
+    app = create_app({"SEED": 7, "TESTING": True})
+    yield app
+    close_app(app)  # one app for the module: the `apps` fixture closes a test's
 
 
 def test_player_stream_never_holds_anything_outside_the_characters_view(engine_app):

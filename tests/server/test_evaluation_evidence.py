@@ -9,7 +9,7 @@ import json
 import shutil
 
 import pytest
-from asiworld.server import create_app, services
+from asiworld.server import services
 
 from tests.replay_viewer.demo_study import shared_demo
 from tests.server.conftest import SMALL_WORLD
@@ -22,8 +22,8 @@ def runs(tmp_path_factory):
     return folder
 
 
-def app_for(runs, **config):
-    return create_app({**SMALL_WORLD, "TESTING": True, "RUNS_DIR": str(runs),
+def app_for(apps, runs, **config):
+    return apps.create({**SMALL_WORLD, "TESTING": True, "RUNS_DIR": str(runs),
                        "REPLAY_DIRS": [str(runs)], **config})
 
 
@@ -32,8 +32,8 @@ def events_of(runs, kind: str) -> list[dict]:
     return [e for e in map(json.loads, lines) if e["kind"] == kind]
 
 
-def test_a_runs_rows_carry_their_replay_moments(runs):
-    body = app_for(runs).test_client().get("/api/evaluation?run=demo").get_json()
+def test_a_runs_rows_carry_their_replay_moments(apps, runs):
+    body = app_for(apps, runs).test_client().get("/api/evaluation?run=demo").get_json()
     assert body["replay"] == {"id": "demo", "url": "/replay/demo", "settled": True}
     rows = {r["name"]: r for r in body["configurations"]}
     rusher = rows["rusher"]
@@ -48,17 +48,17 @@ def test_a_runs_rows_carry_their_replay_moments(runs):
         assert row["evidence"]["goal"]["since"] is not None
 
 
-def test_a_run_whose_replay_is_not_listed_has_no_replay_links(runs, tmp_path):
+def test_a_run_whose_replay_is_not_listed_has_no_replay_links(apps, runs, tmp_path):
     elsewhere = tmp_path / "runs"
     shutil.copytree(runs / "demo", elsewhere / "demo")
-    client = create_app({**SMALL_WORLD, "TESTING": True, "RUNS_DIR": str(elsewhere),
+    client = apps.create({**SMALL_WORLD, "TESTING": True, "RUNS_DIR": str(elsewhere),
                          "REPLAY_DIRS": [str(tmp_path / "none")]}).test_client()
     body = client.get("/api/evaluation?run=demo").get_json()
     assert "replay" not in body and "evidence" not in body["configurations"][0]
 
 
-def test_the_live_world_names_its_recording_and_links_once_it_stopped(tmp_path):
-    app = create_app({**SMALL_WORLD, "TESTING": True, "RECORD_DIR": str(tmp_path),
+def test_the_live_world_names_its_recording_and_links_once_it_stopped(apps, tmp_path):
+    app = apps.create({**SMALL_WORLD, "TESTING": True, "RECORD_DIR": str(tmp_path),
                       "REPLAY_DIRS": [], "AGENTS": ["forager"]})
     runner = services(app).runner
     client = app.test_client()
@@ -77,8 +77,8 @@ def test_the_live_world_names_its_recording_and_links_once_it_stopped(tmp_path):
         app.extensions["asiworld_recording"].close()
 
 
-def test_a_replay_card_shows_each_configurations_score_and_tasks(runs):
-    client = app_for(runs).test_client()
+def test_a_replay_card_shows_each_configurations_score_and_tasks(apps, runs):
+    client = app_for(apps, runs).test_client()
     [row] = client.get("/api/replays").get_json()["replays"]
     results = json.loads((runs / "demo" / "results.json").read_text())
     expected = sorted(results["configurations"], key=lambda r: r["rank"])
@@ -91,11 +91,11 @@ def test_a_replay_card_shows_each_configurations_score_and_tasks(runs):
 
 
 @pytest.mark.parametrize("bad", ["{not json", '{"configurations": "none"}', '[]'])
-def test_a_damaged_results_file_leaves_the_card_without_scores(runs, tmp_path, bad):
+def test_a_damaged_results_file_leaves_the_card_without_scores(apps, runs, tmp_path, bad):
     folder = tmp_path / "runs"
     shutil.copytree(runs / "demo", folder / "demo")
     (folder / "demo" / "results.json").write_text(bad)
-    client = create_app({**SMALL_WORLD, "TESTING": True, "REPLAY_DIRS": [str(folder)]}).test_client()
+    client = apps.create({**SMALL_WORLD, "TESTING": True, "REPLAY_DIRS": [str(folder)]}).test_client()
     [row] = client.get("/api/replays").get_json()["replays"]
     assert row["outcomes"] is None and row["title"]  # still listed, just without scores
     assert 'class="outcomes small"' not in client.get("/replays").get_data(as_text=True)
@@ -105,5 +105,6 @@ def test_a_sample_replay_without_results_has_no_scores():
     from asiworld.replay.library import ReplayLibrary
     from asiworld.server.replay_library import DEFAULT_DIR
 
-    rows = ReplayLibrary([DEFAULT_DIR]).listing()
+    with ReplayLibrary([DEFAULT_DIR]) as library:
+        rows = library.listing()
     assert rows and all(r["outcomes"] is None for r in rows)

@@ -12,7 +12,7 @@ import os
 import sys
 
 import pytest
-from asiworld.server import create_app, nesting, services, socketio
+from asiworld.server import nesting, services, socketio
 from asiworld.server.nesting import BoundedJSON
 
 from tests.server.conftest import received
@@ -92,8 +92,8 @@ def rebuild(frames: list[dict]) -> dict:
 
 
 @pytest.fixture
-def crowd_app():
-    return create_app({"SEED": 3, "WORLD_SIZE": 48, "TESTING": True, "AGENTS": ["forager"] * 4})
+def crowd_app(apps):
+    return apps.create({"SEED": 3, "WORLD_SIZE": 48, "TESTING": True, "AGENTS": ["forager"] * 4})
 
 
 def test_a_walking_crowd_sends_the_fields_that_changed(crowd_app) -> None:

@@ -48,12 +48,11 @@ def test_admin_refuses_bad_numbers_and_changes_nothing(app, runner):
     assert runner.world.tick == 0 and runner.speed == 10.0
 
 
-def test_admin_token_is_required_when_configured():
-    from asiworld.server import create_app
+def test_admin_token_is_required_when_configured(apps):
 
     from tests.server.conftest import SMALL_WORLD
 
-    app = create_app({**SMALL_WORLD, "ADMIN_TOKEN": "s3cret"})
+    app = apps.create({**SMALL_WORLD, "ADMIN_TOKEN": "s3cret"})
     http = app.test_client()
     assert http.post("/admin/pause").status_code == 403
     assert http.post("/admin/pause", headers={"X-Admin-Token": "wrong"}).status_code == 403

@@ -11,7 +11,7 @@ import pytest
 from asiworld.cli import main
 from asiworld.replay import Replay
 from asiworld.replay.verify import verify_replay
-from asiworld.server import create_app, services
+from asiworld.server import services
 
 from tests.hardening.serving import free_port, http, start_server
 from tests.server.conftest import SMALL_WORLD
@@ -105,8 +105,8 @@ def test_a_resumed_world_is_recorded_mid_run_and_a_clean_stop_completes_it(tmp_p
         assert verify_replay(replay).ok
 
 
-def test_the_replays_page_lists_the_live_recording_as_it_grows(tmp_path):
-    app = create_app({**SMALL_WORLD, "TESTING": True, "RECORD_DIR": str(tmp_path),
+def test_the_replays_page_lists_the_live_recording_as_it_grows(apps, tmp_path):
+    app = apps.create({**SMALL_WORLD, "TESTING": True, "RECORD_DIR": str(tmp_path),
                       "REPLAY_DIRS": [], "AGENTS": ["forager"]})
     runner = services(app).runner
     client = app.test_client()
@@ -122,11 +122,11 @@ def test_the_replays_page_lists_the_live_recording_as_it_grows(tmp_path):
     assert row["recording"] is False and row["complete"] is True and row["last_tick"] == 121
 
 
-def test_a_fork_closes_the_recording_and_begins_the_next_from_its_snapshot(tmp_path):
+def test_a_fork_closes_the_recording_and_begins_the_next_from_its_snapshot(apps, tmp_path):
     from asiworld.engine import World
     from asiworld.server.fork import install
 
-    app = create_app({**SMALL_WORLD, "TESTING": True, "RECORD_DIR": str(tmp_path),
+    app = apps.create({**SMALL_WORLD, "TESTING": True, "RECORD_DIR": str(tmp_path),
                       "REPLAY_DIRS": [], "AGENTS": ["random"]})
     runner = services(app).runner
     runner.step(30)
@@ -138,11 +138,12 @@ def test_a_fork_closes_the_recording_and_begins_the_next_from_its_snapshot(tmp_p
         runner.call(lambda: install(app, fork, None))
     runner.step(130)
     app.extensions["asiworld_recording"].close()
-    before, after = (Replay.open(p) for p in app.extensions["asiworld_recording"].paths)
-    assert before.complete and before.last_tick == 30
-    assert after.header.start["tick"] == 70 == after.first_tick
-    assert after.last_tick == 200
-    verdict = verify_replay(after)
+    first, second = app.extensions["asiworld_recording"].paths
+    with Replay.open(first) as before, Replay.open(second) as after:
+        assert before.complete and before.last_tick == 30
+        assert after.header.start["tick"] == 70 == after.first_tick
+        assert after.last_tick == 200
+        verdict = verify_replay(after)
     assert verdict.ok and verdict.checked >= 3, verdict.message
 
 

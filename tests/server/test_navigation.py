@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from asiworld.server import create_app
+from asiworld.server import close_app, create_app
 
 from tests.server.conftest import SMALL_WORLD
 
@@ -26,7 +26,8 @@ PAGES = {
 @pytest.fixture(scope="module")
 def http():
     app = create_app({**SMALL_WORLD, "TESTING": True, "REPLAY_DIRS": [str(REPO / "replays")]})
-    return app.test_client()
+    yield app.test_client()
+    close_app(app)  # one app for the module: the `apps` fixture closes a test's
 
 
 @pytest.mark.parametrize("path", PAGES)

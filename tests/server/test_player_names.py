@@ -6,14 +6,14 @@ number and in other case, a name in use, the same name with other case and space
 from __future__ import annotations
 
 import pytest
-from asiworld.server import create_app, services, socketio
+from asiworld.server import services, socketio
 
 from tests.server.conftest import SMALL_WORLD
 
 
 @pytest.fixture
-def app():
-    return create_app({**SMALL_WORLD, "TESTING": True, "AGENTS": ["planner"]})
+def app(apps):
+    return apps.create({**SMALL_WORLD, "TESTING": True, "AGENTS": ["planner"]})
 
 
 def join(app, name: str) -> dict:

@@ -15,14 +15,13 @@ import pytest
 from tests.served import free_port
 
 
-def test_default_start_emits_no_deprecation_warning():
+def test_default_start_emits_no_deprecation_warning(apps):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        from asiworld.server import create_app
 
         from tests.server.conftest import SMALL_WORLD
 
-        app = create_app(SMALL_WORLD)
+        app = apps.create(SMALL_WORLD)
         assert app.extensions["socketio"].server.async_mode == "threading"
     deprecations = [w for w in caught if issubclass(w.category, DeprecationWarning)]
     assert deprecations == [], [str(w.message) for w in deprecations]

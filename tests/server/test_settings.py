@@ -152,18 +152,15 @@ def test_serve_refuses_a_bad_grace_before_starting(args, code, capsys, tmp_path)
     assert "Traceback" not in err and not (tmp_path / "data").exists()
 
 
-def test_a_server_gives_every_character_joining_its_grace_nights():
+def test_a_server_gives_every_character_joining_its_grace_nights(apps):
     """`serve --grace-nights 2`: /api/world says so, and a player's observation counts down the
     nights shades spare it; the world's built-in agents join with it too."""
-    from asiworld.server import create_app, services
+    from asiworld.server import services
 
-    app = create_app({"SEED": 3, "WORLD_SIZE": 48, "GRACE_NIGHTS": 2, "AGENTS": ["forager"]})
+    app = apps.create({"SEED": 3, "WORLD_SIZE": 48, "GRACE_NIGHTS": 2, "AGENTS": ["forager"]})
     runner = services(app).runner
-    try:
-        body = app.test_client().get("/api/world").get_json()
-        assert body["grace_nights"] == 2
-        cid = runner.add_character("learner")
-        assert runner.world.observe(cid)["self"]["grace_nights_left"] == 2
-        assert {c.grace_nights for c in runner.world.characters()} == {2}
-    finally:
-        runner.pipeline.close()
+    body = app.test_client().get("/api/world").get_json()
+    assert body["grace_nights"] == 2
+    cid = runner.add_character("learner")
+    assert runner.world.observe(cid)["self"]["grace_nights_left"] == 2
+    assert {c.grace_nights for c in runner.world.characters()} == {2}

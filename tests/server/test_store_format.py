@@ -10,13 +10,12 @@ from __future__ import annotations
 import pytest
 from asiworld.server.persistence import FORMAT, StoreError, WorldStore
 from asiworld.server.settings import ServerSettings
-from asiworld.server.wsgi import build_app
 
 from tests.engine.hostile import CALLS, hostile_pickle
 
 
-def saved_world(path) -> None:
-    app, store = build_app(ServerSettings(seed=5, data_dir=path, snapshot_every=20))
+def saved_world(apps, path) -> None:
+    app, store = apps.build(ServerSettings(seed=5, data_dir=path, snapshot_every=20))
     store.close()
 
 
@@ -30,11 +29,11 @@ def tamper(path, fmt: int | None) -> bytes:
     return blob
 
 
-def test_a_store_of_pickled_snapshots_is_refused_and_left_as_it_is(tmp_path):
-    saved_world(tmp_path)
+def test_a_store_of_pickled_snapshots_is_refused_and_left_as_it_is(apps, tmp_path):
+    saved_world(apps, tmp_path)
     blob = tamper(tmp_path, 1)
     with pytest.raises(StoreError) as err:
-        build_app(ServerSettings(data_dir=tmp_path))
+        apps.build(ServerSettings(data_dir=tmp_path))
     assert "store format 1" in str(err.value) and "pickle" in str(err.value)
     assert "new --data-dir" in str(err.value)
     store = WorldStore(tmp_path)
@@ -44,8 +43,8 @@ def test_a_store_of_pickled_snapshots_is_refused_and_left_as_it_is(tmp_path):
     assert CALLS == []
 
 
-def test_a_pickle_in_place_of_a_snapshot_is_not_unpickled(tmp_path):
-    saved_world(tmp_path)
+def test_a_pickle_in_place_of_a_snapshot_is_not_unpickled(apps, tmp_path):
+    saved_world(apps, tmp_path)
     tamper(tmp_path, None)
     store = WorldStore(tmp_path)
     with pytest.raises(StoreError) as err:
@@ -55,8 +54,8 @@ def test_a_pickle_in_place_of_a_snapshot_is_not_unpickled(tmp_path):
     assert CALLS == []
 
 
-def test_a_saved_world_resumes_from_its_snapshot(tmp_path):
-    saved_world(tmp_path)
+def test_a_saved_world_resumes_from_its_snapshot(apps, tmp_path):
+    saved_world(apps, tmp_path)
     store = WorldStore(tmp_path)
     assert store.meta("format") == FORMAT
     world = store.load_world()

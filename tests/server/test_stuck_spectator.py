@@ -15,7 +15,7 @@ import time
 
 import pytest
 import socketio as socketio_client
-from asiworld.server import create_app, services
+from asiworld.server import services
 from asiworld.server.live import HIGH_WATER
 from werkzeug.serving import make_server
 from wsproto import ConnectionType, WSConnection
@@ -28,8 +28,8 @@ BUFFER = 4096  # bytes: the kernel's socket buffers on both ends
 
 
 @pytest.fixture
-def live_server():
-    app = create_app({"SEED": 3, "WORLD_SIZE": 48, "SPEED": SPEED, "AGENTS": ["forager"] * 3})
+def live_server(apps):
+    app = apps.create({"SEED": 3, "WORLD_SIZE": 48, "SPEED": SPEED, "AGENTS": ["forager"] * 3})
     port = free_port()
     server = make_server("127.0.0.1", port, app, threaded=True)
     server.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, BUFFER)  # accepted ones inherit it
