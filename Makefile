@@ -14,7 +14,7 @@ export ASIWORLD_SLOW ?= 1
 # on one worker (--dist loadfile: a module's fixtures are made once); WORKERS=0 runs it in one.
 WORKERS ?= 2
 
-.PHONY: install install-serve install-browser install-redis serve test lint samples bench
+.PHONY: install install-serve install-browser install-redis install-tex serve test lint samples bench
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -57,11 +57,22 @@ install-redis:
 	  $$APT install redis-server >/dev/null 2>&1 || \
 	  { $$APT update && $$APT install redis-server >/dev/null; }; }
 
+# The paper's LaTeX tables are compiled by pdflatex in the tests (tests/evaluation/
+# test_paper_exports.py): Debian's TeX base and booktabs, about 15 MB, no documentation.
+install-tex:
+	@command -v pdflatex >/dev/null 2>&1 || { \
+	  echo "installing Debian's pdflatex (texlive-latex-base, booktabs) with apt-get"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  APT="$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get -qq -y --no-install-recommends"; \
+	  PKGS="texlive-latex-base texlive-latex-recommended"; \
+	  $$APT install $$PKGS >/dev/null 2>&1 || \
+	  { $$APT update && $$APT install $$PKGS >/dev/null; }; }
+
 # --port comes from PORT unless ARGS names one itself (then ARGS's alone).
 serve: install-serve
 	$(VENV)/bin/asiworld serve $(if $(findstring --port,$(ARGS)),,--port $(PORT)) $(ARGS)
 
-test: install install-browser install-redis
+test: install install-browser install-redis install-tex
 	$(VENV)/bin/ruff check app tests e2e benchmarks
 	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist loadfile --durations=25 $(ARGS)
 

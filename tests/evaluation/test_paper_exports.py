@@ -84,8 +84,8 @@ def test_the_checker_finds_what_breaks_a_paper():
         latex.tabular(["a", "b"], [["1"]], "lr")
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no TeX installed (parse test ran)")
 def test_the_tables_compile_with_pdflatex(seeds_folder, tmp_path):
+    assert shutil.which("pdflatex"), "pdflatex is missing: `make test` installs it (install-tex)"
     runs = renamed(json.loads((seeds_folder / "comparison.json").read_text())["results"],
                    "forager", ODD_NAME)
     paths = latex.write(tmp_path, runs, aggregate.aggregate(runs))
