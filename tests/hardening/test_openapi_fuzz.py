@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
-from asiworld.server import create_app, services
+from asiworld.server import close_app, create_app, services
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 
@@ -30,6 +30,13 @@ schema = schemathesis.openapi.from_wsgi("/api/openapi.json", APP)
 # all its items one node id, and pytest-xdist (the suite's two workers) keeps one item per node
 # id: eight of the nine operations went unfuzzed.
 OPERATIONS = {op.label: op for op in (result.ok() for result in schema.get_all_operations())}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def closed_after():
+    """The module's one app (schemathesis reads its spec at import), closed after its tests."""
+    yield
+    close_app(APP)
 
 
 @pytest.mark.parametrize("label", sorted(OPERATIONS))
