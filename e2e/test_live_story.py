@@ -235,7 +235,9 @@ def test_a_study_has_a_banner_with_its_minute_also_once_resumed(browser, tmp_pat
             proc = start_server(port, *args, wait=120)  # a loaded machine: it may start slowly
             try:
                 page.goto(f"http://127.0.0.1:{port}/live")
-                page.wait_for_function("window.__asiworld && window.__asiworld.state.tick > 0")
+                # a resumed study re-applies its ticks first: slow on a loaded machine
+                page.wait_for_function("window.__asiworld && window.__asiworld.state.tick > 0",
+                                       timeout=90_000)
                 first = page.evaluate("window.__asiworld.state.tick")
                 assert first >= 60, first  # the resumed world's tick, not a new one's
                 expect(banner).to_have_text(re.compile(r"^Study nine configurations · minute [1-3] of 3"))

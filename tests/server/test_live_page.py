@@ -33,6 +33,11 @@ def test_a_study_banner_names_the_study_and_its_horizon(tmp_path):
 
 
 class Banner:
+    """A study as /live reads it: its banner; stopped with the app (asiworld.server.close_app)."""
+
+    def stop(self) -> None:
+        pass
+
     def banner(self) -> dict:
         return {"name": "night <shift>", "minutes": 30, "ticks_per_minute": 60, "horizon": 1800,
                 "clock": "lockstep"}
