@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 
 
 # Every field public_entity gives of a creature: the same tuple means the same public dict
-# (FrameBuilder reuses a creature's dict while it is unchanged). A field added there goes here.
+# (FrameBuilder reuses a creature's dict while it is unchanged). A field added there goes here,
+# and wherever the engine writes one that can change, it calls World.entity_changed (frames
+# read again only the creatures it noted).
 creature_view = attrgetter("kind", "x", "y", "area", "health", "max_health", "hostile", "boss",
                            "phase")
 
@@ -79,6 +81,10 @@ class FrameBuilder:
         # tuple: equal to its last frame's means the same public dict (most creatures stand or
         # wander; building and comparing their dicts every tick was most of a frame's cost)
         self._cast: _Cast | None = None
+        # The world's count of noted changes when the cast's fields were last brought up to
+        # date (World.entity_changed): while nobody comes or goes, only the creatures noted
+        # since are read again.
+        self._changes_seen = 0
         self._areas: set[int] = set()
         self._time_key: tuple[bool, int] | None = None
 
@@ -86,6 +92,7 @@ class FrameBuilder:
         w = self.world
         self._entities = {eid: public_entity(e) for eid, e in w.entities.items()}
         self._cast = None
+        self._changes_seen = w.entity_change_count
         self._areas = set(w.areas)
         self._time_key = self._time_key_now()
         body = {
@@ -147,6 +154,7 @@ class FrameBuilder:
         before = self._entities
         seen = self._cast.seen() if self._cast is not None else {}
         creatures: dict[int, tuple] = {}
+        self._changes_seen = self.world.entity_change_count
         for eid, ent in self.world.entities.items():
             if type(ent) is Creature:
                 key = creature_view(ent)
@@ -165,16 +173,23 @@ class FrameBuilder:
 
     def _changed_in(self, cast: _Cast) -> dict[str, Any]:
         """The entities changed since the last frame when nobody came or went (most ticks):
-        the creatures' fields read in one pass and compared with the last frame's as a whole,
-        then only the creatures whose fields moved and the other entities (characters) built
-        again, in the world's order."""
-        views = list(map(creature_view, cast.creatures))
+        the creatures the world noted as changed since (World.entity_changed) whose fields
+        differ from the last frame's, and the other entities (characters), built again, in the
+        world's order."""
+        world = self.world
+        entities, views = world.entities, cast.views
         moved: list[int] = []
-        if views != cast.views:
-            moved = [eid for eid, now, was in zip(cast.ids, views, cast.views, strict=True)
-                     if now != was]
-            cast.views = views
-        before, entities = self._entities, self.world.entities
+        if world.entity_change_count != self._changes_seen:
+            for eid in world.entities_changed_since(self._changes_seen):
+                was = views.get(eid)
+                if was is None:  # not a creature: built below anyway
+                    continue
+                now = creature_view(entities[eid])
+                if now != was:
+                    moved.append(eid)
+                    views[eid] = now
+            self._changes_seen = world.entity_change_count
+        before = self._entities
         changed: dict[str, Any] = {}
         for eid in cast.in_order(moved):
             d = public_entity(entities[eid])
@@ -196,19 +211,17 @@ class FrameBuilder:
 
 class _Cast:
     """The world's entities while nobody comes or goes (an entity keeps its object while it
-    lives): the creatures (objects and ids, in the world's order) with their last frame's
-    fields, and the others (characters), which are built again every frame."""
+    lives): each creature's fields in the last frame, by id, and the others (characters),
+    which are built again every frame."""
 
     def __init__(self, entities: dict[int, Entity], creatures: dict[int, tuple]) -> None:
-        self.ids = list(creatures)
-        self.creatures = [entities[eid] for eid in self.ids]
-        self.views = list(creatures.values())
+        self.views = creatures
         self.others = [eid for eid, e in entities.items() if type(e) is not Creature]
         self._place = {eid: i for i, eid in enumerate(entities)}
 
     def seen(self) -> dict[int, tuple]:
         """Each creature's fields in the last frame, by id."""
-        return dict(zip(self.ids, self.views, strict=True))
+        return self.views
 
     def in_order(self, moved: list[int]) -> list[int]:
         """The others and the creatures that moved, in the world's order."""
