@@ -44,6 +44,17 @@ def public_entity(ent: Entity) -> dict[str, Any]:
     return out
 
 
+def _creature_entity(eid: int, view: tuple) -> dict[str, Any]:
+    """public_entity of a creature from its fields as creature_view reads them (the same dict,
+    keys in the same order)."""
+    kind, x, y, area, health, max_health, hostile, boss, phase = view
+    out = {"id": eid, "kind": kind, "x": x, "y": y, "area": area, "health": health,
+           "max_health": max_health, "hostile": hostile, "boss": boss}
+    if boss:
+        out["phase"] = phase
+    return out
+
+
 def _b64(arr: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(arr, dtype=np.uint8).tobytes()).decode("ascii")
 
@@ -192,7 +203,8 @@ class FrameBuilder:
         before = self._entities
         changed: dict[str, Any] = {}
         for eid in cast.in_order(moved):
-            d = public_entity(entities[eid])
+            view = views.get(eid)
+            d = public_entity(entities[eid]) if view is None else _creature_entity(eid, view)
             if before[eid] != d:
                 changed[str(eid)] = d
             before[eid] = d

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from asiworld.agents.bots.builtin import make_agent
 from asiworld.engine import World
-from asiworld.engine.frames import FrameBuilder, public_entity
+from asiworld.engine.frames import FrameBuilder, _creature_entity, creature_view, public_entity
 from asiworld.engine.model import Creature
 from asiworld.engine.rules.combat import harm
 
@@ -112,3 +112,12 @@ def test_the_shadow_king_framed_through_his_second_phase():
     for _ in range(6):
         step()
     assert (shown[king.id]["health"], shown[king.id]["phase"]) == (king.health, 2)
+
+
+def test_a_creature_read_through_its_fields_is_its_public_entity():
+    world = World.create(seed=3, size=48)
+    creatures = [e for e in world.entities.values() if isinstance(e, Creature)]
+    creatures.append(world.add_creature("shadow_king", creatures[0].area, (1, 1), boss=True))
+    for cr in creatures:
+        made = _creature_entity(cr.id, creature_view(cr))
+        assert made == public_entity(cr) and list(made) == list(public_entity(cr))
