@@ -123,7 +123,9 @@ class FrameBuilder:
         w = self.world
         deltas: dict[str, Any] = {}
         cast = self._cast
-        if cast is not None and w.entities.keys() == self._entities.keys():
+        # Nobody came or went: an entity added takes a new id (World.next_id), one removed
+        # leaves fewer (cheaper than comparing every id every tick).
+        if cast is not None and w.next_id == cast.next_id and len(w.entities) == cast.count:
             changed, removed = self._changed_in(cast), []
         else:
             changed, removed = self._changed_entities()
@@ -179,7 +181,7 @@ class FrameBuilder:
                 changed[str(eid)] = d
         removed = [eid for eid in before if eid not in current]
         self._entities = current
-        self._cast = _Cast(self.world.entities, creatures)
+        self._cast = _Cast(self.world, creatures)
         return changed, removed
 
     def _changed_in(self, cast: _Cast) -> dict[str, Any]:
@@ -226,7 +228,9 @@ class _Cast:
     lives): each creature's fields in the last frame, by id, and the others (characters),
     which are built again every frame."""
 
-    def __init__(self, entities: dict[int, Entity], creatures: dict[int, tuple]) -> None:
+    def __init__(self, world: World, creatures: dict[int, tuple]) -> None:
+        entities = world.entities
+        self.next_id, self.count = world.next_id, len(entities)
         self.views = creatures
         self.others = [eid for eid, e in entities.items() if type(e) is not Creature]
         self._place = {eid: i for i, eid in enumerate(entities)}
