@@ -82,6 +82,7 @@ def ours(minutes: int) -> tuple[float, float, dict[str, float]]:
             run = Run(RunConfig(seed=3, minutes=minutes, agents=["forager"], stagger_ticks=0,
                                 think_ticks=3, out=Path(out),
                                 figures=FigureOptions(formats=())))
+            run.pipeline.cpu_clock = True  # World.step in CPU time too (its two reads count outside)
             run.agents.before_step = driver.wrap(run.agents.before_step)
             run.results = assessment.wrap(run.results)
             began, cpu = time.perf_counter(), time.process_time()
@@ -94,16 +95,22 @@ def ours(minutes: int) -> tuple[float, float, dict[str, float]]:
     parts = {"World.step": step, "driver": driver.seconds, "recorder": recorder.seconds,
              "assessment": assessment.seconds}
     parts["the rest"] = wall - sum(parts.values())
-    return ticks / wall, ticks / cpu, {name: 1000 * s / ticks for name, s in parts.items()}
+    parts = {name: 1000 * s / ticks for name, s in parts.items()}
+    # Outside World.step in CPU time: what another job on a shared machine disturbs far less
+    # than the wall-time parts above.
+    step_cpu = run.pipeline.engine_cpu_seconds
+    parts["cpu outside/step"] = (cpu - step_cpu) / step_cpu
+    return ticks / wall, ticks / cpu, parts
 
 
 def breakdown(parts: dict[str, float]) -> str:
-    step = parts["World.step"]
-    outside = sum(parts.values()) - step
+    timed = {name: ms for name, ms in parts.items() if name != "cpu outside/step"}
+    step = timed["World.step"]
+    outside = sum(timed.values()) - step
     return (f"World.step {step:.3f} ms, everything else {outside:.3f} ms "
             f"({outside / step:.2f}x World.step: "
-            + ", ".join(f"{name} {ms:.3f}" for name, ms in parts.items() if name != "World.step")
-            + ")")
+            + ", ".join(f"{name} {ms:.3f}" for name, ms in timed.items() if name != "World.step")
+            + f"); in CPU time everything else is {parts['cpu outside/step']:.2f}x World.step")
 
 
 def crafter(python: str, steps: int) -> tuple[float, float]:
@@ -121,20 +128,23 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2000, help="Crafter's steps per block")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    ratios, cpu_ratios, outside = [], [], []
+    ratios, cpu_ratios, outside, cpu_outside = [], [], [], []
     for round_ in range(args.rounds):
         a, a_cpu, parts = ours(args.minutes)
         b, b_cpu = crafter(args.crafter_python, args.steps)
         ratios.append(a / b)
         cpu_ratios.append(a_cpu / b_cpu)
-        outside.append((sum(parts.values()) - parts["World.step"]) / parts["World.step"])
+        outside.append((sum(parts.values()) - parts["cpu outside/step"] - parts["World.step"])
+                       / parts["World.step"])
+        cpu_outside.append(parts["cpu outside/step"])
         print(f"round {round_ + 1}: asiworld run {a:,.0f} ticks/s, Crafter's world step "
               f"{b:,.0f} steps/s: {a / b:.1f}x; in CPU time {a_cpu:,.0f} against {b_cpu:,.0f}: "
               f"{a_cpu / b_cpu:.1f}x (load {os.getloadavg()[0]:.1f})", flush=True)
         print(f"  a tick: {breakdown(parts)}", flush=True)
     print(f"median ratio {statistics.median(ratios):.1f}x (CPU time "
           f"{statistics.median(cpu_ratios):.1f}x) over {args.rounds} rounds; outside World.step: "
-          f"median {statistics.median(outside):.2f}x its time (target <= 1)")
+          f"median {statistics.median(outside):.2f}x its time, in CPU time "
+          f"{statistics.median(cpu_outside):.2f}x (target <= 1)")
 
 
 if __name__ == "__main__":

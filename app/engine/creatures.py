@@ -243,6 +243,7 @@ def _king_turn(world: World, cr: Creature) -> bool:
     pattern = dungeons.sanctum_spec(world.content)["pattern"]
     if cr.phase == 1 and cr.health <= cr.max_health * float(pattern["phase2_at"]):
         cr.phase = 2
+        world.entity_changed(cr)
         cr.next_summon = world.tick
         world.emit("boss_phase", char=None, boss=cr.kind, entity=cr.id, phase=2, instance=cr.area)
     if cr.phase == 2 and world.tick >= (cr.next_summon or 0):

@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 
 
 # Every field public_entity gives of a creature: the same tuple means the same public dict
-# (FrameBuilder reuses a creature's dict while it is unchanged). A field added there goes here.
+# (FrameBuilder reuses a creature's dict while it is unchanged). A field added there goes here,
+# and wherever the engine writes one that can change, it calls World.entity_changed (frames
+# read again only the creatures it noted).
 creature_view = attrgetter("kind", "x", "y", "area", "health", "max_health", "hostile", "boss",
                            "phase")
 
@@ -39,6 +41,17 @@ def public_entity(ent: Entity) -> dict[str, Any]:
         out.update(hostile=ent.hostile, boss=ent.boss)
         if ent.boss:
             out["phase"] = ent.phase
+    return out
+
+
+def _creature_entity(eid: int, view: tuple) -> dict[str, Any]:
+    """public_entity of a creature from its fields as creature_view reads them (the same dict,
+    keys in the same order)."""
+    kind, x, y, area, health, max_health, hostile, boss, phase = view
+    out = {"id": eid, "kind": kind, "x": x, "y": y, "area": area, "health": health,
+           "max_health": max_health, "hostile": hostile, "boss": boss}
+    if boss:
+        out["phase"] = phase
     return out
 
 
@@ -79,6 +92,10 @@ class FrameBuilder:
         # tuple: equal to its last frame's means the same public dict (most creatures stand or
         # wander; building and comparing their dicts every tick was most of a frame's cost)
         self._cast: _Cast | None = None
+        # The world's count of noted changes when the cast's fields were last brought up to
+        # date (World.entity_changed): while nobody comes or goes, only the creatures noted
+        # since are read again.
+        self._changes_seen = 0
         self._areas: set[int] = set()
         self._time_key: tuple[bool, int] | None = None
 
@@ -86,6 +103,7 @@ class FrameBuilder:
         w = self.world
         self._entities = {eid: public_entity(e) for eid, e in w.entities.items()}
         self._cast = None
+        self._changes_seen = w.entity_change_count
         self._areas = set(w.areas)
         self._time_key = self._time_key_now()
         body = {
@@ -105,7 +123,9 @@ class FrameBuilder:
         w = self.world
         deltas: dict[str, Any] = {}
         cast = self._cast
-        if cast is not None and w.entities.keys() == self._entities.keys():
+        # Nobody came or went: an entity added takes a new id (World.next_id), one removed
+        # leaves fewer (cheaper than comparing every id every tick).
+        if cast is not None and w.next_id == cast.next_id and len(w.entities) == cast.count:
             changed, removed = self._changed_in(cast), []
         else:
             changed, removed = self._changed_entities()
@@ -147,6 +167,7 @@ class FrameBuilder:
         before = self._entities
         seen = self._cast.seen() if self._cast is not None else {}
         creatures: dict[int, tuple] = {}
+        self._changes_seen = self.world.entity_change_count
         for eid, ent in self.world.entities.items():
             if type(ent) is Creature:
                 key = creature_view(ent)
@@ -160,24 +181,32 @@ class FrameBuilder:
                 changed[str(eid)] = d
         removed = [eid for eid in before if eid not in current]
         self._entities = current
-        self._cast = _Cast(self.world.entities, creatures)
+        self._cast = _Cast(self.world, creatures)
         return changed, removed
 
     def _changed_in(self, cast: _Cast) -> dict[str, Any]:
         """The entities changed since the last frame when nobody came or went (most ticks):
-        the creatures' fields read in one pass and compared with the last frame's as a whole,
-        then only the creatures whose fields moved and the other entities (characters) built
-        again, in the world's order."""
-        views = list(map(creature_view, cast.creatures))
+        the creatures the world noted as changed since (World.entity_changed) whose fields
+        differ from the last frame's, and the other entities (characters), built again, in the
+        world's order."""
+        world = self.world
+        entities, views = world.entities, cast.views
         moved: list[int] = []
-        if views != cast.views:
-            moved = [eid for eid, now, was in zip(cast.ids, views, cast.views, strict=True)
-                     if now != was]
-            cast.views = views
-        before, entities = self._entities, self.world.entities
+        if world.entity_change_count != self._changes_seen:
+            for eid in world.entities_changed_since(self._changes_seen):
+                was = views.get(eid)
+                if was is None:  # not a creature: built below anyway
+                    continue
+                now = creature_view(entities[eid])
+                if now != was:
+                    moved.append(eid)
+                    views[eid] = now
+            self._changes_seen = world.entity_change_count
+        before = self._entities
         changed: dict[str, Any] = {}
         for eid in cast.in_order(moved):
-            d = public_entity(entities[eid])
+            view = views.get(eid)
+            d = public_entity(entities[eid]) if view is None else _creature_entity(eid, view)
             if before[eid] != d:
                 changed[str(eid)] = d
             before[eid] = d
@@ -196,19 +225,19 @@ class FrameBuilder:
 
 class _Cast:
     """The world's entities while nobody comes or goes (an entity keeps its object while it
-    lives): the creatures (objects and ids, in the world's order) with their last frame's
-    fields, and the others (characters), which are built again every frame."""
+    lives): each creature's fields in the last frame, by id, and the others (characters),
+    which are built again every frame."""
 
-    def __init__(self, entities: dict[int, Entity], creatures: dict[int, tuple]) -> None:
-        self.ids = list(creatures)
-        self.creatures = [entities[eid] for eid in self.ids]
-        self.views = list(creatures.values())
+    def __init__(self, world: World, creatures: dict[int, tuple]) -> None:
+        entities = world.entities
+        self.next_id, self.count = world.next_id, len(entities)
+        self.views = creatures
         self.others = [eid for eid, e in entities.items() if type(e) is not Creature]
         self._place = {eid: i for i, eid in enumerate(entities)}
 
     def seen(self) -> dict[int, tuple]:
         """Each creature's fields in the last frame, by id."""
-        return dict(zip(self.ids, self.views, strict=True))
+        return self.views
 
     def in_order(self, moved: list[int]) -> list[int]:
         """The others and the creatures that moved, in the world's order."""

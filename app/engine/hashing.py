@@ -55,10 +55,14 @@ def _area_info(world: World, area: Area) -> dict[str, Any]:
 
 
 def _entity_fields(ent: Entity) -> dict[str, Any]:
+    if isinstance(ent, Creature):
+        # A creature's fields are plain values (model.py): no record to render, no grace
+        # nights; most entities are creatures, and a recorder hashes them all every minute.
+        fields = dict(vars(ent))
+        info = {k: fields.pop(k) for k in _CREATURE_INFO}
+        fields["info"] = {k: v for k, v in info.items() if v is not None}
+        return fields
     fields = {k: (vars(v) if isinstance(v, _RECORDS) else v) for k, v in vars(ent).items()}
     if not fields.get("grace_nights", 1):  # a field added later: the default keeps old hashes
         del fields["grace_nights"]
-    if isinstance(ent, Creature):
-        info = {k: fields.pop(k) for k in _CREATURE_INFO}
-        fields["info"] = {k: v for k, v in info.items() if v is not None}
     return fields

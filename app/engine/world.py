@@ -63,6 +63,12 @@ class World:
         # last came or went on each, kept as bodies move (detours round bodies and crowd
         # views read them instead of walking every body of a crowd).
         self._body_grids: dict[int, tuple[Area, np.ndarray, np.ndarray]] = {}
+        # What a spectator sees of a creature (its place, health, boss phase) changes only
+        # through entity_changed: the entities so changed, by id, the latest last, each with
+        # the count of such changes at its latest (derived, not state). A frame builder then
+        # rebuilds the creatures changed since it last looked instead of reading every one.
+        self.entity_changes: dict[int, int] = {}
+        self.entity_change_count = 0
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -282,6 +288,26 @@ class World:
         ent.x, ent.y = x, y
         self.areas[ent.area].occupant[(x, y)] = ent.id
         self._body_moved(ent.area, x, y, True)
+        self.entity_changed(ent)
+
+    def entity_changed(self, ent: Entity) -> None:
+        """Note that a field a spectator sees of a creature changed: its place (move_entity),
+        its health or its phase. Every write of those fields calls this (characters' other
+        fields change every tick and are not noted: frames build characters every time)."""
+        self.entity_change_count += 1
+        changes = self.entity_changes
+        changes.pop(ent.id, None)  # to the end: the latest change last
+        changes[ent.id] = self.entity_change_count
+
+    def entities_changed_since(self, count: int) -> list[int]:
+        """The ids of the entities noted by entity_changed after the count of changes was
+        `count` (entity_change_count then), latest first."""
+        out = []
+        for eid, when in reversed(self.entity_changes.items()):
+            if when <= count:
+                break
+            out.append(eid)
+        return out
 
     def body_grid(self, area_id: int) -> np.ndarray:
         """A [x, y] mask of the tiles of an area a body stands on (read only: it is kept up
@@ -322,6 +348,7 @@ class World:
             del area.occupant[(ent.x, ent.y)]
             self._body_moved(ent.area, ent.x, ent.y, False)
         self.entities.pop(ent.id, None)
+        self.entity_changes.pop(ent.id, None)
 
     def add_creature(self, kind: str, area_id: int, pos: Pos, **extra: Any) -> Creature:
         spec = self.content.creatures[kind]

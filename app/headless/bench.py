@@ -23,6 +23,7 @@ def bench_engine(characters: int, ticks: int, seed: int = 7, agent: str = "forag
     each moved to a seeded random free tile of the map), then `ticks` ticks timed."""
     run = Run(RunConfig(seed=seed, minutes=0, agents=[agent] * characters, stagger_ticks=0,
                         think_ticks=3, size=size))
+    run.pipeline.cpu_clock = True
     run.pipeline.step()  # everyone joins in the first tick; not timed
     if spread:
         _spread(run.pipeline.world, seed)

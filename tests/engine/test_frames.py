@@ -4,10 +4,13 @@ its fields are the same instead of building it again)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from asiworld.agents.bots.builtin import make_agent
 from asiworld.engine import World
-from asiworld.engine.frames import FrameBuilder, public_entity
+from asiworld.engine.frames import FrameBuilder, _creature_entity, creature_view, public_entity
 from asiworld.engine.model import Creature
+from asiworld.engine.rules.combat import harm
 
 
 def test_frames_applied_in_turn_give_every_entity_at_every_tick():
@@ -61,3 +64,60 @@ def test_a_creature_back_where_it_stood_when_someone_joins_is_framed_where_it_st
     world.add_character("late")  # someone joins: every entity is walked again
     frame()
     assert shown == {eid: public_entity(e) for eid, e in world.entities.items()}
+
+
+
+def _framed(world: World) -> tuple[FrameBuilder, dict[int, dict], Callable[[], None]]:
+    """A builder, what its frames showed so far, and a step that frames the tick and checks
+    that the frames show every entity as it is."""
+    builder = FrameBuilder(world)
+    shown = {int(k): v for k, v in builder.keyframe()["keyframe"]["entities"].items()}
+
+    def step() -> None:
+        deltas = builder.frame(world.step())["deltas"]
+        for key, view in deltas.get("entities", {}).items():
+            shown[int(key)] = view
+        for gone in deltas.get("removed", []):
+            del shown[gone]
+        assert shown == {eid: public_entity(e) for eid, e in world.entities.items()}, world.tick
+
+    return builder, shown, step
+
+
+def test_a_creature_hit_where_it_stands_is_framed_with_its_health():
+    # While nobody comes or goes, a frame reads again only the creatures the world noted as
+    # changed (World.entity_changed): a hit that does not move its victim is noted too.
+    world = World.create(seed=3, size=48)
+    ada = world.entities[world.add_character("ada")]
+    sheep = next(e for e in world.entities.values() if isinstance(e, Creature)
+                 and e.kind == "sheep")
+    for ent in world.entities.values():
+        if isinstance(ent, Creature):
+            ent.next_move = 10**9  # nobody moves on its own
+    _, shown, step = _framed(world)
+    step()  # the walk of every entity; the frames after it read only what was noted
+    harm(world, sheep, 1, source=ada)
+    step()
+    assert shown[sheep.id]["health"] == sheep.max_health - 1
+
+
+def test_the_shadow_king_framed_through_his_second_phase():
+    from tests.engine.test_dungeons import make_world, sanctum_with_king
+
+    world = make_world()
+    ada, king = sanctum_with_king(world)
+    _, shown, step = _framed(world)
+    step()
+    harm(world, king, 251, source=ada)
+    for _ in range(6):
+        step()
+    assert (shown[king.id]["health"], shown[king.id]["phase"]) == (king.health, 2)
+
+
+def test_a_creature_read_through_its_fields_is_its_public_entity():
+    world = World.create(seed=3, size=48)
+    creatures = [e for e in world.entities.values() if isinstance(e, Creature)]
+    creatures.append(world.add_creature("shadow_king", creatures[0].area, (1, 1), boss=True))
+    for cr in creatures:
+        made = _creature_entity(cr.id, creature_view(cr))
+        assert made == public_entity(cr) and list(made) == list(public_entity(cr))

@@ -61,6 +61,7 @@ def harm(world: World, victim: Entity, amount: int, source: Entity | None = None
         amount = int(round(amount * (1 - armor_reduction(world, victim))))
         amount = max(amount, 1)
     victim.health -= amount
+    world.entity_changed(victim)
     source_kind = cause or (source.kind if source is not None else "world")
     dungeon = in_dungeon(world, victim)
     if isinstance(victim, Character):
