@@ -219,15 +219,24 @@ def update_all(world: World, chars: list[Character]) -> None:
     """Refresh every character's view and memory (the tick's last step). In a crowded area
     the memories of everyone whose view changed are updated together, as array work over
     all of them: per character, the dozen numpy calls of a hundred bodies each cost more
-    than the work itself."""
+    than the work itself. Whether a body came or went in a view that stayed where it was
+    is asked for all such views of an area at once too."""
     crowds: dict[int, tuple[BodyIndex, list[Character]]] = {}
+    still: dict[int, list[Character]] = {}
     for char in chars:
         bodies = world.body_index(char.area)
-        if _look(world, char, bodies):
-            if bodies is None:
-                _remember_walk(world, char)
-            else:
-                crowds.setdefault(char.area, (bodies, []))[1].append(char)
+        if bodies is None:
+            _see(world, char)
+            _remember_walk(world, char)
+        elif _see(world, char) or not _same_area(world, char):
+            crowds.setdefault(char.area, (bodies, []))[1].append(char)
+        else:
+            still.setdefault(char.area, []).append(char)
+    for area_id, group in still.items():
+        moved = _bodies_came_or_went(world, area_id, group)
+        if moved:
+            bodies = world.body_index(area_id)
+            crowds.setdefault(area_id, (bodies, []))[1].extend(moved)
     for area_id, (bodies, group) in crowds.items():
         _remember_crowd(world, area_id, bodies, group)
 
@@ -236,34 +245,61 @@ def _look(world: World, char: Character, bodies: BodyIndex | None) -> bool:
     """The field of view brought up to date (the tiles seen remembered); whether the bodies
     in view must be remembered again: not when the view is the same and, in a crowd, no
     body came or went on any of its tiles since its last update."""
+    if _see(world, char) or bodies is None or not _same_area(world, char):
+        return True
+    return bool(_bodies_came_or_went(world, char.area, [char]))
+
+
+def _same_area(world: World, char: Character) -> bool:
+    """Whether the last crowd update saw this character's area."""
+    view = world.memory[char.id].view
+    return view is not None and view.area == char.area
+
+
+def _bodies_came_or_went(world: World, area_id: int, group: list[Character]) -> list[Character]:
+    """Those of `group` (each with the same view as at its last crowd update, of `area_id`)
+    on a tile of whose window a body came or went since; the others' views take the tick.
+    One array operation per shape of window."""
+    moves, _ = world.body_moves(area_id)
+    shapes: dict[tuple[int, int], list[Memory]] = {}
+    mems = [world.memory[c.id] for c in group]
+    for mem in mems:
+        shapes.setdefault(mem.visible.shape, []).append(mem)
+    tick, changed = world.tick, set()
+    for (h, w), members in shapes.items():
+        latest = np.lib.stride_tricks.sliding_window_view(moves, (w, h))[
+            np.array([m.x0 for m in members]), np.array([m.y0 for m in members])].max(axis=(1, 2))
+        for mem, last in zip(members, latest.tolist(), strict=True):
+            if last <= mem.view.changes:
+                mem.view.tick = tick  # the same view, and no body came or went in it
+            else:
+                changed.add(id(mem))
+    return [c for c, m in zip(group, mems, strict=True) if id(m) in changed]
+
+
+def _see(world: World, char: Character) -> bool:
+    """The field of view brought up to date (the tiles seen remembered): whether it is new."""
     mem = world.memory[char.id]
     area = world.areas[char.area]
     r = radius(world, char)
     key = (char.area, char.x, char.y, r, area.version)
-    if key != mem.key:
-        x0, y0 = max(char.x - r, 0), max(char.y - r, 0)
-        x1, y1 = min(char.x + r + 1, area.width), min(char.y + r + 1, area.height)
-        see = transparency(world, area, x0, y0, x1, y1)
-        fov = tcod.map.compute_fov(see, (char.y - y0, char.x - x0), r, light_walls=True,
-                                   algorithm=tcod.constants.FOV_SYMMETRIC_SHADOWCAST)
-        mem.key, mem.x0, mem.y0, mem.visible = key, x0, y0, fov
-        mem.looks += 1
-        am = mem.areas.get(char.area)
-        if am is None:
-            am = mem.areas[char.area] = AreaMemory(
-                tiles=np.full(area.terrain.shape, UNSEEN, np.uint8),
-                ticks=np.full(area.terrain.shape, -1, np.int32))
-        window = am.tiles[y0:y1, x0:x1]
-        window[fov] = area.terrain[y0:y1, x0:x1][fov]
-        am.ticks[y0:y1, x0:x1][fov] = world.tick
-        return True
-    view = mem.view
-    if bodies is not None and view is not None and view.area == char.area:
-        moves, _ = world.body_moves(char.area)
-        h, w = mem.visible.shape
-        if moves[mem.x0:mem.x0 + w, mem.y0:mem.y0 + h].max() <= view.changes:
-            view.tick = world.tick  # the same view, and no body came or went in it
-            return False
+    if key == mem.key:
+        return False
+    x0, y0 = max(char.x - r, 0), max(char.y - r, 0)
+    x1, y1 = min(char.x + r + 1, area.width), min(char.y + r + 1, area.height)
+    see = transparency(world, area, x0, y0, x1, y1)
+    fov = tcod.map.compute_fov(see, (char.y - y0, char.x - x0), r, light_walls=True,
+                               algorithm=tcod.constants.FOV_SYMMETRIC_SHADOWCAST)
+    mem.key, mem.x0, mem.y0, mem.visible = key, x0, y0, fov
+    mem.looks += 1
+    am = mem.areas.get(char.area)
+    if am is None:
+        am = mem.areas[char.area] = AreaMemory(
+            tiles=np.full(area.terrain.shape, UNSEEN, np.uint8),
+            ticks=np.full(area.terrain.shape, -1, np.int32))
+    window = am.tiles[y0:y1, x0:x1]
+    window[fov] = area.terrain[y0:y1, x0:x1][fov]
+    am.ticks[y0:y1, x0:x1][fov] = world.tick
     return True
 
 
