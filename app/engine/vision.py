@@ -138,12 +138,20 @@ class BodyIndex:
     that order). World.body_index keeps one per crowded area until a body moves."""
 
     def __init__(self, area: Area) -> None:
-        cells: dict[tuple[int, int], list[tuple[int, int, int, int]]] = {}
-        for order, ((x, y), eid) in enumerate(area.occupant.items()):
-            cells.setdefault((x >> CELL_SHIFT, y >> CELL_SHIFT), []).append((order, x, y, eid))
-        self.cells = cells
         self._area = area
+        self._cells: dict[tuple[int, int], list[tuple[int, int, int, int]]] | None = None
         self._keys: np.ndarray | None = None  # [y, x] -> the body's key, -1 for none
+
+    @property
+    def cells(self) -> dict[tuple[int, int], list[tuple[int, int, int, int]]]:
+        """(order, x, y, id) of the bodies by cell (made when first asked: a crowd's tick
+        reads the grid only, and a crowd's bodies move every tick)."""
+        if self._cells is None:
+            cells: dict[tuple[int, int], list[tuple[int, int, int, int]]] = {}
+            for order, ((x, y), eid) in enumerate(self._area.occupant.items()):
+                cells.setdefault((x >> CELL_SHIFT, y >> CELL_SHIFT), []).append((order, x, y, eid))
+            self._cells = cells
+        return self._cells
 
     def grid(self) -> np.ndarray:
         """[y, x] -> the key (`key`) of the body standing there, -1 for none (read only)."""
