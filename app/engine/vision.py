@@ -255,7 +255,13 @@ def _look(world: World, char: Character, bodies: BodyIndex | None) -> bool:
     body came or went on any of its tiles since its last update."""
     if _see(world, char) or bodies is None or not _same_area(world, char):
         return True
-    return bool(_bodies_came_or_went(world, char.area, [char]))
+    mem = world.memory[char.id]
+    moves, _ = world.body_moves(char.area)
+    h, w = mem.visible.shape
+    if moves[mem.x0:mem.x0 + w, mem.y0:mem.y0 + h].max() <= mem.view.changes:
+        mem.view.tick = world.tick  # the same view, and no body came or went in it
+        return False
+    return True
 
 
 def _same_area(world: World, char: Character) -> bool:
