@@ -66,7 +66,8 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
     # a no-op unless something moved since the tick's own update
     vision.update(world, char, world.body_index(char.area))
     mem = world.memory[char.id]
-    mem.settle()  # the remembered entities' ticks are read below
+    # (not settled: only the entries of the bodies out of view are shown, and an update
+    # writes those; the entries of the bodies in view wait for the view, Memory.settle)
     area = world.areas[char.area]
     vis = mem.visible
     h, w = vis.shape

@@ -50,16 +50,13 @@ class Memory:
     seen_count: tuple = field(default=(), metadata={"derived": True})
 
     def settle(self) -> None:
-        """Write the tick of the last crowd update into the entries of the bodies it saw (an
-        update in a crowd stamps only what changed; call before reading `entities`' ticks
-        from outside an update: observing, saving)."""
+        """Write where and when the last crowd update saw its bodies into their entries (an
+        update in a crowd writes only the bodies that came into its view or left it; call
+        before reading the entries of the bodies in view from outside an update: saving,
+        forgetting). The entries of the bodies out of view are always written."""
         view = self.view
         if view is not None:
-            entries = self.entities
-            for k in view.keys.tolist():
-                entry = entries.get(k >> KEY_ID)
-                if entry is not None:
-                    entry["tick"] = view.tick
+            _settle(self.entities, view)
 
     def forget_view(self) -> None:
         """Call before removing entities from `entities` other than by an update."""
@@ -68,17 +65,30 @@ class Memory:
         self.walked = ()  # entries may go: the next update walks
 
 
+def _settle(entries: dict[int, dict[str, Any]], view: View) -> None:
+    tick, xy = view.tick, (1 << KEY_X) - 1
+    for k in view.keys.tolist():
+        entry = entries.get(k >> KEY_ID)
+        if entry is not None:
+            x, y = (k >> KEY_X) & xy, k & xy
+            if entry["x"] == x and entry["y"] == y:
+                entry["tick"] = tick
+            else:  # a new entry, as an update that saw it move would have made
+                entries[k >> KEY_ID] = {**entry, "x": x, "y": y, "tick": tick}
+
+
 @dataclass
 class View:
     """The bodies a crowd update saw, as keys (BodyIndex.key: id, x and y in one int), and
-    its tick. Their entries' "tick" may be older than `tick` until the memory is settled: a
-    packed crowd sees a hundred bodies round every character, most where they stood a tick
-    ago, and writing a tick into every one of their entries, every tick, was most of a
-    crowded tick's cost."""
+    its tick. The entries of these bodies may be older than the view until the memory is
+    settled: their "tick" (a packed crowd sees a hundred bodies round every character, most
+    where they stood a tick ago) and, for a body that moved within the view, its "x" and "y"
+    (in a crowd at the plaza most bodies a character sees moving stay in its view; each move
+    was a new entry in every memory that saw it, most of a crowded tick's cost)."""
 
     area: int
     tick: int
-    keys: np.ndarray  # ascending
+    keys: np.ndarray  # by row, then column (y, x): the order the windows give them
     changes: int  # World.bodies_moved when it was seen (World.body_moves)
 
 
@@ -128,12 +138,20 @@ class BodyIndex:
     that order). World.body_index keeps one per crowded area until a body moves."""
 
     def __init__(self, area: Area) -> None:
-        cells: dict[tuple[int, int], list[tuple[int, int, int, int]]] = {}
-        for order, ((x, y), eid) in enumerate(area.occupant.items()):
-            cells.setdefault((x >> CELL_SHIFT, y >> CELL_SHIFT), []).append((order, x, y, eid))
-        self.cells = cells
         self._area = area
+        self._cells: dict[tuple[int, int], list[tuple[int, int, int, int]]] | None = None
         self._keys: np.ndarray | None = None  # [y, x] -> the body's key, -1 for none
+
+    @property
+    def cells(self) -> dict[tuple[int, int], list[tuple[int, int, int, int]]]:
+        """(order, x, y, id) of the bodies by cell (made when first asked: a crowd's tick
+        reads the grid only, and a crowd's bodies move every tick)."""
+        if self._cells is None:
+            cells: dict[tuple[int, int], list[tuple[int, int, int, int]]] = {}
+            for order, ((x, y), eid) in enumerate(self._area.occupant.items()):
+                cells.setdefault((x >> CELL_SHIFT, y >> CELL_SHIFT), []).append((order, x, y, eid))
+            self._cells = cells
+        return self._cells
 
     def grid(self) -> np.ndarray:
         """[y, x] -> the key (`key`) of the body standing there, -1 for none (read only)."""
@@ -209,15 +227,24 @@ def update_all(world: World, chars: list[Character]) -> None:
     """Refresh every character's view and memory (the tick's last step). In a crowded area
     the memories of everyone whose view changed are updated together, as array work over
     all of them: per character, the dozen numpy calls of a hundred bodies each cost more
-    than the work itself."""
+    than the work itself. Whether a body came or went in a view that stayed where it was
+    is asked for all such views of an area at once too."""
     crowds: dict[int, tuple[BodyIndex, list[Character]]] = {}
+    still: dict[int, list[Character]] = {}
     for char in chars:
         bodies = world.body_index(char.area)
-        if _look(world, char, bodies):
-            if bodies is None:
-                _remember_walk(world, char)
-            else:
-                crowds.setdefault(char.area, (bodies, []))[1].append(char)
+        if bodies is None:
+            _see(world, char)
+            _remember_walk(world, char)
+        elif _see(world, char) or not _same_area(world, char):
+            crowds.setdefault(char.area, (bodies, []))[1].append(char)
+        else:
+            still.setdefault(char.area, []).append(char)
+    for area_id, group in still.items():
+        moved = _bodies_came_or_went(world, area_id, group)
+        if moved:
+            bodies = world.body_index(area_id)
+            crowds.setdefault(area_id, (bodies, []))[1].extend(moved)
     for area_id, (bodies, group) in crowds.items():
         _remember_crowd(world, area_id, bodies, group)
 
@@ -226,34 +253,67 @@ def _look(world: World, char: Character, bodies: BodyIndex | None) -> bool:
     """The field of view brought up to date (the tiles seen remembered); whether the bodies
     in view must be remembered again: not when the view is the same and, in a crowd, no
     body came or went on any of its tiles since its last update."""
+    if _see(world, char) or bodies is None or not _same_area(world, char):
+        return True
+    mem = world.memory[char.id]
+    moves, _ = world.body_moves(char.area)
+    h, w = mem.visible.shape
+    if moves[mem.x0:mem.x0 + w, mem.y0:mem.y0 + h].max() <= mem.view.changes:
+        mem.view.tick = world.tick  # the same view, and no body came or went in it
+        return False
+    return True
+
+
+def _same_area(world: World, char: Character) -> bool:
+    """Whether the last crowd update saw this character's area."""
+    view = world.memory[char.id].view
+    return view is not None and view.area == char.area
+
+
+def _bodies_came_or_went(world: World, area_id: int, group: list[Character]) -> list[Character]:
+    """Those of `group` (each with the same view as at its last crowd update, of `area_id`)
+    on a tile of whose window a body came or went since; the others' views take the tick.
+    One array operation per shape of window."""
+    moves, _ = world.body_moves(area_id)
+    shapes: dict[tuple[int, int], list[Memory]] = {}
+    mems = [world.memory[c.id] for c in group]
+    for mem in mems:
+        shapes.setdefault(mem.visible.shape, []).append(mem)
+    tick, changed = world.tick, set()
+    for (h, w), members in shapes.items():
+        latest = np.lib.stride_tricks.sliding_window_view(moves, (w, h))[
+            np.array([m.x0 for m in members]), np.array([m.y0 for m in members])].max(axis=(1, 2))
+        for mem, last in zip(members, latest.tolist(), strict=True):
+            if last <= mem.view.changes:
+                mem.view.tick = tick  # the same view, and no body came or went in it
+            else:
+                changed.add(id(mem))
+    return [c for c, m in zip(group, mems, strict=True) if id(m) in changed]
+
+
+def _see(world: World, char: Character) -> bool:
+    """The field of view brought up to date (the tiles seen remembered): whether it is new."""
     mem = world.memory[char.id]
     area = world.areas[char.area]
     r = radius(world, char)
     key = (char.area, char.x, char.y, r, area.version)
-    if key != mem.key:
-        x0, y0 = max(char.x - r, 0), max(char.y - r, 0)
-        x1, y1 = min(char.x + r + 1, area.width), min(char.y + r + 1, area.height)
-        see = transparency(world, area, x0, y0, x1, y1)
-        fov = tcod.map.compute_fov(see, (char.y - y0, char.x - x0), r, light_walls=True,
-                                   algorithm=tcod.constants.FOV_SYMMETRIC_SHADOWCAST)
-        mem.key, mem.x0, mem.y0, mem.visible = key, x0, y0, fov
-        mem.looks += 1
-        am = mem.areas.get(char.area)
-        if am is None:
-            am = mem.areas[char.area] = AreaMemory(
-                tiles=np.full(area.terrain.shape, UNSEEN, np.uint8),
-                ticks=np.full(area.terrain.shape, -1, np.int32))
-        window = am.tiles[y0:y1, x0:x1]
-        window[fov] = area.terrain[y0:y1, x0:x1][fov]
-        am.ticks[y0:y1, x0:x1][fov] = world.tick
-        return True
-    view = mem.view
-    if bodies is not None and view is not None and view.area == char.area:
-        moves, _ = world.body_moves(char.area)
-        h, w = mem.visible.shape
-        if moves[mem.x0:mem.x0 + w, mem.y0:mem.y0 + h].max() <= view.changes:
-            view.tick = world.tick  # the same view, and no body came or went in it
-            return False
+    if key == mem.key:
+        return False
+    x0, y0 = max(char.x - r, 0), max(char.y - r, 0)
+    x1, y1 = min(char.x + r + 1, area.width), min(char.y + r + 1, area.height)
+    see = transparency(world, area, x0, y0, x1, y1)
+    fov = tcod.map.compute_fov(see, (char.y - y0, char.x - x0), r, light_walls=True,
+                               algorithm=tcod.constants.FOV_SYMMETRIC_SHADOWCAST)
+    mem.key, mem.x0, mem.y0, mem.visible = key, x0, y0, fov
+    mem.looks += 1
+    am = mem.areas.get(char.area)
+    if am is None:
+        am = mem.areas[char.area] = AreaMemory(
+            tiles=np.full(area.terrain.shape, UNSEEN, np.uint8),
+            ticks=np.full(area.terrain.shape, -1, np.int32))
+    window = am.tiles[y0:y1, x0:x1]
+    window[fov] = area.terrain[y0:y1, x0:x1][fov]
+    am.ticks[y0:y1, x0:x1][fov] = world.tick
     return True
 
 
@@ -289,10 +349,17 @@ def _forget_oldest(world: World, mem: Memory, seen: int) -> None:
     # memory saves); what is in view now is always kept.
     keep = max(world.content.vision.memory_entities, seen)
     if len(mem.entities) > keep + 32:
-        mem.forget_view()  # the ticks sorted on are then all written
+        mem.settle()  # the ticks sorted on are then all written
+        mem.walked = ()  # entries go: the next update walks
         oldest = sorted(mem.entities.values(), key=lambda e: (e["tick"], e["id"]))
-        for e in oldest[: len(mem.entities) - keep]:
-            del mem.entities[e["id"]]
+        gone = [e["id"] for e in oldest[: len(mem.entities) - keep]]
+        for eid in gone:
+            del mem.entities[eid]
+        view = mem.view
+        # a body in view forgotten (one seen this tick, tied on the tick with one out of
+        # view): the next update remembers it anew, as it would any body new in view
+        if view is not None and np.isin(view.keys >> KEY_ID, gone).any():
+            mem.view = None
 
 
 def _remember(world: World, known_all: dict[int, dict[str, Any]], eid: int, x: int, y: int,
@@ -310,74 +377,78 @@ def _remember(world: World, known_all: dict[int, dict[str, Any]], eid: int, x: i
 def _remember_crowd(world: World, area_id: int, bodies: BodyIndex,
                     group: list[Character]) -> None:
     """The bodies in view of each character of `group` (all in the crowded area `area_id`)
-    remembered. A body the character's last update saw standing where it stands now keeps
-    its entry as it is (its tick is the view's: Memory.settle); one that left the view gets
-    the last view's tick written; the rest go through _remember. What each one sees, and
-    what changed since its last view, is found for the whole group at once: every (viewer,
-    body) pair as one int, sorted, against the last views' pairs. (The memory's order is
-    not the walk's then, but nothing reads it: observations and forgetting sort by tick and
-    id.)"""
+    remembered. Only the bodies that came into a character's view since its last update go
+    through _remember; those that left it get where and when that view saw them; those
+    that stayed, standing or moving within it, are left to the view (View, Memory.settle).
+    What each one sees, and what changed since its last view, is found for the whole group
+    at once: every (viewer, body) pair as one int, against the last views' pairs. (The
+    memory's order is not the walk's then, but nothing reads it: observations and
+    forgetting sort by tick and id.)"""
     pairs = _Pairs(world.areas[area_id], world.next_id)
     for start in range(0, len(group), pairs.chunk):
         _remember_chunk(world, area_id, bodies, group[start:start + pairs.chunk], pairs)
 
 
 class _Pairs:
-    """A (viewer, body) pair as one int: the viewer's place in its chunk | the body's id | x |
-    y, in as few bits as the area's size and the ids given so far need. Ids and places are
-    below 2**31 and 2**16, so a chunk of one viewer always fits (its pair is the key itself,
-    less bits); `chunk` viewers fit in PAIR_BITS."""
+    """A (viewer, body) pair as one int: the viewer's place in its chunk | the body's y | x |
+    id, in as few bits as the area's size and the ids given so far need. The windows give
+    a viewer's bodies row by row, so its pairs come out ascending without a sort. Ids and
+    places are below 2**31 and 2**16, so a chunk of one viewer always fits; `chunk` viewers
+    fit in PAIR_BITS."""
 
     def __init__(self, area: Area, next_id: int) -> None:
-        self.y_bits = (area.height - 1).bit_length()
-        self.id_shift = self.y_bits + (area.width - 1).bit_length()
-        self.slot_shift = self.id_shift + max(next_id, 1).bit_length()
+        self.x_shift = max(next_id, 1).bit_length()
+        self.y_shift = self.x_shift + (area.width - 1).bit_length()
+        self.slot_shift = self.y_shift + (area.height - 1).bit_length()
         self.chunk = 1 << max(0, PAIR_BITS - self.slot_shift)
 
     def pack(self, slots: np.ndarray, keys: np.ndarray) -> np.ndarray:
         """The pairs of viewers' places and body keys (`key`)."""
         xy = (1 << KEY_X) - 1
-        return (slots << self.slot_shift) | ((keys >> KEY_ID) << self.id_shift) \
-            | (((keys >> KEY_X) & xy) << self.y_bits) | (keys & xy)
+        return (slots << self.slot_shift) | ((keys & xy) << self.y_shift) \
+            | (((keys >> KEY_X) & xy) << self.x_shift) | (keys >> KEY_ID)
 
     def slots(self, pairs: np.ndarray) -> np.ndarray:
         return pairs >> self.slot_shift
 
     def who(self, pairs: np.ndarray) -> np.ndarray:
-        """Each pair's viewer and body id, the place left out (as ordered as the pairs)."""
-        return pairs >> self.id_shift
+        """Each pair's viewer and body id, where it stands left out."""
+        return ((pairs >> self.slot_shift) << self.x_shift) | (pairs & ((1 << self.x_shift) - 1))
 
     def keys(self, pairs: np.ndarray) -> np.ndarray:
         """Each pair's body key (`key`)."""
-        ids = (pairs >> self.id_shift) & ((1 << (self.slot_shift - self.id_shift)) - 1)
-        xs = (pairs >> self.y_bits) & ((1 << (self.id_shift - self.y_bits)) - 1)
-        return key(ids, xs, pairs & ((1 << self.y_bits) - 1))
+        ids = pairs & ((1 << self.x_shift) - 1)
+        xs = (pairs >> self.x_shift) & ((1 << (self.y_shift - self.x_shift)) - 1)
+        return key(ids, xs, (pairs >> self.y_shift) & ((1 << (self.slot_shift - self.y_shift)) - 1))
 
 
 def _remember_chunk(world: World, area_id: int, bodies: BodyIndex, group: list[Character],
                     pairs: _Pairs) -> None:
     tick = world.tick
-    mems = [world.memory[c.id] for c in group]
     # what each sees: its window of the body grid through its field of view, per shape of
-    # window (a day's window is the same shape for everyone away from the map's edge)
+    # window (a day's window is the same shape for everyone away from the map's edge); the
+    # viewers take their places shape by shape, so the pairs come out in order
+    shapes: dict[tuple[int, int], list[Character]] = {}
+    for char in group:
+        shapes.setdefault(world.memory[char.id].visible.shape, []).append(char)
+    group = [char for members in shapes.values() for char in members]
+    mems = [world.memory[c.id] for c in group]
     grid = bodies.grid()
-    shapes: dict[tuple[int, int], list[int]] = {}
-    for slot, mem in enumerate(mems):
-        shapes.setdefault(mem.visible.shape, []).append(slot)
-    slots, keys = [], []
+    keys, counts, start = [], [], 0
     for (h, w), members in shapes.items():
-        x0 = np.array([mems[s].x0 for s in members])
-        y0 = np.array([mems[s].y0 for s in members])
-        windows = np.lib.stride_tricks.sliding_window_view(grid, (h, w))[y0, x0]
-        hits = np.stack([mems[s].visible for s in members]) & (windows >= 0)
+        ms = mems[start:start + len(members)]
+        start += len(members)
+        windows = np.lib.stride_tricks.sliding_window_view(grid, (h, w))[
+            np.array([m.y0 for m in ms]), np.array([m.x0 for m in ms])]
+        hits = np.stack([m.visible for m in ms]) & (windows >= 0)
         keys.append(windows[hits])
-        slots.append(np.repeat(np.array(members), hits.reshape(len(members), -1).sum(1)))
-    slot = np.concatenate(slots)
+        counts.append(hits.reshape(len(ms), -1).sum(1))
     found = np.concatenate(keys)
+    slot = np.repeat(np.arange(len(mems)), np.concatenate(counts))
     others = (found >> KEY_ID) != np.array([c.id for c in group])[slot]  # none sees itself
-    new = np.sort(pairs.pack(slot[others], found[others]))
-    # the last views, where they were of this area, as pairs: already in order (each view's
-    # keys ascend, and a pair keeps its key's order)
+    found, slot = found[others], slot[others]
+    new = pairs.pack(slot, found)  # ascending
+    # the last views, where they were of this area, as pairs: in order too
     olds, old_slots, old_counts = [], [], []
     for slot_, mem in enumerate(mems):
         view = mem.view
@@ -386,33 +457,39 @@ def _remember_chunk(world: World, area_id: int, bodies: BodyIndex, group: list[C
             old_slots.append(slot_)
             old_counts.append(len(view.keys))
         else:
-            mem.settle()  # a view of another area: its ticks are written now
-    changed = new
+            mem.settle()  # a view of another area: its entries are written now
+    came = new
     if olds:
         old = pairs.pack(np.repeat(np.array(old_slots, np.int64), old_counts),
                          np.concatenate(olds))
         changed = new[~_among(old, new)]
         lost = old[~_among(new, old)]
-        # a body that moved within a view is remembered anew below: only those that left
-        # it take the last view's tick
-        lost = lost[~_among(pairs.who(changed), pairs.who(lost))]
-        for slot_, eid in zip(pairs.slots(lost).tolist(),
-                              (pairs.keys(lost) >> KEY_ID).tolist(), strict=True):
-            entry = mems[slot_].entities.get(eid)
+        # a body seen before and now, elsewhere in the view, is left to the view; one that
+        # left the view takes where and when the last view saw it
+        moved = np.sort(pairs.who(changed))
+        left = lost[~_among(moved, pairs.who(lost))]
+        came = changed[~_among(np.sort(pairs.who(lost)), pairs.who(changed))]
+        xy = (1 << KEY_X) - 1
+        for slot_, k in zip(pairs.slots(left).tolist(), pairs.keys(left).tolist(),
+                            strict=True):
+            mem = mems[slot_]
+            entry = mem.entities.get(k >> KEY_ID)
             if entry is not None:
-                entry["tick"] = mems[slot_].view.tick
+                x, y = (k >> KEY_X) & xy, k & xy
+                if entry["x"] == x and entry["y"] == y:
+                    entry["tick"] = mem.view.tick
+                else:
+                    mem.entities[k >> KEY_ID] = {**entry, "x": x, "y": y, "tick": mem.view.tick}
     xy = (1 << KEY_X) - 1
-    for slot_, k in zip(pairs.slots(changed).tolist(), pairs.keys(changed).tolist(),
-                        strict=True):
+    for slot_, k in zip(pairs.slots(came).tolist(), pairs.keys(came).tolist(), strict=True):
         _remember(world, mems[slot_].entities, k >> KEY_ID, (k >> KEY_X) & xy, k & xy, area_id,
                   tick)
-    # each one's view, as keys, for the next update and the settling
-    view_keys = pairs.keys(new)
-    ends = np.searchsorted(pairs.slots(new), np.arange(1, len(mems) + 1)).tolist()
+    # each one's view, for the next update and the settling
+    ends = np.cumsum(np.bincount(slot, minlength=len(mems))).tolist()
     _, changes = world.body_moves(area_id)
     start = 0
     for mem, end in zip(mems, ends, strict=True):
-        mem.view = View(area_id, tick, view_keys[start:end], changes)
+        mem.view = View(area_id, tick, found[start:end], changes)
         _forget_oldest(world, mem, end - start)
         start = end
 

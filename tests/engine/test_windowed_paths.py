@@ -198,3 +198,23 @@ def test_a_walker_shut_in_is_refused_goal_after_goal_without_a_new_search(arena,
     arena.tile(22, 20, "grass")  # a gap: the area's version moves, the pockets are forgotten
     arena.act(hero, {"type": "move_to", "x": 28, "y": 25}, ticks=1)
     assert len(searches) == 3
+
+
+def test_a_full_path_memo_forgets_its_older_half_and_keeps_the_walks_just_checked(monkeypatch):
+    # a crowd checks its new walks at submit and again at the tick: the memo must still hold
+    # the ones just checked when it overflows between the two, and answer them alike
+    monkeypatch.setattr(movement, "MEMO_PATHS", 8)
+    world = World.create(seed=3, size=64, content=CONTENT)
+    char = world.character(world.add_character("walker"))
+    searches = []
+    window_path = movement.window_path
+    monkeypatch.setattr(movement, "window_path",
+                        lambda *a, **k: searches.append(a[1:3]) or window_path(*a, **k))
+    goals = [(char.x + dx, char.y + 3) for dx in range(-5, 5)]  # ten walks, room for eight
+    first = [movement.find_path(world, char, *g, avoid_bodies=False) for g in goals]
+    assert len(searches) == 10 and len(world.path_memo) <= 8
+    again = [movement.find_path(world, char, *g, avoid_bodies=False) for g in goals[-4:]]
+    assert again == first[-4:]
+    assert len(searches) == 10  # the newest were kept: no search again
+    assert movement.find_path(world, char, *goals[0], avoid_bodies=False) == first[0]
+    assert len(searches) == 11  # the oldest went, and its search gives the same path
