@@ -28,7 +28,7 @@ def stop_world(app: Flask) -> None:
 
 def release(app: Flask) -> None:
     """Close the replay files, the fan-out's connection and the program host the app holds.
-    Each is closed at most once; calling this again closes nothing more."""
+    Calling it again is harmless (tested: tests/replay_viewer/test_app_lifetime.py)."""
     if REPLAYS in app.extensions:  # made by the first answer that read a replay
         app.extensions[REPLAYS][0].close()
     svc = services(app)
