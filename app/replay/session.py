@@ -22,7 +22,7 @@ from asiworld.pipeline import Tick
 
 from .format import ReplayError
 from .header import Configuration, ReplayHeader
-from .recorder import Recorder
+from .recorder import HASH_EVERY, Recorder
 from .snapshots import world_blob
 from .turns import transcript_chunks
 
@@ -95,7 +95,7 @@ class RunRecording:
                 ],
             }
         if "snapshot_every" not in recorder_options:  # the nearest multiple of hash_every
-            every = int(recorder_options.get("hash_every", 60))
+            every = int(recorder_options.get("hash_every", HASH_EVERY))
             recorder_options["snapshot_every"] = -(-SNAPSHOT_EVERY // every) * every
         recording = cls(Recorder(path, header, **recorder_options), world, frame_builder)
         if mid_run:
