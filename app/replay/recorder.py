@@ -20,12 +20,6 @@ from .compact import pack_frames
 from .format import ChunkRef, ReplayError
 from .header import ReplayHeader
 
-# Ticks between state hashes (2 simulation minutes): `replay verify` compares the re-simulation
-# there. A hash reads the whole world (0.3 ms for one character, more for a crowd): every 60
-# ticks it was a tenth of a headless run's recording (issue 35). Older files say theirs
-# (hash_every 60), and readers follow what a file says.
-HASH_EVERY = 120
-
 
 class Recorder:
     """Writes one replay file.
@@ -52,7 +46,7 @@ class Recorder:
         *,
         keyframe_every: int = 600,
         frames_per_chunk: int = 60,
-        hash_every: int = HASH_EVERY,
+        hash_every: int = 60,
         snapshot_every: int = 0,
         fsync: bool = False,
     ) -> None:

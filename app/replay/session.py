@@ -22,7 +22,7 @@ from asiworld.pipeline import Tick
 
 from .format import ReplayError
 from .header import Configuration, ReplayHeader
-from .recorder import HASH_EVERY, Recorder
+from .recorder import Recorder
 from .snapshots import world_blob
 from .turns import transcript_chunks
 
@@ -95,7 +95,7 @@ class RunRecording:
                 ],
             }
         if "snapshot_every" not in recorder_options:  # the nearest multiple of hash_every
-            every = int(recorder_options.get("hash_every", HASH_EVERY))
+            every = int(recorder_options.get("hash_every", 60))
             recorder_options["snapshot_every"] = -(-SNAPSHOT_EVERY // every) * every
         recording = cls(Recorder(path, header, **recorder_options), world, frame_builder)
         if mid_run:
@@ -107,8 +107,11 @@ class RunRecording:
 
     def _new_inputs(self) -> list:
         # Absolute row numbers: a world may forget rows it saved elsewhere (input_log_base).
+        end = self.world.input_log_end
+        if end == self._logged:  # nothing new (most ticks)
+            return []
         new = self.world.inputs_since(self._logged)
-        self._logged = self.world.input_log_end
+        self._logged = end
         return new
 
     def after_step(self, events: list[dict], frame: dict | None = None) -> dict:

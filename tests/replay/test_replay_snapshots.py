@@ -137,7 +137,7 @@ def test_a_world_with_actions_waiting_for_the_next_step_is_not_snapshotted():
     assert world_blob(world) is None  # a re-simulation applies it from the log
 
 
-def test_a_recording_hashes_every_two_minutes_and_snapshots_every_ten_by_default(tmp_path):
+def test_a_recording_hashes_every_minute_and_snapshots_every_ten_at_zlib_level_1(tmp_path):
     from asiworld.replay.session import RunRecording
 
     world = engine.World.create(seed=4, content=engine.load_content(), size=48)
@@ -146,21 +146,20 @@ def test_a_recording_hashes_every_two_minutes_and_snapshots_every_ten_by_default
         for _ in range(600):
             recording.after_step(world.step())
     with Replay.open(tmp_path / "d.asirep") as replay:
-        assert replay.header.hash_every == 120 and replay.header.snapshot_every == 600
-        assert sorted(replay.hashes()) == [120, 240, 360, 480, 600]
+        assert replay.header.hash_every == 60 and replay.header.snapshot_every == 600
+        assert sorted(replay.hashes()) == list(range(60, 601, 60))
         assert [r.t0 for r in replay.world_snapshots()] == [600]
         assert replay.chunk_payload(replay.world_snapshots()[0])[:2] == b"\x78\x01"  # level 1
         assert verify_replay(replay).ok
 
 
-def test_a_replay_written_before_hashes_every_minute_and_level_6_snapshots_still_serves(tmp_path):
-    # The sample replay was recorded with hashes every 60 ticks and snapshots at zlib level 6:
-    # its header says so, and a world at a tick starts from its snapshot and meets its hashes.
+def test_a_replay_written_with_level_6_snapshots_still_serves_them(tmp_path):
+    # The sample replay was recorded with its snapshots at zlib level 6: a world at a tick
+    # starts from its snapshot and meets the recorded hashes.
     from pathlib import Path
 
     sample = Path(__file__).resolve().parents[2] / "replays" / "three-configurations-30min.asirep"
     with Replay.open(sample) as replay:
-        assert replay.header.hash_every == 60 and 61 not in replay.hashes()
         # zlib's header names the level: 0x9c the default (6), 0x01 the fastest (1)
         assert replay.chunk_payload(replay.world_snapshots()[0])[:2] == b"\x78\x9c"
     world, start = world_and_start(sample, 1260)
