@@ -23,6 +23,20 @@ if TYPE_CHECKING:
 # read again only the creatures it noted).
 creature_view = attrgetter("kind", "x", "y", "area", "health", "max_health", "hostile", "boss",
                            "phase")
+_character_fields = attrgetter("x", "y", "area", "health", "max_health", "name", "label",
+                               "hunger", "energy", "coins", "asleep", "down", "home_area",
+                               "usable_bed", "sanctum_open")
+
+
+def character_view(ent: Character) -> tuple:
+    """Every field public_entity gives of a character, as values later writes cannot change (a
+    pack's slots are lists, written in place): the same view means the same public dict. An
+    operation's type and arguments never change while its id stays. A field added to
+    public_entity goes here too."""
+    op = ent.op
+    return (_character_fields(ent), tuple(map(tuple, ent.inventory)),
+            tuple(ent.equipment.items()), tuple(ent.tasks.items()),
+            None if op is None else op.id)
 
 
 def public_entity(ent: Entity) -> dict[str, Any]:
@@ -98,6 +112,8 @@ class FrameBuilder:
         self._changes_seen = 0
         self._areas: set[int] = set()
         self._time_key: tuple[bool, int] | None = None
+        # the day's length and when night starts, in ticks (read every frame; content is fixed)
+        self._day = clock.day_ticks(world.content), clock.night_start(world.content)
 
     def keyframe(self, events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         w = self.world
@@ -202,22 +218,33 @@ class FrameBuilder:
                     moved.append(eid)
                     views[eid] = now
             self._changes_seen = world.entity_change_count
+        # The others are built again, but for the characters that stood still at the last
+        # frame and whose fields are still the same (character_view): a character that stands
+        # or works stays so for many ticks, one that walks changes every tick.
+        still = cast.still
+        others = cast.others
+        if still:
+            others = [eid for eid in others
+                      if eid not in still or still[eid] != character_view(entities[eid])]
         before = self._entities
         changed: dict[str, Any] = {}
-        for eid in cast.in_order(moved):
+        for eid in cast.in_order(others, moved):
             view = views.get(eid)
-            d = public_entity(entities[eid]) if view is None else _creature_entity(eid, view)
+            ent = entities[eid]
+            d = public_entity(ent) if view is None else _creature_entity(eid, view)
             if before[eid] != d:
                 changed[str(eid)] = d
-            before[eid] = d
+                before[eid] = d
+                still.pop(eid, None)
+            elif view is None and type(ent) is Character:
+                still[eid] = character_view(ent)  # unchanged: its fields are read first next time
         return changed
 
     def _time_key_now(self) -> tuple[bool, int]:
         """Night or day, and the day: a frame carries the clock when either changes (read
         without building the clock's dict every tick)."""
-        content, tick = self.world.content, self.world.tick
-        length = clock.day_ticks(content)
-        return tick % length >= clock.night_start(content), tick // length + 1
+        tick, (length, night) = self.world.tick, self._day
+        return tick % length >= night, tick // length + 1
 
     def _time(self) -> dict[str, Any]:
         return clock.time_of(self.world.tick, self.world.content)
@@ -233,14 +260,16 @@ class _Cast:
         self.next_id, self.count = world.next_id, len(entities)
         self.views = creatures
         self.others = [eid for eid, e in entities.items() if type(e) is not Creature]
+        # character_view of the characters the last frame found unchanged
+        self.still: dict[int, tuple] = {}
         self._place = {eid: i for i, eid in enumerate(entities)}
 
     def seen(self) -> dict[int, tuple]:
         """Each creature's fields in the last frame, by id."""
         return self.views
 
-    def in_order(self, moved: list[int]) -> list[int]:
-        """The others and the creatures that moved, in the world's order."""
+    def in_order(self, others: list[int], moved: list[int]) -> list[int]:
+        """Those of the others to build and the creatures that moved, in the world's order."""
         if not moved:
-            return self.others
-        return sorted(self.others + moved, key=self._place.__getitem__)
+            return others
+        return sorted(others + moved, key=self._place.__getitem__)

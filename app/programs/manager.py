@@ -310,9 +310,10 @@ class ProgramManager:
     # -- the tick -------------------------------------------------------------------------
     def before_step(self) -> None:
         """Resume programs with work to do and submit their actions (before `world.step()`)."""
-        due = getattr(self._host, "memory_check_due", None)  # the process host's
-        if self.active and due is not None and due(self.world.tick):
-            self._keep_to_memory_budget()
+        if self.active:
+            due = getattr(self._host, "memory_check_due", None)  # the process host's
+            if due is not None and due(self.world.tick):
+                self._keep_to_memory_budget()
         if not self.runnable:
             return
         due = sorted(self.runnable, key=self._order)

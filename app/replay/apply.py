@@ -50,7 +50,10 @@ def apply_frame(state: State | None, frame: dict) -> State:
         state = state_from_keyframe(frame["keyframe"], frame["tick"])
     if state is None:
         raise ValueError("the first frame applied must carry a keyframe")
-    deltas = frame.get("deltas") or {}
+    deltas = frame.get("deltas")
+    if not deltas:  # nothing changed (many ticks of a recording)
+        state["tick"] = frame["tick"]
+        return state
     for area_id in deltas.get("areas_removed") or ():
         state["areas"].pop(str(area_id), None)
     for area_id, body in (deltas.get("areas") or {}).items():

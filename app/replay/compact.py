@@ -36,15 +36,20 @@ class EntityPacker:
             if REMOVED in ent or REMOVED in before:  # a real field named "-": store it whole
                 full[key] = ent
                 continue
-            if ent.keys() == before.keys():  # the same fields (nearly always): none gone
-                patch = {k: v for k, v in ent.items() if before[k] != v}
-            else:
-                patch = {k: v for k, v in ent.items() if k not in before or before[k] != v}
-                gone = [k for k in before if k not in ent]
-                if gone:
-                    patch[REMOVED] = gone
+            if len(ent) == len(before):  # the same fields (nearly always): none gone
+                try:  # as many fields, each of them in `before`: the same fields
+                    patches[key] = {k: v for k, v in ent.items() if before[k] != v}
+                    continue
+                except KeyError:  # one field renamed: compared below
+                    pass
+            patch = {k: v for k, v in ent.items() if k not in before or before[k] != v}
+            gone = [k for k in before if k not in ent]
+            if gone:
+                patch[REMOVED] = gone
             patches[key] = patch
-        stored_deltas = {k: v for k, v in deltas.items() if k != "entities"}
+        # (most frames' deltas are their entities alone)
+        stored_deltas = {} if len(deltas) == 1 else {k: v for k, v in deltas.items()
+                                                     if k != "entities"}
         if full:
             stored_deltas["entities"] = full
         stored = {**frame, "deltas": stored_deltas}

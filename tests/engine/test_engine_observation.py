@@ -113,8 +113,10 @@ def test_the_view_observed_again_shows_a_tile_changed_since_and_is_the_callers_t
     i, j = 20 - view["y0"], 22 - view["x0"]
     assert first["view"]["tiles"][i][j] == "."
     first["view"]["tiles"].clear()
+    first["view"]["legend"].clear()
     again = arena.world.observe(ada.id)
     assert again["view"]["tiles"][i][j] == "." and len(again["view"]["tiles"]) == view["h"]
+    assert again["view"]["legend"]["."] == "grass"
     arena.world.set_tile(arena.world.areas[ada.area], 22, 20, "tree")
     assert arena.world.observe(ada.id)["view"]["tiles"][i][j] == "T"
 

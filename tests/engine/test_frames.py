@@ -121,3 +121,46 @@ def test_a_creature_read_through_its_fields_is_its_public_entity():
     for cr in creatures:
         made = _creature_entity(cr.id, creature_view(cr))
         assert made == public_entity(cr) and list(made) == list(public_entity(cr))
+
+
+def test_a_character_that_stood_still_is_framed_when_any_of_its_fields_changes():
+    # A character unchanged at the last frame is compared through its fields (character_view)
+    # before its dict is built again: each field a spectator sees, changed in place where the
+    # engine changes it so (a pack's slot, the equipment, the tasks), must reach the frames.
+    from asiworld.engine.model import Op
+
+    world = World.create(seed=3, size=48)
+    ada = world.entities[world.add_character("ada")]
+    for ent in world.entities.values():
+        if isinstance(ent, Creature):
+            ent.next_move = 10**9  # nobody else moves
+    builder, shown, _ = _framed(world)
+
+    def frame_still_then(change: Callable[[], None]) -> None:
+        for _ in range(2):  # the second frame finds ada unchanged: watched through her fields
+            for key, view in builder.frame([])["deltas"].get("entities", {}).items():
+                shown[int(key)] = view
+        change()
+        for key, view in builder.frame([])["deltas"].get("entities", {}).items():
+            shown[int(key)] = view
+        assert shown[ada.id] == public_entity(ada)
+
+    ada.inventory.append(["wood", 1])
+    changes = [
+        lambda: ada.inventory[0].__setitem__(1, 2),  # a slot's count, written in place
+        lambda: ada.equipment.__setitem__("weapon", "wooden_sword"),
+        lambda: ada.tasks.__setitem__("hero", 5),
+        lambda: setattr(ada, "op", Op(id=7, type="wait", args={"ticks": 3})),
+        lambda: setattr(ada, "op", Op(id=8, type="wait", args={"ticks": 3})),  # another op
+        lambda: setattr(ada, "op", None),
+    ]
+    plain = [key for key in public_entity(ada)
+             if key not in ("id", "kind", "inventory", "equipment", "tasks", "action")]
+    for key in plain:  # every other field public_entity gives, whatever its type
+        value = getattr(ada, key)
+        new = (not value) if isinstance(value, bool) else \
+            value + 1 if isinstance(value, int) else f"{value}-renamed"
+        changes.append(lambda key=key, new=new: setattr(ada, key, new))
+    for change in changes:
+        frame_still_then(change)
+    assert len(plain) >= 13  # x, y, area, health, ... sanctum_open

@@ -266,9 +266,12 @@ def test_compact_frame_chunks_decode_to_exactly_the_recorded_entities():
             "deltas": {"entities": {"3": {"id": 3, "x": 2, "-": "odd"}}},
         },  # a field named "-"
         {"tick": 6, "deltas": {"entities": {"3": {"id": 3, "x": 9}, "4": {"id": 4}}}},
+        # as many fields as before, one of them another: the old one is listed as gone
+        {"tick": 7, "deltas": {"entities": {"3": {"id": 3, "y": 9}}}},
     ]
     packed = fmt.decode_payload(fmt.encode_payload(pack_frames(frames)))
     assert "entity_patches" in packed[1] and packed[1]["entity_patches"]["3"] == {"x": 2}
+    assert packed[6]["entity_patches"]["3"] == {"y": 9, "-": ["x"]}
     assert unpack_frames(packed) == frames
 
 

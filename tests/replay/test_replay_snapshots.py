@@ -137,6 +137,37 @@ def test_a_world_with_actions_waiting_for_the_next_step_is_not_snapshotted():
     assert world_blob(world) is None  # a re-simulation applies it from the log
 
 
+def test_a_recording_hashes_every_minute_and_snapshots_every_ten_at_zlib_level_1(tmp_path):
+    from asiworld.replay.session import RunRecording
+
+    world = engine.World.create(seed=4, content=engine.load_content(), size=48)
+    world.add_character(name="a", label="test")
+    with RunRecording.start(tmp_path / "d.asirep", world, FrameBuilder(world)) as recording:
+        for _ in range(600):
+            recording.after_step(world.step())
+    with Replay.open(tmp_path / "d.asirep") as replay:
+        assert replay.header.hash_every == 60 and replay.header.snapshot_every == 600
+        assert sorted(replay.hashes()) == list(range(60, 601, 60))
+        assert [r.t0 for r in replay.world_snapshots()] == [600]
+        assert replay.chunk_payload(replay.world_snapshots()[0])[:2] == b"\x78\x01"  # level 1
+        assert verify_replay(replay).ok
+
+
+def test_a_replay_written_with_level_6_snapshots_still_serves_them(tmp_path):
+    # The sample replay was recorded with its snapshots at zlib level 6: a world at a tick
+    # starts from its snapshot and meets the recorded hashes.
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parents[2] / "replays" / "three-configurations-30min.asirep"
+    with Replay.open(sample) as replay:
+        # zlib's header names the level: 0x9c the default (6), 0x01 the fastest (1)
+        assert replay.chunk_payload(replay.world_snapshots()[0])[:2] == b"\x78\x9c"
+    world, start = world_and_start(sample, 1260)
+    assert start["from"] == "replay" and start["from_tick"] == 1200
+    with Replay.open(sample) as replay:
+        assert world.state_hash() == replay.hashes()[1260]
+
+
 # --- the world at a tick ---------------------------------------------------------------------
 
 

@@ -7,6 +7,7 @@ import hashlib
 import json
 import tomllib
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +119,10 @@ class Content:
 
     def legend(self) -> dict[str, str]:
         """Tile character -> tile name (a fresh dict, safe to hand out)."""
+        return dict(self._legend)  # every observation carries one: a copy, not a new one
+
+    @cached_property
+    def _legend(self) -> dict[str, str]:
         return {t["char"]: t["name"] for t in self.tiles}
 
 
