@@ -25,6 +25,12 @@ UNREACHED = np.iinfo(np.int32).max
 KEPT_SHAPES = 32  # searchers kept per thread, the least recently used dropped first
 
 
+# What the direct search (Searcher.search) calls in tcod; without any of it, tcod's own path_to
+_DIRECT = all(hasattr(tcod.path.lib, name) for name in (
+    "TCOD_frontier_push", "update_frontier_heuristic", "path_compute", "get_travel_path")) \
+    and hasattr(tcod.path, "_export") and hasattr(tcod.path.CustomGraph, "_compile_rules")
+
+
 class Searcher:
     """A* (cardinal steps of cost 1, Manhattan heuristic) over one window shape ([x, y])."""
 
@@ -39,6 +45,16 @@ class Searcher:
                              for name in ("_distance", "_travel", "_frontier_p"))
         self._identity = self.finder._travel.copy() if self._reusable else None
         self._used = False
+        # The C calls `path_to` makes, made directly: tcod's Python round them (exporting
+        # both arrays, compiling the heuristic, two get_travel_path calls through checks)
+        # cost several times a short search in a crowd. The arrays are reset in place, so
+        # one export of each serves every search.
+        self._direct = self._reusable and _DIRECT
+        if self._direct:
+            self._rules, self._keep = self.graph._subgraph._compile_rules()
+            self._distance_p = tcod.path._export(self.finder._distance)
+            self._travel_p = tcod.path._export(self.finder._travel)
+            self._heuristic = self.graph._heuristic
 
     def search(self, start: tuple[int, int], goal: tuple[int, int]) -> list[list[int]]:
         """The path from `start` to `goal` over `self.cost` (both ends included; [] when the
@@ -46,8 +62,25 @@ class Searcher:
         if self._used:
             self._reset()
         self._used = True
-        self.finder.add_root(start)
-        return self.finder.path_to(goal).tolist()
+        if not (self._direct and self._reusable) or start == goal:
+            self.finder.add_root(start)
+            return self.finder.path_to(goal).tolist()
+        # add_root(start), then path_to(goal): the same calls in the same order
+        finder, lib = self.finder, tcod.path.lib
+        finder._distance[start] = 0
+        finder._travel[start] = start
+        lib.TCOD_frontier_push(finder._frontier_p, start, 0, 0)
+        heuristic = tcod.path.ffi.new("struct PathfinderHeuristic*", (*self._heuristic, goal))
+        lib.update_frontier_heuristic(finder._frontier_p, heuristic)
+        if lib.path_compute(finder._frontier_p, self._distance_p, self._travel_p,
+                            len(self._rules), self._rules, heuristic) < 0:
+            raise RuntimeError("tcod's path_compute failed")
+        length = lib.get_travel_path(2, self._travel_p, goal, tcod.path.ffi.NULL)
+        if length < 0:
+            raise RuntimeError("tcod's get_travel_path failed")
+        path = np.empty((length, 2), dtype=np.intc)
+        lib.get_travel_path(2, self._travel_p, goal, tcod.path.ffi.from_buffer("int*", path))
+        return path[::-1].tolist()
 
     @property
     def distance(self) -> np.ndarray:

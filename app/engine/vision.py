@@ -3,6 +3,7 @@ remembers: every tile it has seen with the tick it last saw it, and the entities
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -231,15 +232,27 @@ def update_all(world: World, chars: list[Character]) -> None:
     is asked for all such views of an area at once too."""
     crowds: dict[int, tuple[BodyIndex, list[Character]]] = {}
     still: dict[int, list[Character]] = {}
+    # an area's body index and a radius are the same for everyone of an area in this loop
+    # (nobody moves in it): asked once per area, and per area and light
+    indexes: dict[int, BodyIndex | None] = {}
+    radii: dict[tuple[int, bool], int] = {}
     for char in chars:
-        bodies = world.body_index(char.area)
-        if bodies is None:
-            _see(world, char)
-            _remember_walk(world, char)
-        elif _see(world, char) or not _same_area(world, char):
-            crowds.setdefault(char.area, (bodies, []))[1].append(char)
+        area_id = char.area
+        if area_id in indexes:
+            bodies = indexes[area_id]
         else:
-            still.setdefault(char.area, []).append(char)
+            bodies = indexes[area_id] = world.body_index(area_id)
+        lit = char.equipment.get("light") is not None
+        r = radii.get((area_id, lit))
+        if r is None:
+            r = radii[(area_id, lit)] = radius(world, char)
+        if bodies is None:
+            _see(world, char, r)
+            _remember_walk(world, char)
+        elif _see(world, char, r) or not _same_area(world, char):
+            crowds.setdefault(area_id, (bodies, []))[1].append(char)
+        else:
+            still.setdefault(area_id, []).append(char)
     for area_id, group in still.items():
         moved = _bodies_came_or_went(world, area_id, group)
         if moved:
@@ -291,19 +304,20 @@ def _bodies_came_or_went(world: World, area_id: int, group: list[Character]) -> 
     return [c for c, m in zip(group, mems, strict=True) if id(m) in changed]
 
 
-def _see(world: World, char: Character) -> bool:
-    """The field of view brought up to date (the tiles seen remembered): whether it is new."""
+def _see(world: World, char: Character, r: int | None = None) -> bool:
+    """The field of view brought up to date (the tiles seen remembered): whether it is new.
+    `r`: its radius (`radius`), when known."""
     mem = world.memory[char.id]
     area = world.areas[char.area]
-    r = radius(world, char)
+    if r is None:
+        r = radius(world, char)
     key = (char.area, char.x, char.y, r, area.version)
     if key == mem.key:
         return False
     x0, y0 = max(char.x - r, 0), max(char.y - r, 0)
     x1, y1 = min(char.x + r + 1, area.width), min(char.y + r + 1, area.height)
     see = transparency(world, area, x0, y0, x1, y1)
-    fov = tcod.map.compute_fov(see, (char.y - y0, char.x - x0), r, light_walls=True,
-                               algorithm=tcod.constants.FOV_SYMMETRIC_SHADOWCAST)
+    fov = field_of_view(see, (char.y - y0, char.x - x0), r)
     mem.key, mem.x0, mem.y0, mem.visible = key, x0, y0, fov
     mem.looks += 1
     am = mem.areas.get(char.area)
@@ -315,6 +329,37 @@ def _see(world: World, char: Character) -> bool:
     window[fov] = area.terrain[y0:y1, x0:x1][fov]
     am.ticks[y0:y1, x0:x1][fov] = world.tick
     return True
+
+
+# What field_of_view calls in tcod; without any of it, tcod's own compute_fov
+_FOV_DIRECT = hasattr(tcod.map, "ffi") and hasattr(tcod.map, "lib") \
+    and hasattr(tcod.map.lib, "TCOD_map_compute_fov")
+_fov_maps = threading.local()  # per thread: two worlds may be stepped on two threads at once
+
+
+def field_of_view(see: np.ndarray, pov: tuple[int, int], r: int) -> np.ndarray:
+    """tcod.map.compute_fov(see, pov, r) with light walls and symmetric shadowcasting: the
+    same C call on a map kept per window shape (tcod's wrapper builds a map for every call,
+    about half of a day's view's cost, and a crowd computes hundreds a tick)."""
+    if not _FOV_DIRECT:
+        return tcod.map.compute_fov(see, pov, r, light_walls=True,
+                                    algorithm=tcod.constants.FOV_SYMMETRIC_SHADOWCAST)
+    kept = getattr(_fov_maps, "maps", None)
+    if kept is None:
+        kept = _fov_maps.maps = {}
+    found = kept.get(see.shape)
+    if found is None:
+        h, w = see.shape
+        cells = np.empty(see.shape, dtype=[("transparent", bool), ("walkable", bool),
+                                           ("fov", bool)])
+        ffi = tcod.map.ffi
+        found = kept[see.shape] = (cells, ffi.new("struct TCOD_Map*", (
+            w, h, w * h, ffi.from_buffer("struct TCOD_MapCell*", cells))))
+    cells, cmap = found
+    cells["transparent"] = see
+    tcod.map.lib.TCOD_map_compute_fov(cmap, pov[1], pov[0], r, True,
+                                      tcod.constants.FOV_SYMMETRIC_SHADOWCAST)
+    return cells["fov"].copy()
 
 
 def can_see(mem: Memory, x: int, y: int) -> bool:
@@ -344,11 +389,14 @@ def _remember_walk(world: World, char: Character) -> None:
     mem.walked = (tick, mem.key, world.bodies_moved, tuple(seen))
 
 
+FORGET_BATCH = 32  # memories forgotten at least at once (see _forget_oldest)
+
+
 def _forget_oldest(world: World, mem: Memory, seen: int) -> None:
     # The oldest memories go first, in batches (sorting every tick would cost more than the
     # memory saves); what is in view now is always kept.
     keep = max(world.content.vision.memory_entities, seen)
-    if len(mem.entities) > keep + 32:
+    if len(mem.entities) > keep + FORGET_BATCH:
         mem.settle()  # the ticks sorted on are then all written
         mem.walked = ()  # entries go: the next update walks
         oldest = sorted(mem.entities.values(), key=lambda e: (e["tick"], e["id"]))
@@ -462,8 +510,14 @@ def _remember_chunk(world: World, area_id: int, bodies: BodyIndex, group: list[C
     if olds:
         old = pairs.pack(np.repeat(np.array(old_slots, np.int64), old_counts),
                          np.concatenate(olds))
-        changed = new[~_among(old, new)]
-        lost = old[~_among(new, old)]
+        # one search: the pairs of `old` that `new` holds are those its matches point at
+        # (a pair is in a view once)
+        at = np.minimum(np.searchsorted(old, new), max(len(old) - 1, 0))
+        kept = old[at] == new if len(old) else np.zeros(len(new), bool)
+        changed = new[~kept]
+        held = np.zeros(len(old), bool)
+        held[at[kept]] = True
+        lost = old[~held]
         # a body seen before and now, elsewhere in the view, is left to the view; one that
         # left the view takes where and when the last view saw it
         moved = np.sort(pairs.who(changed))
@@ -487,10 +541,11 @@ def _remember_chunk(world: World, area_id: int, bodies: BodyIndex, group: list[C
     # each one's view, for the next update and the settling
     ends = np.cumsum(np.bincount(slot, minlength=len(mems))).tolist()
     _, changes = world.body_moves(area_id)
-    start = 0
+    start, keep = 0, world.content.vision.memory_entities + FORGET_BATCH
     for mem, end in zip(mems, ends, strict=True):
         mem.view = View(area_id, tick, found[start:end], changes)
-        _forget_oldest(world, mem, end - start)
+        if len(mem.entities) > keep and len(mem.entities) > end - start + FORGET_BATCH:
+            _forget_oldest(world, mem, end - start)  # (what it checks first, asked here)
         start = end
 
 

@@ -116,11 +116,12 @@ def test_a_goal_with_no_open_tile_beside_it_has_no_path_unless_the_start_is_besi
 
 def test_a_searcher_kept_for_a_shape_answers_like_a_new_one_search_after_search():
     # The searchers of astar are reset between searches; one that cannot reset (a tcod
-    # without the pathfinder's arrays) builds a new pathfinder: both give a new one's paths.
+    # without the pathfinder's arrays) builds a new pathfinder; one that calls tcod's C
+    # directly and one that goes through tcod's path_to: all give a new one's paths.
     rng = random.Random(11)
-    for reusable in (True, False):
+    for reusable, direct in ((True, True), (True, False), (False, False)):
         search = astar.Searcher((20, 24))
-        search._reusable = reusable
+        search._reusable, search._direct = reusable, direct
         for _ in range(60):
             base = np.array([[0 if rng.random() < 0.3 else 1 for _ in range(24)]
                              for _ in range(20)], dtype=np.int8)

@@ -206,10 +206,18 @@ def _reached_edge(dist: np.ndarray, window: tuple[int, int, int, int],
                   shape: tuple[int, int]) -> bool:
     """Did the search reach a tile of a window edge that has map beyond it?"""
     x0, y0, x1, y1 = window
-    return bool((x0 > 0 and (dist[0, :] != UNREACHED).any())
-                or (x1 < shape[0] and (dist[-1, :] != UNREACHED).any())
-                or (y0 > 0 and (dist[:, 0] != UNREACHED).any())
-                or (y1 < shape[1] and (dist[:, -1] != UNREACHED).any()))
+    # the edges' least distance, in one array (a comparison and an any per edge cost three
+    # times as much; a crowd's re-plans ask this 150 times a tick)
+    edges = []
+    if x0 > 0:
+        edges.append(dist[0, :])
+    if x1 < shape[0]:
+        edges.append(dist[-1, :])
+    if y0 > 0:
+        edges.append(dist[:, 0])
+    if y1 < shape[1]:
+        edges.append(dist[:, -1])
+    return bool(edges) and int(np.concatenate(edges).min()) != UNREACHED
 
 
 _NO_BODIES: dict[tuple[int, int], np.ndarray] = {}  # an empty mask per map shape (read only)
