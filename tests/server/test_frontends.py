@@ -14,8 +14,10 @@ import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 import socketio
@@ -58,12 +60,26 @@ def redis_url(tmp_path: Path):
 
 
 class Watcher:
-    """A Socket.IO spectator that keeps every frame it receives, in order."""
+    """A Socket.IO spectator that keeps every frame it receives, in the order they arrive.
 
-    def __init__(self, port: int) -> None:
+    python-engineio's client hands each message to a thread of its own (`run_async=True` in
+    `Client._trigger_event`), so on a loaded machine a delta's thread could append before the
+    keyframe's: the list said "delta first" of frames that came in order (the failure seen at
+    load 8-15 was this, not the fan-out). Messages are handled on the reading thread here."""
+
+    def __init__(self, port: int, keep: Callable[[dict], None] | None = None) -> None:
         self.frames: list[dict] = []
         self.client = socketio.Client(reconnection=False)
-        self.client.on("frame", self.frames.append)
+        eio = self.client.eio
+        trigger = eio._trigger_event
+
+        def in_arrival_order(event: str, *args: Any, **kwargs: Any) -> Any:
+            if event == "message":
+                kwargs["run_async"] = False
+            return trigger(event, *args, **kwargs)
+
+        eio._trigger_event = in_arrival_order
+        self.client.on("frame", keep or self.frames.append)
         self.client.connect(f"http://127.0.0.1:{port}", transports=["websocket"], wait_timeout=10)
 
     def spectate(self) -> dict:
@@ -91,6 +107,30 @@ def test_in_order_allows_a_resync_and_nothing_else():
     assert not in_order([key(5), delta(6), delta(8)])  # a delta missed
     assert not in_order([key(5), delta(6), delta(6)])  # a delta doubled
     assert not in_order([key(5), delta(6), key(9), delta(9)])  # the keyframe's tick again
+
+
+def test_a_watcher_keeps_frames_in_arrival_order_when_handling_one_is_slow() -> None:
+    """The load seen in CI, made sure: the keyframe's handler is slow (as a thread that gets no
+    CPU for a while), and the deltas behind it still come after it in the list."""
+    port = free_port()
+    world = start_server(port, "--ephemeral", "--no-record", "--agents", "forager")
+    watcher = None
+    try:
+        def keep(frame: dict) -> None:
+            if "keyframe" in frame:
+                time.sleep(0.5)  # the handler is held up, not the test's wait
+            watcher.frames.append(frame)
+
+        watcher = Watcher(port, keep)
+        assert watcher.spectate()["ok"] is True
+        deadline = time.monotonic() + 30
+        while len(watcher.frames) < 5 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        watcher.close()
+    finally:
+        stop_server(world)
+    assert len(watcher.frames) >= 5
+    assert "keyframe" in watcher.frames[0] and in_order(watcher.frames)
 
 
 def test_two_front_ends_hand_out_the_same_frames_as_the_world(redis_url: str) -> None:
