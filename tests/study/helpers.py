@@ -28,19 +28,30 @@ def saved_tick(db: Path) -> int:
 def kill_mid_study(path: Path, out: Path, at: int,
                    ready: Callable[[Path], bool] | None = None) -> None:
     """`asiworld study run` in a process of its own, SIGKILLed once its store saved tick `at`
-    (and `ready(store path)` holds, when given: what the test needs to have happened first)."""
+    (and `ready(store path)` holds, when given: what the test needs to have happened first).
+
+    The study is stopped (SIGSTOP) while its store is read and runs on only between two reads:
+    on a loaded machine this reader can be off the CPU for seconds, and a study left running
+    meanwhile went on to its last tick (seen at load 8-15: killed at 360 of 360), so there was
+    nothing left to resume."""
     proc = subprocess.Popen([sys.executable, "-m", "asiworld.cli", "study", "run", str(path),
                              "--out", str(out)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 240
         db = out / "world.sqlite3"
-        while saved_tick(db) < at or (ready is not None and not ready(db)):
+        while True:
             assert proc.poll() is None, "the study ended before it could be killed"
+            os.kill(proc.pid, signal.SIGSTOP)
+            if saved_tick(db) >= at and (ready is None or ready(db)):
+                break
             assert time.monotonic() < deadline, "the study did not get to the kill tick"
+            os.kill(proc.pid, signal.SIGCONT)
             time.sleep(0.01)
         os.kill(proc.pid, signal.SIGKILL)
     finally:
+        if proc.poll() is None:  # a failed check above: the study must not outlive the test
+            os.kill(proc.pid, signal.SIGKILL)
         proc.wait(30)
     assert proc.returncode == -signal.SIGKILL
 
