@@ -21,7 +21,9 @@ LOCKSTEP = 'kind = "lockstep"\nthink = "fixed"\nthink_ticks = 4'
 
 
 def demo_text(url: str = FAKE_URL, minutes: int = 60, clock: str = LOCKSTEP, seed: int = 3,
-              size: int = 64) -> str:
+              size: int = 64, request_timeout: float = 5.0) -> str:
+    """The demo study's TOML. A call that outlasts `request_timeout` is a failed call, and a
+    failed call changes the world: a check that two runs give the same world gives it room."""
     parts = [
         "# The demo study: start the stand-in model first (asiworld fake-model --port 8765),\n"
         "# then: asiworld study run demo.toml --out demo/\n"
@@ -32,7 +34,7 @@ def demo_text(url: str = FAKE_URL, minutes: int = 60, clock: str = LOCKSTEP, see
     for name, settings in MODEL_SEATS.items():
         parts.append(f'[[configuration]]\nname = "{name}"\nkind = "openai"\n'
                      f'model_url = "{url}"\n{settings}\nbackoff_seconds = 0.0\n'
-                     "request_timeout = 5.0\n")
+                     f"request_timeout = {request_timeout}\n")
     for name, agent in BUILTINS.items():
         parts.append(f'[[configuration]]\nname = "{name}"\nkind = "builtin"\nagent = "{agent}"\n')
     return "\n".join(parts)

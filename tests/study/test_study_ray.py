@@ -23,6 +23,9 @@ from asiworld.study.spec import parse_study
 NO_FIGURES = FigureOptions(formats=())  # the runs are checked here, not their figures
 
 MINUTES = 2
+# the stand-in answers in milliseconds; on a loaded machine a 5 s call timed out in one of
+# the two runs compared, a failed call that changed its world (seen at load 8-15)
+SAME_WORLD_TIMEOUT = 120.0
 WALL = ("wall_seconds", "engine_seconds", "latency_p50_ms", "latency_p95_ms", "latency_ms")
 
 
@@ -40,7 +43,7 @@ def both(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("ray")
     with FakeModelServer(FakeModel()) as server:
-        text = demo_text(server.url, minutes=MINUTES)
+        text = demo_text(server.url, minutes=MINUTES, request_timeout=SAME_WORLD_TIMEOUT)
         path = root / "study.toml"
         path.write_text(text)
         local = root / "local"

@@ -28,6 +28,9 @@ from tests.study.helpers import kill_mid_study
 
 MINUTES = 6  # 360 ticks
 KILL_AT = 150  # the tick the store has saved when the study is killed
+# the stand-in answers in milliseconds; on a loaded machine a 5 s call timed out in one of
+# the two runs compared, a failed call that changed its world (seen at load 8-15)
+SAME_WORLD_TIMEOUT = 120.0
 
 
 def run(path: Path, out: Path, *extra: str) -> int:
@@ -41,7 +44,7 @@ def studies(tmp_path_factory):
     root = tmp_path_factory.mktemp("resume")
     with FakeModelServer(FakeModel()) as server:
         path = root / "study.toml"
-        path.write_text(demo_text(server.url, minutes=MINUTES))
+        path.write_text(demo_text(server.url, minutes=MINUTES, request_timeout=SAME_WORLD_TIMEOUT))
         whole, resumed = root / "whole", root / "resumed"
         assert run(path, whole) == 0
         kill_mid_study(path, resumed, KILL_AT)
