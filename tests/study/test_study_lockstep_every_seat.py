@@ -114,7 +114,7 @@ async def mcp_seat(url: str, char: int, token: str, errlog) -> dict:
                 break
             seen["moves"].append(moved)
         # told the study ended, `asiworld mcp` leaves by itself: wait for the wrapper's line
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         while "rc " not in Path(errlog.name).read_text() and time.monotonic() < deadline:
             await anyio.sleep(0.05)
     return seen

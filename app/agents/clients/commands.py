@@ -158,4 +158,6 @@ def mcp(args: argparse.Namespace) -> int:
         serve_stdio(client, on_end=ended)
     except KeyboardInterrupt:
         pass
+    # the client closed stdin first (before the watcher saw the end): the sentence all the same
+    _say_ended(client, sys.stderr)
     return 0
