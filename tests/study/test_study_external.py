@@ -52,6 +52,13 @@ def get(url: str, body: dict | None = None, token: str | None = None) -> tuple[i
         return err.code, json.loads(err.read())
 
 
+def end(proc: subprocess.Popen) -> None:
+    """A process this test started: killed if still running, its pipes read and closed."""
+    if proc.poll() is None:
+        proc.kill()
+    proc.communicate()
+
+
 def read_until(stream, pattern: str, seen: list[str], timeout: float = 60) -> re.Match:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -104,9 +111,8 @@ def played(tmp_path_factory):
         before["agent"] = (agent.returncode, said)
     finally:
         for proc in (run, agent):  # only the processes this test started
-            if proc is not None and proc.poll() is None:
-                proc.kill()
-                proc.wait()
+            if proc is not None:
+                end(proc)
     assert run.returncode == 0, "".join(seen)
     return out, before, int(seat.group(1)), "".join(seen)
 
@@ -226,10 +232,8 @@ def test_the_live_server_seats_an_external_agent_and_waits_for_it(tmp_path):
             state = get(f"{url}/api/evaluation?spectator_token={spectate}")[1]["meta"]["study"]
         assert state["finished"] and state["problem"] is None and state["waiting_for"] == [], state
     finally:
-        for proc in (agent,):
-            if proc is not None and proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        if agent is not None:
+            end(agent)
         stop_server(server)
     results = json.loads((out / "results.json").read_text())
     costs = {r["name"]: r for r in results["costs"]}
@@ -293,8 +297,7 @@ def test_a_killed_study_with_an_external_seat_resumes_with_a_new_token_and_count
         os.kill(run.pid, signal.SIGKILL)
     finally:
         for proc in (run, agent):
-            proc.kill()
-            proc.wait()
+            end(proc)
     store = WorldStore(out)
     counted = store.meta("external_calls")["outside"]
     store.close()
@@ -306,9 +309,7 @@ def test_a_killed_study_with_an_external_seat_resumes_with_a_new_token_and_count
         seen.append(err)
     finally:
         for proc in (run, agent):
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+            end(proc)
     said = "".join(seen)
     assert run.returncode == 0, said
     assert "resuming the interrupted realtime study" in said and token != first_token
