@@ -228,7 +228,7 @@ def test_spectators_asking_at_once_are_seated_together_with_one_keyframe(redis_u
     # per request seated ten spectators a second at speed 10. Requests that wait while the
     # runner is busy are seated in its next call, with one keyframe of that tick.
     import redis
-    from asiworld.server.fanout import SPECTATORS, Fanout, request_spectate
+    from asiworld.server.fanout import SPECTATE_CHANNEL, SPECTATORS, Fanout, request_spectate
 
     calls: list[int] = []
     busy = threading.Event()
@@ -258,7 +258,10 @@ def test_spectators_asking_at_once_are_seated_together_with_one_keyframe(redis_u
     fanout.emitter = Emitter
     client = redis.Redis.from_url(redis_url)
     try:
-        time.sleep(0.2)  # the listener has subscribed
+        deadline = time.monotonic() + 10  # the listener has subscribed (a request before is lost)
+        while client.pubsub_numsub(SPECTATE_CHANNEL)[0][1] < 1:
+            assert time.monotonic() < deadline, "the world's listener never subscribed"
+            time.sleep(0.01)
         request_spectate(client, "first")
         assert busy.wait(10)
         for i in range(24):
