@@ -25,7 +25,8 @@ from asiworld.cli import main
 
 from tests.hardening.serving import free_port, start_server, stop_server
 
-SECONDS = 3.0  # frames collected on every client at speed 10
+FRAMES = 30  # collected on every client (three seconds at speed 10 on an idle machine)
+WAIT = 120.0  # at most, for a loaded machine
 
 
 @pytest.fixture
@@ -162,7 +163,9 @@ def test_two_front_ends_hand_out_the_same_frames_as_the_world(redis_url: str) ->
         answers = [flooder.spectate() for _ in range(8)]
         flooder.close()
         assert any(a.get("code") == "rate_limited" for a in answers)
-        time.sleep(SECONDS)
+        deadline = time.monotonic() + WAIT
+        while min(len(w.frames) for w in watchers) < FRAMES and time.monotonic() < deadline:
+            time.sleep(0.05)
         closers = [threading.Thread(target=w.close) for w in watchers]
         for closer in closers:
             closer.start()
@@ -179,7 +182,7 @@ def test_two_front_ends_hand_out_the_same_frames_as_the_world(redis_url: str) ->
 
     for watcher in watchers:
         frames = watcher.frames
-        assert len(frames) >= 10, f"only {len(frames)} frames in {SECONDS} s"
+        assert len(frames) >= FRAMES, f"only {len(frames)} frames in {WAIT} s"
         assert "keyframe" in frames[0], "a spectator starts from a keyframe"
         assert in_order(frames), "every delta after a keyframe, none missed or doubled"
     # The deltas of each tick are the same on the world's own server and on both front ends.
