@@ -17,12 +17,13 @@ from asiworld.replay.verify import verify_replay
 from asiworld.study.demo import MODEL_SEATS, demo_text
 
 from tests.hardening.serving import free_port, http, start_server, stop_server
+from tests.study.helpers import SAME_WORLD_TIMEOUT
 
 MINUTES = 5
 
 
 def _study_file(tmp_path, url: str, name: str = "s.toml", **changes: str) -> str:
-    text = demo_text(url, minutes=MINUTES)
+    text = demo_text(url, minutes=MINUTES, request_timeout=SAME_WORLD_TIMEOUT)
     for old, new in changes.items():
         text = text.replace(old, new)
     path = tmp_path / name

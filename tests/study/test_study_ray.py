@@ -20,12 +20,11 @@ from asiworld.study.demo import demo_text
 from asiworld.study.run import run_study
 from asiworld.study.spec import parse_study
 
+from tests.study.helpers import SAME_WORLD_TIMEOUT
+
 NO_FIGURES = FigureOptions(formats=())  # the runs are checked here, not their figures
 
 MINUTES = 2
-# the stand-in answers in milliseconds; on a loaded machine a 5 s call timed out in one of
-# the two runs compared, a failed call that changed its world (seen at load 8-15)
-SAME_WORLD_TIMEOUT = 120.0
 WALL = ("wall_seconds", "engine_seconds", "latency_p50_ms", "latency_p95_ms", "latency_ms")
 
 

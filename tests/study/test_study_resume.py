@@ -24,13 +24,10 @@ from asiworld.replay.verify import verify_replay
 from asiworld.server.persistence import WorldStore
 from asiworld.study.demo import demo_text
 
-from tests.study.helpers import kill_mid_study
+from tests.study.helpers import SAME_WORLD_TIMEOUT, kill_mid_study
 
 MINUTES = 6  # 360 ticks
 KILL_AT = 150  # the tick the store has saved when the study is killed
-# the stand-in answers in milliseconds; on a loaded machine a 5 s call timed out in one of
-# the two runs compared, a failed call that changed its world (seen at load 8-15)
-SAME_WORLD_TIMEOUT = 120.0
 
 
 def run(path: Path, out: Path, *extra: str) -> int:

@@ -18,9 +18,11 @@ from asiworld.study.demo import BUILTINS, LOCKSTEP, MODEL_SEATS, demo_text
 from asiworld.study.run import run_study
 from asiworld.study.spec import parse_study
 
+from tests.study.helpers import SAME_WORLD_TIMEOUT
+
 
 def study_text(url: str, minutes: int = 60, clock: str = LOCKSTEP) -> str:
-    return demo_text(url, minutes=minutes, clock=clock)
+    return demo_text(url, minutes=minutes, clock=clock, request_timeout=SAME_WORLD_TIMEOUT)
 
 
 def faulty() -> FakeModel:
