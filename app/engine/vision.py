@@ -49,6 +49,9 @@ class Memory:
     # count); `looks` counts the views made, each of which may see new tiles.
     looks: int = field(default=0, metadata={"derived": True})
     seen_count: tuple = field(default=(), metadata={"derived": True})
+    # The sight change stamps (_sight) the field of view was computed against, and their count
+    # then (derived): (stamps, count), () when not known.
+    sight: tuple = field(default=(), metadata={"derived": True})
 
     def settle(self) -> None:
         """Write where and when the last crowd update saw its bodies into their entries (an
@@ -109,6 +112,15 @@ def transparency(world: World, area: Area, x0: int, y0: int, x1: int, y1: int) -
     """What lets sight through in a window (read-only): terrain and opaque structures. The whole
     area's mask is kept per area version (terrain and structures change only with it), so a
     character's update does not walk every structure of the map."""
+    return _sight(world, area)[0][y0:y1, x0:x1]
+
+
+def _sight(world: World, area: Area) -> tuple[np.ndarray, np.ndarray, int]:
+    """The area's see-through mask ([y, x], read only), with per tile the count of mask changes
+    at which it last changed, and that count now: a view of a window none of whose tiles
+    changed since its field of view was computed has the same field of view. A forager's
+    crowd bumps the area's version several times a tick (a tree cut, a station built), each
+    time far from most of the views, which would otherwise all be computed again."""
     cached = world.sight_cache.get(area.id)
     if cached is None or cached[0] != area.version:
         see = world.content.see_lut[area.terrain]
@@ -116,8 +128,16 @@ def transparency(world: World, area: Area, x0: int, y0: int, x1: int, y1: int) -
             if homes.opaque(s, world.content):
                 see[y, x] = False
         see.flags.writeable = False
-        cached = world.sight_cache[area.id] = (area.version, see)
-    return cached[1][y0:y1, x0:x1]
+        if cached is not None and cached[1].shape == see.shape:
+            _, before, stamps, count = cached
+            changed = before != see
+            if changed.any():
+                count += 1
+                stamps[changed] = count
+        else:  # a new grid: every tile counts as changed (a view compares the grid too)
+            count, stamps = 0, np.zeros(see.shape, np.int64)
+        cached = world.sight_cache[area.id] = (area.version, see, stamps, count)
+    return cached[1], cached[2], cached[3]
 
 
 KEY_ID, KEY_X = 32, 16  # a body's key: id << 32 | x << 16 | y (ids below 2**31, x, y below 2**16)
@@ -305,30 +325,41 @@ def _bodies_came_or_went(world: World, area_id: int, group: list[Character]) -> 
 
 
 def _see(world: World, char: Character, r: int | None = None) -> bool:
-    """The field of view brought up to date (the tiles seen remembered): whether it is new.
-    `r`: its radius (`radius`), when known."""
+    """The field of view brought up to date (the tiles seen remembered): whether it is new
+    (an area's new version with the same see-through tiles in the window gives the same field
+    of view: its tiles are remembered again, but it is not new). `r`: its radius (`radius`),
+    when known."""
     mem = world.memory[char.id]
     area = world.areas[char.area]
     if r is None:
         r = radius(world, char)
     key = (char.area, char.x, char.y, r, area.version)
-    if key == mem.key:
+    old = mem.key
+    if key == old:
         return False
     x0, y0 = max(char.x - r, 0), max(char.y - r, 0)
     x1, y1 = min(char.x + r + 1, area.width), min(char.y + r + 1, area.height)
-    see = transparency(world, area, x0, y0, x1, y1)
-    fov = field_of_view(see, (char.y - y0, char.x - x0), r)
-    mem.key, mem.x0, mem.y0, mem.visible = key, x0, y0, fov
+    sight, stamps, count = _sight(world, area)
+    kept = mem.sight
+    new = not (old[:4] == key[:4] and kept and kept[0] is stamps
+               and stamps[y0:y1, x0:x1].max() <= kept[1])
+    if new:
+        fov = field_of_view(sight[y0:y1, x0:x1], (char.y - y0, char.x - x0), r)
+        mem.x0, mem.y0, mem.visible = x0, y0, fov
+    else:
+        fov = mem.visible
+    mem.key, mem.sight = key, (stamps, count)
     mem.looks += 1
     am = mem.areas.get(char.area)
     if am is None:
         am = mem.areas[char.area] = AreaMemory(
             tiles=np.full(area.terrain.shape, UNSEEN, np.uint8),
             ticks=np.full(area.terrain.shape, -1, np.int32))
-    window = am.tiles[y0:y1, x0:x1]
-    window[fov] = area.terrain[y0:y1, x0:x1][fov]
-    am.ticks[y0:y1, x0:x1][fov] = world.tick
-    return True
+    # copyto with a mask: no index arrays made (a crowd's new area versions make this the
+    # commonest new view)
+    np.copyto(am.tiles[y0:y1, x0:x1], area.terrain[y0:y1, x0:x1], where=fov)
+    np.copyto(am.ticks[y0:y1, x0:x1], world.tick, where=fov)
+    return new
 
 
 # What field_of_view calls in tcod; without any of it, tcod's own compute_fov
