@@ -49,6 +49,9 @@ class Memory:
     # count); `looks` counts the views made, each of which may see new tiles.
     looks: int = field(default=0, metadata={"derived": True})
     seen_count: tuple = field(default=(), metadata={"derived": True})
+    # The sight change stamps (_sight) the field of view was computed against, and their count
+    # then (derived): (stamps, count), () when not known.
+    sight: tuple = field(default=(), metadata={"derived": True})
 
     def settle(self) -> None:
         """Write where and when the last crowd update saw its bodies into their entries (an
@@ -109,6 +112,15 @@ def transparency(world: World, area: Area, x0: int, y0: int, x1: int, y1: int) -
     """What lets sight through in a window (read-only): terrain and opaque structures. The whole
     area's mask is kept per area version (terrain and structures change only with it), so a
     character's update does not walk every structure of the map."""
+    return _sight(world, area)[0][y0:y1, x0:x1]
+
+
+def _sight(world: World, area: Area) -> tuple[np.ndarray, np.ndarray, int]:
+    """The area's see-through mask ([y, x], read only), with per tile the count of mask changes
+    at which it last changed, and that count now: a view of a window none of whose tiles
+    changed since its field of view was computed has the same field of view. A forager's
+    crowd bumps the area's version several times a tick (a tree cut, a station built), each
+    time far from most of the views, which would otherwise all be computed again."""
     cached = world.sight_cache.get(area.id)
     if cached is None or cached[0] != area.version:
         see = world.content.see_lut[area.terrain]
@@ -116,8 +128,16 @@ def transparency(world: World, area: Area, x0: int, y0: int, x1: int, y1: int) -
             if homes.opaque(s, world.content):
                 see[y, x] = False
         see.flags.writeable = False
-        cached = world.sight_cache[area.id] = (area.version, see)
-    return cached[1][y0:y1, x0:x1]
+        if cached is not None and cached[1].shape == see.shape:
+            _, before, stamps, count = cached
+            changed = before != see
+            if changed.any():
+                count += 1
+                stamps[changed] = count
+        else:  # a new grid: every tile counts as changed (a view compares the grid too)
+            count, stamps = 0, np.zeros(see.shape, np.int64)
+        cached = world.sight_cache[area.id] = (area.version, see, stamps, count)
+    return cached[1], cached[2], cached[3]
 
 
 KEY_ID, KEY_X = 32, 16  # a body's key: id << 32 | x << 16 | y (ids below 2**31, x, y below 2**16)
@@ -305,30 +325,41 @@ def _bodies_came_or_went(world: World, area_id: int, group: list[Character]) -> 
 
 
 def _see(world: World, char: Character, r: int | None = None) -> bool:
-    """The field of view brought up to date (the tiles seen remembered): whether it is new.
-    `r`: its radius (`radius`), when known."""
+    """The field of view brought up to date (the tiles seen remembered): whether it is new
+    (an area's new version with the same see-through tiles in the window gives the same field
+    of view: its tiles are remembered again, but it is not new). `r`: its radius (`radius`),
+    when known."""
     mem = world.memory[char.id]
     area = world.areas[char.area]
     if r is None:
         r = radius(world, char)
     key = (char.area, char.x, char.y, r, area.version)
-    if key == mem.key:
+    old = mem.key
+    if key == old:
         return False
     x0, y0 = max(char.x - r, 0), max(char.y - r, 0)
     x1, y1 = min(char.x + r + 1, area.width), min(char.y + r + 1, area.height)
-    see = transparency(world, area, x0, y0, x1, y1)
-    fov = field_of_view(see, (char.y - y0, char.x - x0), r)
-    mem.key, mem.x0, mem.y0, mem.visible = key, x0, y0, fov
+    sight, stamps, count = _sight(world, area)
+    kept = mem.sight
+    new = not (old[:4] == key[:4] and kept and kept[0] is stamps
+               and stamps[y0:y1, x0:x1].max() <= kept[1])
+    if new:
+        fov = field_of_view(sight[y0:y1, x0:x1], (char.y - y0, char.x - x0), r)
+        mem.x0, mem.y0, mem.visible = x0, y0, fov
+    else:
+        fov = mem.visible
+    mem.key, mem.sight = key, (stamps, count)
     mem.looks += 1
     am = mem.areas.get(char.area)
     if am is None:
         am = mem.areas[char.area] = AreaMemory(
             tiles=np.full(area.terrain.shape, UNSEEN, np.uint8),
             ticks=np.full(area.terrain.shape, -1, np.int32))
-    window = am.tiles[y0:y1, x0:x1]
-    window[fov] = area.terrain[y0:y1, x0:x1][fov]
-    am.ticks[y0:y1, x0:x1][fov] = world.tick
-    return True
+    # copyto with a mask: no index arrays made (a crowd's new area versions make this the
+    # commonest new view)
+    np.copyto(am.tiles[y0:y1, x0:x1], area.terrain[y0:y1, x0:x1], where=fov)
+    np.copyto(am.ticks[y0:y1, x0:x1], world.tick, where=fov)
+    return new
 
 
 # What field_of_view calls in tcod; without any of it, tcod's own compute_fov
@@ -406,8 +437,10 @@ def _forget_oldest(world: World, mem: Memory, seen: int) -> None:
         view = mem.view
         # a body in view forgotten (one seen this tick, tied on the tick with one out of
         # view): the next update remembers it anew, as it would any body new in view
-        if view is not None and np.isin(view.keys >> KEY_ID, gone).any():
-            mem.view = None
+        if view is not None:
+            gone_ids = set(gone)
+            if any(k >> KEY_ID in gone_ids for k in view.keys.tolist()):
+                mem.view = None
 
 
 def _remember(world: World, known_all: dict[int, dict[str, Any]], eid: int, x: int, y: int,
@@ -473,80 +506,121 @@ class _Pairs:
 def _remember_chunk(world: World, area_id: int, bodies: BodyIndex, group: list[Character],
                     pairs: _Pairs) -> None:
     tick = world.tick
+    memory = world.memory
+    mems = [memory[c.id] for c in group]
     # what each sees: its window of the body grid through its field of view, per shape of
     # window (a day's window is the same shape for everyone away from the map's edge); the
     # viewers take their places shape by shape, so the pairs come out in order
-    shapes: dict[tuple[int, int], list[Character]] = {}
-    for char in group:
-        shapes.setdefault(world.memory[char.id].visible.shape, []).append(char)
-    group = [char for members in shapes.values() for char in members]
-    mems = [world.memory[c.id] for c in group]
+    shapes: dict[tuple[int, int], list[int]] = {}
+    for i, mem in enumerate(mems):
+        shapes.setdefault(mem.visible.shape, []).append(i)
+    if len(shapes) > 1:
+        order = [i for members in shapes.values() for i in members]
+        group = [group[i] for i in order]
+        mems = [mems[i] for i in order]
     grid = bodies.grid()
-    keys, counts, start = [], [], 0
+    width = grid.shape[1]
+    flat_grid = grid.reshape(-1)
+    occupied = world.body_grid(area_id).T  # [y, x], as the key grid
+    found_parts, slot_parts, start = [], [], 0
     for (h, w), members in shapes.items():
         ms = mems[start:start + len(members)]
+        cs = group[start:start + len(members)]
+        ys = np.array([m.y0 for m in ms])
+        xs = np.array([m.x0 for m in ms])
+        # the visible tiles a body stands on, as offsets into the viewers' windows (a bool
+        # window per viewer: an int64 window of keys each would be eight times the bytes)
+        hits = np.stack([m.visible for m in ms])
+        hits &= np.lib.stride_tricks.sliding_window_view(occupied, (h, w))[ys, xs]
+        # none sees itself: its own tile left out where its own body stands on it
+        cy, cx = np.array([c.y for c in cs]), np.array([c.x for c in cs])
+        own = cy * width + cx
+        itself = (flat_grid[own] >> KEY_ID) == np.array([c.id for c in cs])
+        rows = np.flatnonzero(itself)
+        hits[rows, (cy - ys)[rows], (cx - xs)[rows]] = False
+        flat = np.flatnonzero(hits)
+        slot_, within = np.divmod(flat, h * w)
+        offsets = (np.arange(h)[:, None] * width + np.arange(w)).reshape(-1)
+        found_parts.append(flat_grid[(ys * width + xs)[slot_] + offsets[within]])
+        slot_parts.append(slot_ + start if start else slot_)
         start += len(members)
-        windows = np.lib.stride_tricks.sliding_window_view(grid, (h, w))[
-            np.array([m.y0 for m in ms]), np.array([m.x0 for m in ms])]
-        hits = np.stack([m.visible for m in ms]) & (windows >= 0)
-        keys.append(windows[hits])
-        counts.append(hits.reshape(len(ms), -1).sum(1))
-    found = np.concatenate(keys)
-    slot = np.repeat(np.arange(len(mems)), np.concatenate(counts))
-    others = (found >> KEY_ID) != np.array([c.id for c in group])[slot]  # none sees itself
-    found, slot = found[others], slot[others]
+    found = np.concatenate(found_parts) if len(found_parts) > 1 else found_parts[0]
+    slot = np.concatenate(slot_parts) if len(slot_parts) > 1 else slot_parts[0]
     new = pairs.pack(slot, found)  # ascending
     # the last views, where they were of this area, as pairs: in order too
-    olds, old_slots, old_counts = [], [], []
-    for slot_, mem in enumerate(mems):
-        view = mem.view
+    views = [mem.view for mem in mems]
+    olds, old_slots = [], []
+    for slot_i, view in enumerate(views):
         if view is not None and view.area == area_id:
             olds.append(view.keys)
-            old_slots.append(slot_)
-            old_counts.append(len(view.keys))
+            old_slots.append(slot_i)
         else:
-            mem.settle()  # a view of another area: its entries are written now
+            mems[slot_i].settle()  # a view of another area: its entries are written now
     came = new
+    entries_of = [mem.entities for mem in mems]
+    xy = (1 << KEY_X) - 1
     if olds:
-        old = pairs.pack(np.repeat(np.array(old_slots, np.int64), old_counts),
+        old = pairs.pack(np.repeat(np.array(old_slots, np.int64), [len(k) for k in olds]),
                          np.concatenate(olds))
-        # one search: the pairs of `old` that `new` holds are those its matches point at
-        # (a pair is in a view once)
-        at = np.minimum(np.searchsorted(old, new), max(len(old) - 1, 0))
-        kept = old[at] == new if len(old) else np.zeros(len(new), bool)
+        kept, held = _matched(old, new)  # (a pair is in a view once)
         changed = new[~kept]
-        held = np.zeros(len(old), bool)
-        held[at[kept]] = True
         lost = old[~held]
         # a body seen before and now, elsewhere in the view, is left to the view; one that
         # left the view takes where and when the last view saw it
         moved = np.sort(pairs.who(changed))
         left = lost[~_among(moved, pairs.who(lost))]
         came = changed[~_among(np.sort(pairs.who(lost)), pairs.who(changed))]
-        xy = (1 << KEY_X) - 1
-        for slot_, k in zip(pairs.slots(left).tolist(), pairs.keys(left).tolist(),
-                            strict=True):
-            mem = mems[slot_]
-            entry = mem.entities.get(k >> KEY_ID)
+        for slot_i, k in zip(pairs.slots(left).tolist(), pairs.keys(left).tolist(),
+                             strict=True):
+            entries = entries_of[slot_i]
+            eid = k >> KEY_ID
+            entry = entries.get(eid)
             if entry is not None:
                 x, y = (k >> KEY_X) & xy, k & xy
                 if entry["x"] == x and entry["y"] == y:
-                    entry["tick"] = mem.view.tick
+                    entry["tick"] = views[slot_i].tick
                 else:
-                    mem.entities[k >> KEY_ID] = {**entry, "x": x, "y": y, "tick": mem.view.tick}
-    xy = (1 << KEY_X) - 1
-    for slot_, k in zip(pairs.slots(came).tolist(), pairs.keys(came).tolist(), strict=True):
-        _remember(world, mems[slot_].entities, k >> KEY_ID, (k >> KEY_X) & xy, k & xy, area_id,
-                  tick)
-    # each one's view, for the next update and the settling
+                    entries[eid] = {**entry, "x": x, "y": y, "tick": views[slot_i].tick}
+    # the bodies new in a view (_remember, inlined: a packed crowd's views take hundreds a tick)
+    kinds = world.entities
+    for slot_i, k in zip(pairs.slots(came).tolist(), pairs.keys(came).tolist(), strict=True):
+        entries = entries_of[slot_i]
+        eid, x, y = k >> KEY_ID, (k >> KEY_X) & xy, k & xy
+        known = entries.get(eid)
+        if known is not None and known["x"] == x and known["y"] == y \
+                and known["area"] == area_id:
+            known["tick"] = tick
+        else:
+            entries[eid] = {"id": eid, "kind": kinds[eid].kind, "x": x, "y": y,
+                            "area": area_id, "tick": tick}
+    # each one's view, for the next update and the settling (a view kept is written over:
+    # nothing else holds it)
     ends = np.cumsum(np.bincount(slot, minlength=len(mems))).tolist()
     _, changes = world.body_moves(area_id)
     start, keep = 0, world.content.vision.memory_entities + FORGET_BATCH
-    for mem, end in zip(mems, ends, strict=True):
-        mem.view = View(area_id, tick, found[start:end], changes)
+    for mem, view, end in zip(mems, views, ends, strict=True):
+        if view is None:
+            mem.view = View(area_id, tick, found[start:end], changes)
+        else:
+            view.area, view.tick, view.keys, view.changes = area_id, tick, found[start:end], \
+                changes
         if len(mem.entities) > keep and len(mem.entities) > end - start + FORGET_BATCH:
             _forget_oldest(world, mem, end - start)  # (what it checks first, asked here)
         start = end
+
+
+def _matched(old: np.ndarray, new: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which of `new` are in `old` and which of `old` are in `new` (both ascending, without
+    repeats): masks. One stable sort of the two together, which merges their two runs."""
+    both = np.concatenate((old, new))
+    order = np.argsort(both, kind="stable")
+    ranked = both[order]
+    same = np.flatnonzero(ranked[1:] == ranked[:-1])  # an old one, then its new one
+    kept = np.zeros(len(new), bool)
+    kept[order[same + 1] - len(old)] = True
+    held = np.zeros(len(old), bool)
+    held[order[same]] = True
+    return kept, held
 
 
 def _among(ascending: np.ndarray, values: np.ndarray) -> np.ndarray:
