@@ -185,17 +185,22 @@ def test_usr1_writes_every_threads_stack_and_the_server_goes_on(tmp_path):
 
     port = free_port()
     server = start_server(port, "--ephemeral", "--no-record")
-    server.send_signal(signal.SIGUSR1)
-    deadline = time.monotonic() + 30
-    while True:  # it still answers after the dump
-        try:
-            if http("GET", port, "/healthz")[0] == 200:
-                break
-        except OSError:
-            pass
-        assert time.monotonic() < deadline, "the server stopped answering after USR1"
-        time.sleep(0.1)
-    _, err = stop_server(server)
+    try:
+        server.send_signal(signal.SIGUSR1)
+        deadline = time.monotonic() + 60
+        while True:  # it still answers after the dump
+            # Once at load 8 it answered nothing for 30 s: say whether it had died or hung.
+            assert server.poll() is None, f"the server died on USR1: {server.communicate()[1]}"
+            try:
+                if http("GET", port, "/healthz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "the server stopped answering after USR1 (alive)"
+            time.sleep(0.1)
+    finally:
+        if server.returncode is None:  # also on a failure above: no server outlives the test
+            _, err = stop_server(server)
     assert "Thread 0x" in err and "most recent call first" in err
 
 
