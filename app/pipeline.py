@@ -295,9 +295,7 @@ class Pipeline:
             events.append({**self._outside.get_nowait(), "tick": world.tick})
         frame = self.frames.frame(events) if self.frames is not None else None
         # The engine's input log is the record of what was applied (joins, humans, agents).
-        end = world.input_log_end
-        inputs = world.inputs_since(self._log_seen) if end != self._log_seen else []
-        self._log_seen = end
+        inputs, self._log_seen = world.inputs_since(self._log_seen), world.input_log_end
         tick = Tick(tick=world.tick, events=events, frame=frame, inputs=inputs, world=world)
         failed: Exception | None = None
         for observer in list(self._observers):

@@ -107,11 +107,8 @@ class RunRecording:
 
     def _new_inputs(self) -> list:
         # Absolute row numbers: a world may forget rows it saved elsewhere (input_log_base).
-        end = self.world.input_log_end
-        if end == self._logged:  # nothing new (most ticks)
-            return []
-        new = self.world.inputs_since(self._logged)
-        self._logged = end
+        new = self.world.inputs_since(self._logged)  # a slice past the end when nothing is new
+        self._logged = self.world.input_log_end
         return new
 
     def after_step(self, events: list[dict], frame: dict | None = None) -> dict:
