@@ -96,17 +96,19 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
         loot = [{"x": xy[0], "y": xy[1], "items": dict(bag.items), "expires": bag.expires}
                 for xy, bag in area.loot.items() if xy in cells]
     else:
+        # the visible cells as bytes, row after row: no list per row for the garbage
+        # collector to walk (a crowd keeps a view per character)
         seen = shown[2]
         if seen is None:
-            seen = vis.tolist()
+            seen = vis.tobytes()
             mem.shown = (shown[0], shown[1], seen)
         structures = [s.to_dict(x, y) for (x, y), s in area.structures.items()
-                      if x0 <= x < x1 and y0 <= y < y1 and seen[y - y0][x - x0]]
+                      if x0 <= x < x1 and y0 <= y < y1 and seen[(y - y0) * w + x - x0]]
         floors = [{"x": x, "y": y, "owner": o} for (x, y), o in area.floor.items()
-                  if x0 <= x < x1 and y0 <= y < y1 and seen[y - y0][x - x0]]
+                  if x0 <= x < x1 and y0 <= y < y1 and seen[(y - y0) * w + x - x0]]
         loot = [{"x": x, "y": y, "items": dict(bag.items), "expires": bag.expires}
                 for (x, y), bag in area.loot.items()
-                if x0 <= x < x1 and y0 <= y < y1 and seen[y - y0][x - x0]]
+                if x0 <= x < x1 and y0 <= y < y1 and seen[(y - y0) * w + x - x0]]
     # The bodies in view: from the crowd's index, or those the update above walked by
     near = (bodies.seen(x0, y0, vis) >> vision.KEY_ID).tolist() if bodies is not None \
         else mem.walked[3]

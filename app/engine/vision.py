@@ -38,8 +38,9 @@ class Memory:
     # The bodies of the last update in a crowd (derived: never saved; None: not known).
     view: View | None = field(default=None, metadata={"derived": True})
     # The view as an observation shows it, for the view `key` it was made for (derived: the
-    # key holds all it depends on, the area's version included): (key, rows, visible rows as
-    # lists or None). A character that stands or works is observed again and again in it.
+    # key holds all it depends on, the area's version included): (key, rows, the visible
+    # cells as bytes, row after row, or None). A character that stands or works is observed
+    # again and again in it.
     shown: tuple | None = field(default=None, metadata={"derived": True})
     # The last walk over the area's bodies (derived): (tick, view key, World.bodies_moved, the
     # ids it saw). Until the view or a body moves, a walk again finds the same bodies where
