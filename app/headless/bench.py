@@ -41,6 +41,23 @@ def bench_engine(characters: int, ticks: int, seed: int = 7, agent: str = "forag
             "cpu_ticks_per_second": round(ticks / max(cpu_seconds, 1e-9), 1)}
 
 
+def medians(rows: list[dict[str, Any]], counts: tuple[int, ...]) -> dict[int, float]:
+    """Per count, the median of its runs' microseconds per character-tick."""
+    return {n: statistics.median(r["us_per_character_tick"] for r in rows if r["characters"] == n)
+            for n in counts}
+
+
+def _print_medians(rows: list[dict[str, Any]], counts: tuple[int, ...], repeat: int) -> None:
+    middle = medians(rows, counts)
+    first = counts[0]
+    print(f"medians of {repeat} rounds, us per character-tick:")
+    for n in counts:
+        runs = [r["us_per_character_tick"] for r in rows if r["characters"] == n]
+        ratio = f"  {middle[n] / middle[first]:.2f}x that at {first}" if n != first else ""
+        print(f"{n:>5} characters: {middle[n]:>7,.1f}  (runs {min(runs):,.1f}-{max(runs):,.1f})"
+              f"{ratio}", flush=True)
+
+
 def _spread(world: World, seed: int) -> None:
     rng = random.Random(seed)
     area = world.areas[SURFACE]
@@ -72,20 +89,28 @@ def bench_observation(samples: int = 2000, seed: int = 7) -> dict[str, Any]:
 
 
 def main(ticks: int = 1800, counts: tuple[int, ...] = (1, 9, 100), size: int | None = None,
-         spread: bool = False) -> list[dict[str, Any]]:
+         spread: bool = False, repeat: int = 1) -> list[dict[str, Any]]:
+    """Each count measured `repeat` times, the counts taken in turn in every round: this
+    machine's speed drifts within minutes, and one short run of a few characters (a hundred
+    ticks of nine are 25 ms) can be a fifth off. With repeats, the medians per character-tick
+    and each count's ratio to the first are printed too."""
     rows = []
     where = f"{size or 'default'}-tile map, {'spread over it' if spread else 'packed at the plaza'}"
     print(f"engine ticks/s on the {where}; only World.step is timed", flush=True)
-    for n in counts:  # each line as soon as it is measured: the whole takes minutes
-        print(f"{n:>5} characters: running {ticks} ticks ...", end="\r", flush=True)
-        row = bench_engine(n, ticks, size=size, spread=spread)
-        rows.append(row)
-        print(f"{row['characters']:>5} characters: {row['ticks_per_second']:>9,.1f} ticks/s"
-              f"  {row['characters'] * row['ticks_per_second']:>9,.0f} character-ticks/s"
-              f"  {row['us_per_character_tick']:>7,.1f} us per character-tick"
-              f"  ({row['ms_per_tick']} ms/tick over {row['ticks']} ticks;"
-              f" CPU {row['cpu_ms_per_tick']} ms/tick: {row['cpu_ticks_per_second']:,.1f} ticks/s)",
-              flush=True)
+    for round_ in range(repeat):
+        label = f"round {round_ + 1} of {repeat}: " if repeat > 1 else ""
+        for n in counts:  # each line as soon as it is measured: the whole takes minutes
+            print(f"{label}{n:>5} characters: running {ticks} ticks ...", end="\r", flush=True)
+            row = bench_engine(n, ticks, size=size, spread=spread)
+            rows.append(row)
+            print(f"{label}{row['characters']:>5} characters: {row['ticks_per_second']:>9,.1f} ticks/s"
+                  f"  {row['characters'] * row['ticks_per_second']:>9,.0f} character-ticks/s"
+                  f"  {row['us_per_character_tick']:>7,.1f} us per character-tick"
+                  f"  ({row['ms_per_tick']} ms/tick over {row['ticks']} ticks;"
+                  f" CPU {row['cpu_ms_per_tick']} ms/tick: {row['cpu_ticks_per_second']:,.1f} ticks/s)",
+                  flush=True)
+    if repeat > 1:
+        _print_medians(rows, counts, repeat)
     print("observation: measuring ...", end="\r", flush=True)
     obs = bench_observation()
     print(f"observation: median {obs['observation_median_ms']} ms, p95 {obs['observation_p95_ms']} ms;"

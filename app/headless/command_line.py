@@ -64,6 +64,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     bench.add_argument("--spread", action="store_true",
                        help="move each character to a random free tile after joining (default: "
                             "packed round the plaza, where every join lands)")
+    bench.add_argument("--repeat", type=checked.positive_int, default=1, metavar="N",
+                       help="measure every count N times, the counts in turn, and print the "
+                            "medians per character-tick and each count's ratio to the first "
+                            "(default 1)")
     bench.set_defaults(func="asiworld.headless.commands:cmd_bench")
 
 

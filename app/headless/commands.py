@@ -162,5 +162,6 @@ def _summary(results: dict) -> dict:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    main(ticks=args.ticks, counts=args.counts, size=args.size, spread=args.spread)
+    main(ticks=args.ticks, counts=args.counts, size=args.size, spread=args.spread,
+         repeat=args.repeat)
     return 0

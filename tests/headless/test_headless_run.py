@@ -51,6 +51,9 @@ def test_bad_numbers_are_refused(capsys):
     assert main(["run", "--minutes", "1", "--size", "10"]) == 2
     assert main(["run", "--minutes", "1", "--agents", ","]) == 2
     assert "bad_argument" in capsys.readouterr().err
+    for repeat in ("0", "-2", "x"):  # the bench's rounds
+        assert main(["bench", "engine", "--repeat", repeat]) == 2
+        assert "bad_argument: --repeat" in capsys.readouterr().err
 
 
 def test_the_engine_bench_prints_ticks_per_second(capsys):
@@ -80,6 +83,33 @@ def test_the_engine_bench_says_each_count_as_soon_as_it_is_measured(capsys, monk
     assert "1 characters: running 3 ticks" in said_before[0]
     assert "ticks/s" in said_before[1] and "2 characters: running" in said_before[1]
     assert "observation: median 0.1 ms" in capsys.readouterr().out
+
+
+def test_the_engine_bench_repeated_prints_each_counts_median_and_its_ratio_to_the_first(
+        capsys, monkeypatch):
+    """`--repeat N`: the counts are taken in turn N times (the machine's speed drifts between
+    a crowd's run and the few's), then each count's median per character-tick and its ratio to
+    the first count's median: the figure issue 35's crowd target is read from."""
+    from asiworld.headless import bench
+
+    measured = iter([10.0, 30.0, 14.0, 33.0, 12.0, 99.0])  # 1 and 2 characters, in turn
+    rounds: list[int] = []
+
+    def fake(characters: int, ticks: int, **where) -> dict:
+        rounds.append(characters)
+        return {"characters": characters, "ticks": ticks, "ticks_per_second": 1.0,
+                "ms_per_tick": 1.0, "us_per_character_tick": next(measured),
+                "cpu_ms_per_tick": 1.0, "cpu_ticks_per_second": 1.0}
+
+    monkeypatch.setattr(bench, "bench_engine", fake)
+    monkeypatch.setattr(bench, "bench_observation", lambda: {
+        "observation_median_ms": 0.1, "observation_p95_ms": 0.2, "text_observation_ms": 0.3})
+    bench.main(ticks=3, counts=(1, 2), repeat=3)
+    assert rounds == [1, 2, 1, 2, 1, 2]
+    out = capsys.readouterr().out
+    assert "round 3 of 3:" in out and "medians of 3 rounds" in out
+    assert "    1 characters:    12.0  (runs 10.0-14.0)\n" in out
+    assert "    2 characters:    33.0  (runs 30.0-99.0)  2.75x that at 1" in out
 
 
 def test_the_crowd_bench_spreads_its_characters_over_the_whole_map(monkeypatch):
