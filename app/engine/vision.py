@@ -150,7 +150,9 @@ def key(eid: Any, x: Any, y: Any) -> Any:
 
 
 CELL_SHIFT = 4  # a body index cell is 16 x 16 tiles (a day's view spans at most two of them)
-PAIR_BITS = 63  # a (viewer, body) pair is one int64, sign bit left alone
+# The most cells of one (viewers x bodies) table of bools (_came_and_left): a crowd bigger
+# than that is compared in runs of viewers (1,000 packed characters take about a million).
+TABLE_CELLS = 1 << 24
 CROWD = 64  # bodies in an area from which the tick's updates use an index instead of a walk
 
 
@@ -463,49 +465,9 @@ def _remember_crowd(world: World, area_id: int, bodies: BodyIndex,
     through _remember; those that left it get where and when that view saw them; those
     that stayed, standing or moving within it, are left to the view (View, Memory.settle).
     What each one sees, and what changed since its last view, is found for the whole group
-    at once: every (viewer, body) pair as one int, against the last views' pairs. (The
-    memory's order is not the walk's then, but nothing reads it: observations and
-    forgetting sort by tick and id.)"""
-    pairs = _Pairs(world.areas[area_id], world.next_id)
-    for start in range(0, len(group), pairs.chunk):
-        _remember_chunk(world, area_id, bodies, group[start:start + pairs.chunk], pairs)
-
-
-class _Pairs:
-    """A (viewer, body) pair as one int: the viewer's place in its chunk | the body's y | x |
-    id, in as few bits as the area's size and the ids given so far need. The windows give
-    a viewer's bodies row by row, so its pairs come out ascending without a sort. Ids and
-    places are below 2**31 and 2**16, so a chunk of one viewer always fits; `chunk` viewers
-    fit in PAIR_BITS."""
-
-    def __init__(self, area: Area, next_id: int) -> None:
-        self.x_shift = max(next_id, 1).bit_length()
-        self.y_shift = self.x_shift + (area.width - 1).bit_length()
-        self.slot_shift = self.y_shift + (area.height - 1).bit_length()
-        self.chunk = 1 << max(0, PAIR_BITS - self.slot_shift)
-
-    def pack(self, slots: np.ndarray, keys: np.ndarray) -> np.ndarray:
-        """The pairs of viewers' places and body keys (`key`)."""
-        xy = (1 << KEY_X) - 1
-        return (slots << self.slot_shift) | ((keys & xy) << self.y_shift) \
-            | (((keys >> KEY_X) & xy) << self.x_shift) | (keys >> KEY_ID)
-
-    def slots(self, pairs: np.ndarray) -> np.ndarray:
-        return pairs >> self.slot_shift
-
-    def who(self, pairs: np.ndarray) -> np.ndarray:
-        """Each pair's viewer and body id, where it stands left out."""
-        return ((pairs >> self.slot_shift) << self.x_shift) | (pairs & ((1 << self.x_shift) - 1))
-
-    def keys(self, pairs: np.ndarray) -> np.ndarray:
-        """Each pair's body key (`key`)."""
-        ids = pairs & ((1 << self.x_shift) - 1)
-        xs = (pairs >> self.x_shift) & ((1 << (self.y_shift - self.x_shift)) - 1)
-        return key(ids, xs, (pairs >> self.y_shift) & ((1 << (self.slot_shift - self.y_shift)) - 1))
-
-
-def _remember_chunk(world: World, area_id: int, bodies: BodyIndex, group: list[Character],
-                    pairs: _Pairs) -> None:
+    at once: every (viewer, body) pair as a cell of a viewers-by-bodies table, against the
+    last views' pairs (_came_and_left). (The memory's order is not the walk's then, but
+    nothing reads it: observations and forgetting sort by tick and id.)"""
     tick = world.tick
     memory = world.memory
     mems = [memory[c.id] for c in group]
@@ -547,8 +509,8 @@ def _remember_chunk(world: World, area_id: int, bodies: BodyIndex, group: list[C
         start += len(members)
     found = np.concatenate(found_parts) if len(found_parts) > 1 else found_parts[0]
     slot = np.concatenate(slot_parts) if len(slot_parts) > 1 else slot_parts[0]
-    new = pairs.pack(slot, found)  # ascending
-    # the last views, where they were of this area, as pairs: in order too
+    # the last views, where they were of this area: their bodies in the same order as the
+    # new ones (by viewer, then row by row)
     views = [mem.view for mem in mems]
     olds, old_slots = [], []
     for slot_i, view in enumerate(views):
@@ -557,22 +519,16 @@ def _remember_chunk(world: World, area_id: int, bodies: BodyIndex, group: list[C
             old_slots.append(slot_i)
         else:
             mems[slot_i].settle()  # a view of another area: its entries are written now
-    came = new
+    came = np.ones(len(found), bool)
     entries_of = [mem.entities for mem in mems]
     xy = (1 << KEY_X) - 1
     if olds:
-        old = pairs.pack(np.repeat(np.array(old_slots, np.int64), [len(k) for k in olds]),
-                         np.concatenate(olds))
-        kept, held = _matched(old, new)  # (a pair is in a view once)
-        changed = new[~kept]
-        lost = old[~held]
+        old = np.concatenate(olds) if len(olds) > 1 else olds[0]
+        old_slot = np.repeat(np.array(old_slots, np.int64), [len(k) for k in olds])
+        came, left = _came_and_left(old_slot, old, slot, found, len(mems), world.next_id)
         # a body seen before and now, elsewhere in the view, is left to the view; one that
         # left the view takes where and when the last view saw it
-        moved = np.sort(pairs.who(changed))
-        left = lost[~_among(moved, pairs.who(lost))]
-        came = changed[~_among(np.sort(pairs.who(lost)), pairs.who(changed))]
-        for slot_i, k in zip(pairs.slots(left).tolist(), pairs.keys(left).tolist(),
-                             strict=True):
+        for slot_i, k in zip(old_slot[left].tolist(), old[left].tolist(), strict=True):
             entries = entries_of[slot_i]
             eid = k >> KEY_ID
             entry = entries.get(eid)
@@ -584,7 +540,7 @@ def _remember_chunk(world: World, area_id: int, bodies: BodyIndex, group: list[C
                     entries[eid] = {**entry, "x": x, "y": y, "tick": views[slot_i].tick}
     # the bodies new in a view (_remember, inlined: a packed crowd's views take hundreds a tick)
     kinds = world.entities
-    for slot_i, k in zip(pairs.slots(came).tolist(), pairs.keys(came).tolist(), strict=True):
+    for slot_i, k in zip(slot[came].tolist(), found[came].tolist(), strict=True):
         entries = entries_of[slot_i]
         eid, x, y = k >> KEY_ID, (k >> KEY_X) & xy, k & xy
         known = entries.get(eid)
@@ -610,22 +566,41 @@ def _remember_chunk(world: World, area_id: int, bodies: BodyIndex, group: list[C
         start = end
 
 
-def _matched(old: np.ndarray, new: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Which of `new` are in `old` and which of `old` are in `new` (both ascending, without
-    repeats): masks. One stable sort of the two together, which merges their two runs."""
-    both = np.concatenate((old, new))
-    order = np.argsort(both, kind="stable")
-    ranked = both[order]
-    same = np.flatnonzero(ranked[1:] == ranked[:-1])  # an old one, then its new one
-    kept = np.zeros(len(new), bool)
-    kept[order[same + 1] - len(old)] = True
-    held = np.zeros(len(old), bool)
-    held[order[same]] = True
-    return kept, held
+def _came_and_left(old_slot: np.ndarray, old: np.ndarray, new_slot: np.ndarray,
+                   new: np.ndarray, viewers: int, next_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """Which of the `new` (viewer, body key) pairs are of a body its viewer did not see in
+    its `old` view at all (came), and which of the old pairs are of a body not in the new
+    view (left): masks. A body that moved within a view is in neither. A pair is a cell of
+    a viewers-by-bodies table of bools (the bodies numbered densely: ids grow over a run),
+    so the whole group takes a few array operations, without sorting its pairs."""
+    old_ids, new_ids = old >> KEY_ID, new >> KEY_ID
+    present = np.zeros(next_id, bool)
+    present[old_ids] = True
+    present[new_ids] = True
+    ids = np.flatnonzero(present)
+    dense = np.zeros(next_id, np.int64)
+    dense[ids] = np.arange(len(ids))
+    bodies = max(len(ids), 1)
+    old_cells = old_slot * bodies + dense[old_ids]
+    new_cells = new_slot * bodies + dense[new_ids]
+    run = max(1, TABLE_CELLS // bodies)  # viewers per table
+    if viewers <= run:
+        return _compared(old_cells, new_cells, viewers * bodies)
+    came, left = np.empty(len(new), bool), np.empty(len(old), bool)
+    for first in range(0, viewers, run):
+        # the pairs are in viewer order: a run of viewers is a slice of each
+        lo, hi = first * bodies, (first + run) * bodies
+        o = slice(*np.searchsorted(old_cells, (lo, hi)).tolist())
+        n = slice(*np.searchsorted(new_cells, (lo, hi)).tolist())
+        came[n], left[o] = _compared(old_cells[o] - lo, new_cells[n] - lo, run * bodies)
+    return came, left
 
 
-def _among(ascending: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Which of `values` are in `ascending` (sorted): a mask."""
-    if not len(ascending):
-        return np.zeros(len(values), bool)
-    return ascending[np.minimum(np.searchsorted(ascending, values), len(ascending) - 1)] == values
+def _compared(old_cells: np.ndarray, new_cells: np.ndarray, cells: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+    seen = np.zeros(cells, bool)
+    seen[old_cells] = True
+    came = ~seen[new_cells]
+    seen[old_cells] = False
+    seen[new_cells] = True
+    return came, ~seen[old_cells]

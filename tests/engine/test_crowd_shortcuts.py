@@ -85,12 +85,46 @@ def test_a_crowd_without_the_shut_in_shortcut_runs_the_same(monkeypatch):
     assert hashes[0] == hashes[1]
 
 
-def test_pairs_are_matched_as_a_search_of_the_old_pairs_matches_them():
+def _random_views(rng: np.random.Generator, viewers: int, bodies: int) -> list[list[int]]:
+    """Per viewer, the keys of the bodies it sees, in the windows' order."""
+    out = []
+    for _ in range(viewers):
+        ids = rng.choice(bodies, rng.integers(0, bodies + 1), replace=False)
+        out.append(sorted(vision.key(int(i), int(rng.integers(0, 9)), 0) for i in ids))
+    return out
+
+
+def _flat(views: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(viewer of each pair, body key of each pair), viewer by viewer."""
+    return (np.array([i for i, v in enumerate(views) for _ in v], np.int64),
+            np.array([k for v in views for k in v], np.int64))
+
+
+def test_a_body_came_into_a_view_or_left_it_exactly_when_its_viewer_did_not_see_it_before_or_now():
+    """_came_and_left against sets: a pair came when its viewer's old view had no pair of that
+    body; left when the new view has none. A body that moved within a view did neither. In one
+    table and in runs of two viewers."""
     rng = np.random.default_rng(7)
-    for size in (0, 1, 50, 2000):
-        new = np.unique(rng.integers(0, 4 * size + 1, size))
-        old = np.unique(np.concatenate([new[rng.random(len(new)) < 0.8],
-                                        rng.integers(0, 4 * size + 1, size // 5)]))
-        kept, held = vision._matched(old.astype(np.int64), new.astype(np.int64))
-        assert np.array_equal(kept, np.isin(new, old))
-        assert np.array_equal(held, np.isin(old, new))
+    for viewers, bodies in ((1, 1), (3, 5), (40, 60), (200, 400)):
+        old_views = _random_views(rng, viewers, bodies)
+        new_views = _random_views(rng, viewers, bodies)
+        for i, row in enumerate(old_views):  # half the bodies of each view stay where they were
+            by_id = {k >> vision.KEY_ID: k for k in new_views[i]}
+            by_id.update({k >> vision.KEY_ID: k for k in row[: len(row) // 2]})
+            new_views[i] = sorted(by_id.values())
+        old_slot, old = _flat(old_views)
+        new_slot, new = _flat(new_views)
+        ids_before = [{k >> vision.KEY_ID for k in v} for v in old_views]
+        ids_now = [{k >> vision.KEY_ID for k in v} for v in new_views]
+        want_came = [k >> vision.KEY_ID not in ids_before[s]
+                     for s, k in zip(new_slot.tolist(), new.tolist(), strict=True)]
+        want_left = [k >> vision.KEY_ID not in ids_now[s]
+                     for s, k in zip(old_slot.tolist(), old.tolist(), strict=True)]
+        for cells in (vision.TABLE_CELLS, 2 * bodies):
+            vision.TABLE_CELLS, kept = cells, vision.TABLE_CELLS
+            try:
+                came, left = vision._came_and_left(old_slot, old, new_slot, new, viewers,
+                                                   bodies + 3)
+            finally:
+                vision.TABLE_CELLS = kept
+            assert came.tolist() == want_came and left.tolist() == want_left

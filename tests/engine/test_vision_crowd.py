@@ -95,16 +95,17 @@ def test_a_crowd_update_stamps_only_what_changed_and_settling_gives_the_walks_me
         {c: dict(m.entities) for c, m in walked.memory.items()}
 
 
-def test_a_crowd_too_big_for_one_int_per_pair_is_remembered_in_chunks(monkeypatch):
-    # the (viewer, body) pairs of a tick are ints of PAIR_BITS bits: with a few bits to spare
-    # for the viewer's place, the viewers go in chunks of four, and remember the same
+def test_a_crowd_too_big_for_one_table_is_compared_in_runs_of_viewers(monkeypatch):
+    # a crowd's (viewer, body) pairs are cells of a viewers-by-bodies table of at most
+    # TABLE_CELLS: with room for a few viewers only, the viewers go in runs, and remember the
+    # same
     indexed = walking_crowd(30, crowd_from=CROWD, monkeypatch=monkeypatch)
-    world = indexed
-    area = world.areas[0]
-    bits = (area.height - 1).bit_length() + (area.width - 1).bit_length() + \
-        world.next_id.bit_length()
-    monkeypatch.setattr(vision, "PAIR_BITS", bits + 2)
+    monkeypatch.setattr(vision, "TABLE_CELLS", 4 * len(indexed.areas[0].occupant))
+    tables: list[int] = []
+    compared = vision._compared
+    monkeypatch.setattr(vision, "_compared", lambda *a: (tables.append(a[2]), compared(*a))[1])
     chunked = walking_crowd(30, crowd_from=CROWD, monkeypatch=monkeypatch)
+    assert tables and max(tables) <= vision.TABLE_CELLS  # in runs of a few viewers
     walked = walking_crowd(30, crowd_from=10**9, monkeypatch=monkeypatch)
     for w in (indexed, chunked):
         for mem in w.memory.values():
