@@ -190,39 +190,68 @@ def test_asiworld_mcp_imports_the_stdio_server_without_the_sdk_client_and_builds
     assert done.stdout.splitlines() == ["", "False", "observe", "True", "name", "Client True"]
 
 
-def test_asiworld_mcp_exits_0_once_a_tool_call_is_told_the_study_ended(app, served):
+def _told_the_study_ended(app, served: str, *, watcher_poll: float | None = None):
+    """`asiworld mcp` in a process of its own on a new seat, through a tool call answered
+    study_ended at tick 9; the process is yielded for the test to end. `watcher_poll`: the
+    seconds between the server's own looks at whether its study ended (default its own)."""
+    import contextlib
     import subprocess
 
     seat = Client(served)
     seat.join("mcp-end", label="mcp")
-    # `with`: its pipes are closed when done (left open, they were reported in a later test)
-    with subprocess.Popen(
-        [ASIWORLD, "mcp", "--server", served, f"--token={seat.token}", "--character",
-         str(seat.character)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
-    ) as proc:
-        try:
-            def send(message: dict) -> None:
-                proc.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
-                proc.stdin.flush()
+    argv = ["mcp", "--server", served, f"--token={seat.token}", "--character",
+            str(seat.character)]
+    command = [ASIWORLD, *argv] if watcher_poll is None else [
+        sys.executable, "-c",
+        "import sys; import asiworld.agents.clients.mcp_server as served; "
+        f"served.ENDED_POLL_SECONDS = {watcher_poll}; "
+        f"from asiworld.cli import main; sys.exit(main({argv!r}))"]
 
-            send({"id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "test", "version": "0"}}})
-            assert json.loads(proc.stdout.readline())["id"] == 1
-            send({"method": "notifications/initialized"})
-            send({"id": 3, "method": "tools/call", "params": {"name": "next_turn", "arguments": {}}})
-            answer = json.loads(proc.stdout.readline())["result"]["structuredContent"]
-            assert answer["code"] == "no_turns"  # this world's clock takes no turns
-            app.extensions["asiworld_agents"].end(9)
-            send({"id": 2, "method": "tools/call", "params": {"name": "observe", "arguments": {}}})
-            answer = json.loads(proc.stdout.readline())["result"]["structuredContent"]
-            assert answer == {"ok": False, "code": "study_ended",
-                              "message": "the study ended at tick 9"}
-            # the client keeps stdin open: the server stops by itself
-            assert proc.wait(timeout=30) == 0
-            assert proc.stderr.read().splitlines()[-1] == "the study ended at tick 9"
-        finally:
-            if proc.poll() is None:  # the process this test started
-                proc.kill()
-                proc.wait()
+    @contextlib.contextmanager
+    def conversation():
+        # `with`: its pipes are closed when done (left open, they were reported in a later test)
+        with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) as proc:
+            try:
+                def send(message: dict) -> None:
+                    proc.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+                    proc.stdin.flush()
+
+                send({"id": 1, "method": "initialize", "params": {
+                    "protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "0"}}})
+                assert json.loads(proc.stdout.readline())["id"] == 1
+                send({"method": "notifications/initialized"})
+                send({"id": 3, "method": "tools/call",
+                      "params": {"name": "next_turn", "arguments": {}}})
+                answer = json.loads(proc.stdout.readline())["result"]["structuredContent"]
+                assert answer["code"] == "no_turns"  # this world's clock takes no turns
+                app.extensions["asiworld_agents"].end(9)
+                send({"id": 2, "method": "tools/call",
+                      "params": {"name": "observe", "arguments": {}}})
+                answer = json.loads(proc.stdout.readline())["result"]["structuredContent"]
+                assert answer == {"ok": False, "code": "study_ended",
+                                  "message": "the study ended at tick 9"}
+                yield proc
+            finally:
+                if proc.poll() is None:  # the process this test started
+                    proc.kill()
+                    proc.wait()
+
+    return conversation()
+
+
+def test_asiworld_mcp_exits_0_once_a_tool_call_is_told_the_study_ended(app, served):
+    with _told_the_study_ended(app, served) as proc:
+        # the client keeps stdin open: the server stops by itself
+        assert proc.wait(timeout=30) == 0
+        assert proc.stderr.read().splitlines()[-1] == "the study ended at tick 9"
+
+
+def test_asiworld_mcp_says_the_study_ended_when_its_client_closes_stdin_first(app, served):
+    """The other order: the client closes stdin before the server's own watcher looks (here it
+    would look only after an hour). The sentence all the same, and exit 0."""
+    with _told_the_study_ended(app, served, watcher_poll=3600) as proc:
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+        assert proc.stderr.read().splitlines()[-1] == "the study ended at tick 9"
