@@ -186,6 +186,38 @@ def test_over_http_it_answers_chat_completions_and_counts(world):
     assert stats["by_character"]["ada"] == {"requests": 2, "answered": 1, "faults": {"5xx": 1}}
 
 
+def test_a_request_the_model_fails_on_is_answered_500_saying_what_raised_and_kept(world):
+    """A bug of the stand-in is an answer (a 500 naming the exception, a transient error the
+    harness retries and its transcript shows), never a connection dropped without one; the
+    connection stays open for the next request, and the traceback is kept."""
+    import http.client
+
+    class Broken(FakeModel):
+        def answer(self, body):
+            if body.get("model") == "broken":
+                raise ValueError("boom")
+            return super().answer(body)
+
+    cid = world.add_character("ada", label="t")
+    world.step()
+    with FakeModelServer(Broken()) as server:
+        client = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        try:
+            answers = []
+            for model in ("broken", "fake-forager"):  # on one kept-alive connection
+                client.request("POST", "/v1/chat/completions",
+                               json.dumps({**body(prompt_for(world, cid)), "model": model}),
+                               {"Content-Type": "application/json"})
+                reply = client.getresponse()
+                answers.append((reply.status, json.loads(reply.read())))
+        finally:
+            client.close()
+    assert answers[0] == (500, {"error": {"type": "server_error",
+                                          "message": "the fake model failed: ValueError: boom"}})
+    assert answers[1][0] == 200
+    assert len(server.failures) == 1 and "ValueError: boom" in server.failures[0]
+
+
 def test_its_connections_send_without_waiting_for_acks():
     # An answer is two writes (headers, body); with Nagle's algorithm the body waited for the
     # client's delayed ACK of the headers, 40 ms on every call of a study.
