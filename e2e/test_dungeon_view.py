@@ -7,6 +7,9 @@ as the engine's own dungeon tests do; what is checked is what the pages draw."""
 
 from __future__ import annotations
 
+import re
+import time
+
 import pytest
 from asiworld.server.live import FOLLOW_EVERY
 from playwright.sync_api import expect
@@ -111,10 +114,11 @@ def test_following_a_character_into_a_dungeon_shows_its_instance_and_the_boss(
     assert inside["hash"] != surface["hash"]
     # The picker is redrawn a frame after the state changes: wait for it, not for a sleep.
     expect(page.locator("#area-picker")).to_have_value(str(instance))
-    picked = page.locator("#area-picker option:checked").inner_text()
-    assert picked.startswith(f"Outer Court #{instance}") and "delver" in picked
+    # (the tier's name comes with GET /api/content: waited for, never read once)
+    expect(page.locator("#area-picker option:checked")).to_have_text(
+        re.compile(rf"^Outer Court #{instance}\b.*delver"))
     row = page.locator("#characters li", has_text="delver")
-    assert "Outer Court" in row.locator(".badge.area").inner_text()
+    expect(row.locator(".badge.area")).to_contain_text("Outer Court")
 
     # Held still from here: left running, the boss knocks the delver out of its dungeon within
     # a few seconds, and a page that lags behind then draws the surface.
@@ -203,7 +207,7 @@ def test_play_buys_at_the_merchant_and_follows_its_character_into_a_dungeon_and_
     page.wait_for_function("document.getElementById('map').dataset.area !== '0'", timeout=10000)
     page.wait_for_function("window.__asiworld && window.__asiworld.view.ready", timeout=10000)
     # data-area is set once the map is drawn inside; the panels were written with that view
-    assert "Outer Court" in page.locator("#area-name").inner_text()
+    expect(page.locator("#area-name")).to_contain_text("Outer Court")  # with the content
     # the instance's own terrain, not an empty canvas: one draw after the view came in, the
     # canvas was still one colour in a fresh-clone CI run at load 3-4, so wait for it
     page.wait_for_function(f"({CANVAS_STATS})().colours > 5", timeout=15000)
@@ -229,14 +233,21 @@ def test_spectators_pick_an_instance_from_the_area_menu_and_see_gates_by_tier_na
     give(runner, cid, "outer_sigil")  # tier 2 needs the Outer Court's sigil
     equip(runner, cid, weapon="iron_sword", armor="iron_armor")
     instance = enter_dungeon(runner, cid, tier=2)
+
+    def content_late(route) -> None:  # as under load: the frames come before the content
+        time.sleep(1.0)
+        route.continue_()
+
+    page.route("**/api/content*", content_late)
     page.goto(live_server["url"] + "/live")
     wait_for_ticks(page)
     option = page.locator(f"#area-picker option[value='{instance}']")
-    option.wait_for(state="attached", timeout=10000)
-    assert option.inner_text().startswith(f"Inner Temple #{instance}")
+    # named by tier number until GET /api/content answers ("Tier 2 dungeon #3"), then by the
+    # content's name: waited for, not read once (at load 6 a read came before the content)
+    expect(option).to_have_text(re.compile(rf"^Inner Temple #{instance}\b"), timeout=10000)
     row = page.locator("#characters li", has_text="templar")
-    assert row.locator(".badge.sigil").count() == 1
-    assert "Inner Temple" in row.locator(".badge.area").inner_text()
+    expect(row.locator(".badge.sigil")).to_have_count(1)
+    expect(row.locator(".badge.area")).to_contain_text("Inner Temple")
 
     page.select_option("#area-picker", str(instance))
     page.wait_for_function(f"window.__asiworld && window.__asiworld.area === '{instance}'")
