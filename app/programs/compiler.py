@@ -20,6 +20,7 @@ import ast
 from dataclasses import dataclass
 from types import CodeType
 
+from asiworld import syntax_trees
 from RestrictedPython import compile_restricted_exec
 from RestrictedPython.transformer import RestrictingNodeTransformer, copy_locations
 
@@ -263,7 +264,9 @@ def compile_program(source: str) -> CompiledProgram | CompileError:
             None,
         )
     try:
-        result = compile_restricted_exec(source, filename=PROGRAM_FILENAME, policy=ProgramPolicy)
+        with syntax_trees.LOCK:  # seats submit programs on threads of their own
+            result = compile_restricted_exec(source, filename=PROGRAM_FILENAME,
+                                             policy=ProgramPolicy)
     except (RecursionError, MemoryError, ValueError) as exc:
         return CompileError("syntax_error", f"program cannot be compiled: {exc}", None)
     if result.errors:
