@@ -47,20 +47,16 @@ def bench_engine(characters: int, ticks: int, seed: int = 7, agent: str = "forag
             "cpu_ticks_per_second": round(ticks / max(cpu_seconds, 1e-9), 1)}
 
 
-def medians(rows: list[dict[str, Any]], counts: tuple[int, ...]) -> dict[int, float]:
-    """Per count, the median of its runs' microseconds per character-tick."""
-    return {n: statistics.median(r["us_per_character_tick"] for r in rows if r["characters"] == n)
-            for n in counts}
-
-
 def _print_medians(rows: list[dict[str, Any]], counts: tuple[int, ...], repeat: int) -> None:
-    middle = medians(rows, counts)
+    """Per count, the median of its runs' microseconds per character-tick, their range, and
+    the ratio of the median to the first count's."""
+    runs = {n: [r["us_per_character_tick"] for r in rows if r["characters"] == n] for n in counts}
+    middle = {n: statistics.median(runs[n]) for n in counts}
     first = counts[0]
     print(f"medians of {repeat} rounds, us per character-tick:")
     for n in counts:
-        runs = [r["us_per_character_tick"] for r in rows if r["characters"] == n]
         ratio = f"  {middle[n] / middle[first]:.2f}x that at {first}" if n != first else ""
-        print(f"{n:>5} characters: {middle[n]:>7,.1f}  (runs {min(runs):,.1f}-{max(runs):,.1f})"
+        print(f"{n:>5} characters: {middle[n]:>7,.1f}  (runs {min(runs[n]):,.1f}-{max(runs[n]):,.1f})"
               f"{ratio}", flush=True)
 
 

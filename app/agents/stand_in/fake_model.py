@@ -481,8 +481,9 @@ class FakeModelServer:
                 except Exception as exc:  # noqa: BLE001 - said to the caller, kept, logged
                     # A bug of the stand-in: an answer that says what raised, on a connection
                     # that stays open. Left to socketserver, the connection was dropped without
-                    # an answer ("Server disconnected without sending a response"), and the
-                    # traceback went to a stderr nobody read (seen once in CI under load).
+                    # an answer ("Server disconnected without sending a response") and the
+                    # traceback went to a stderr nobody read; answered, CI's next run named
+                    # the cause (asiworld.syntax_trees).
                     owner.failures.append(traceback.format_exc())
                     log.exception("the fake model failed on a request")
                     self._send(_error(500, "server_error", "the fake model failed: "
