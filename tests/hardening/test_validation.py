@@ -165,3 +165,15 @@ def test_unknown_routes_and_methods_answer_json_errors(http):
     assert missing.status_code == 404 and missing.get_json()["error"]["code"] == "not_found"
     wrong = http.get("/admin/pause")
     assert wrong.status_code == 405 and wrong.get_json()["error"]["code"] == "method_not_allowed"
+
+
+def test_the_pages_own_files_are_not_counted_against_the_address(tight_app):
+    """A page's scripts, styles and sprites are files, not calls: the compare page alone asks
+    for about 25, and counted in the address's bucket (burst 60) two page loads in a second
+    had a module script refused 429, and the page stayed on "loading…" for good. Tried: 12
+    static files from one address (burst 5), then the address's calls still have their 5."""
+    http = tight_app.test_client()
+    files = ["js/compare.js", "js/frames.js", "css/compare.css", "sprites/atlas.png"] * 3
+    assert [http.get(f"/static/{f}").status_code for f in files] == [200] * 12
+    statuses = [http.get("/api/replays").status_code for _ in range(6)]
+    assert statuses == [200] * 5 + [429]
