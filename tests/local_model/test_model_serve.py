@@ -82,6 +82,21 @@ def test_the_tools_reach_the_prompt_and_usage_counts_the_real_tokens(served):
     assert with_tools["usage"]["prompt_tokens"] == prompt_tokens(served, messages, tools=[MOVE])
 
 
+def test_seats_with_different_instructions_share_the_tool_list_as_a_cached_prefix(served):
+    """The tool list, the longest part of a prompt and the same for every seat with the same
+    schemas, comes first in the system turn: a server's prompt cache then serves it to every
+    seat, whatever each seat's own system prompt says."""
+    def prompt(system: str) -> str:
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": "Go."}]
+        return post(f"{served.address}/apply-template",
+                    {"messages": messages, "tools": [MOVE]})["prompt"]
+
+    first, second = prompt(SYSTEM + " Answer in JSON."), prompt("Be brief. " + SYSTEM)
+    shared = next(i for i, (a, b) in enumerate(zip(first, second)) if a != b)
+    assert "Move one tile" in first[:shared] and "</tools>" in first[:shared]
+    assert first.index("</tools>") < first.index(SYSTEM)  # the seat's own words after the tools
+
+
 @pytest.mark.timeout(300)
 def test_a_reply_in_the_tool_call_convention_comes_back_as_an_openai_tool_call(served):
     """The shipped template's point: llama.cpp parses the model's <tool_call> into `tool_calls`.
