@@ -92,7 +92,7 @@ def test_seats_with_different_instructions_share_the_tool_list_as_a_cached_prefi
                     {"messages": messages, "tools": [MOVE]})["prompt"]
 
     first, second = prompt(SYSTEM + " Answer in JSON."), prompt("Be brief. " + SYSTEM)
-    shared = next(i for i, (a, b) in enumerate(zip(first, second)) if a != b)
+    shared = next(i for i, (a, b) in enumerate(zip(first, second, strict=False)) if a != b)
     assert "Move one tile" in first[:shared] and "</tools>" in first[:shared]
     assert first.index("</tools>") < first.index(SYSTEM)  # the seat's own words after the tools
 

@@ -7,7 +7,18 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Agent
-from .skills import MapNotes, adjacent, best_food, free_neighbour, gather, goto, inv, me, near
+from .skills import (
+    MapNotes,
+    adjacent,
+    best_food,
+    boxed_in,
+    free_neighbour,
+    gather,
+    goto,
+    inv,
+    me,
+    near,
+)
 
 
 class Forager(Agent):
@@ -54,6 +65,9 @@ class Forager(Agent):
             return {"type": "attack", "target": threat}
         if s["action"] is not None:
             return None
+        room = boxed_in(obs, self.notes)
+        if room is not None:
+            return self._break_out(obs, room)
         items = inv(obs)
         food = best_food(items)
         if s["hunger"] < 60 and food:
@@ -116,6 +130,22 @@ class Forager(Agent):
             if e.get("hostile") and max(abs(e["x"] - x), abs(e["y"] - y)) <= 1:
                 return e["id"]
         return None
+
+    def _break_out(self, obs: dict[str, Any], room: set[tuple[int, int]]) -> dict[str, Any]:
+        """Shut in a pocket: take down a station of its own that closes it (the materials come
+        back and the plan sets the station up again elsewhere), walking beside it first; with
+        none, wait for a way to open."""
+        x, y = me(obs)
+        for item, (sx, sy) in sorted(self.sites.items()):
+            beside = [p for p in room if abs(p[0] - sx) + abs(p[1] - sy) == 1]
+            if not beside:
+                continue
+            self.intent = f"take down its {item} to get out"
+            if (x, y) in beside:
+                return {"type": "dismantle", "x": sx, "y": sy}
+            return goto(*min(beside))
+        self.intent = "wait for a way out"
+        return {"type": "wait", "ticks": 30}
 
     def _go(self, target: tuple[int, int]) -> dict[str, Any]:
         self.last_target = target

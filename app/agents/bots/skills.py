@@ -135,17 +135,58 @@ def me(obs: dict[str, Any]) -> tuple[int, int]:
 
 
 def free_neighbour(obs: dict[str, Any], notes: MapNotes, avoid: set) -> tuple[int, int] | None:
-    """An adjacent buildable tile with nothing on it, to place something on."""
+    """An adjacent buildable tile with nothing on it, to place something on, that leaves the
+    character a way out: never a tile that would close the pocket it stands in (a station is
+    solid; a forager that set its workbench in the one gap of a nook of trees and flax stood
+    there for the rest of the run, every walk refused)."""
     x, y = me(obs)
     busy = {(e["x"], e["y"]) for e in obs["entities"]}
-    busy |= {(s["x"], s["y"]) for s in obs["structures"]}
+    solid = _solid(obs)
+    busy |= solid
     busy |= {(f["x"], f["y"]) for f in obs.get("floors", [])}
     busy |= {(b["x"], b["y"]) for b in obs.get("loot", [])}
     for dx, dy in ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)):
         p = (x + dx, y + dy)
-        if notes.tiles.get(p) in tuple(BUILDABLE) and p not in busy and p not in avoid:
+        if (notes.tiles.get(p) in tuple(BUILDABLE) and p not in busy and p not in avoid
+                and len(pocket(notes, solid | {p}, (x, y))) >= OPEN_ENOUGH):
             return p
     return None
+
+
+OPEN_ENOUGH = 24  # tiles: ground this large around a character is not a pocket it is shut in
+
+
+def pocket(notes: MapNotes, solid: set[tuple[int, int]], start: tuple[int, int]
+           ) -> set[tuple[int, int]]:
+    """The open ground a character at `start` can walk to, up to OPEN_ENOUGH tiles (enough to
+    know it is not shut in). A tile it has not seen counts as open: only what it knows shuts
+    it in."""
+    reached = {start}
+    frontier = [start]
+    while frontier and len(reached) < OPEN_ENOUGH:
+        x, y = frontier.pop()
+        for p in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if p in reached or p in solid:
+                continue
+            tile = notes.tiles.get(p)
+            if tile is None or tile in OPEN_GROUND:
+                reached.add(p)
+                frontier.append(p)
+    return reached
+
+
+def boxed_in(obs: dict[str, Any], notes: MapNotes) -> set[tuple[int, int]] | None:
+    """The pocket of ground the character is shut in (every walk out of it is refused), or None
+    when it is not shut in."""
+    if obs["self"].get("area", 0) != 0:
+        return None
+    room = pocket(notes, _solid(obs), me(obs))
+    return room if len(room) < OPEN_ENOUGH else None
+
+
+def _solid(obs: dict[str, Any]) -> set[tuple[int, int]]:
+    """Where the structures in sight stand that nobody walks through (a door lets its people by)."""
+    return {(s["x"], s["y"]) for s in obs["structures"] if s["kind"] != "door"}
 
 
 def goto(x: int, y: int) -> dict[str, Any]:
