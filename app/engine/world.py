@@ -69,6 +69,11 @@ class World:
         # rebuilds the creatures changed since it last looked instead of reading every one.
         self.entity_changes: dict[int, int] = {}
         self.entity_change_count = 0
+        # The characters, in id order, as of (the entities dict, next_id, entity count):
+        # characters are never removed, so an entity added or removed, or the dict replaced (a
+        # snapshot read in), is what can change the list (derived, not state). Every tick
+        # reads it; walking every creature for it was a tenth of a one-character step.
+        self._characters: tuple[tuple[Any, int, int], list[Character]] = ((None, 0, -1), [])
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -145,8 +150,10 @@ class World:
         chars = self.characters()  # characters are never removed, so one list serves the tick
         for char in chars:
             actions.advance(self, char)
+        tick = self.tick
         for ent in list(self.entities.values()):
-            if isinstance(ent, Creature) and ent.id in self.entities:
+            # most creatures wait for their next move on most ticks (act returns at once)
+            if type(ent) is Creature and tick >= ent.next_move and ent.id in self.entities:
                 creatures.act(self, ent)
         for char in chars:
             survival.live(self, char)
@@ -399,7 +406,11 @@ class World:
 
     # ------------------------------------------------------------------ reading
     def characters(self) -> list[Character]:
-        return [e for e in self.entities.values() if isinstance(e, Character)]
+        (entities, next_id, count), chars = self._characters
+        if entities is not self.entities or next_id != self.next_id or count != len(entities):
+            chars = [e for e in self.entities.values() if isinstance(e, Character)]
+            self._characters = ((self.entities, self.next_id, len(self.entities)), chars)
+        return list(chars)
 
     def time(self) -> dict[str, Any]:
         return clock.time_of(self.tick, self.content)

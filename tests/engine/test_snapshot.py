@@ -30,7 +30,7 @@ APP = Path(__file__).resolve().parents[2] / "app"
 # keeps its own grace, which is snapshotted)
 NOT_SNAPSHOTTED = {"content", "_events", "tile_changes", "path_cache", "path_memo",
                    "sight_cache", "bodies_moved", "_body_index", "_body_grids", "grace_nights",
-                   "entity_changes", "entity_change_count"}
+                   "entity_changes", "entity_change_count", "_characters"}
 
 
 def busy_world(seed: int = 7) -> tuple[World, list[Character]]:
