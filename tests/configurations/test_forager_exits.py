@@ -24,12 +24,16 @@ def observation_at(x: int, y: int, structures: list[tuple[int, int]]) -> dict:
             "structures": [{"x": sx, "y": sy, "kind": "workbench"} for sx, sy in structures]}
 
 
-def test_a_station_is_never_placed_on_the_last_way_out():
+def block_of(tile: str) -> MapNotes:
+    """Notes of the 3 x 3 tiles round (10, 10), all `tile`; what lies beyond is unseen."""
     notes = MapNotes()
+    notes.tiles.update({(10 + dx, 10 + dy): tile for dx in (-1, 0, 1) for dy in (-1, 0, 1)})
+    return notes
+
+
+def test_a_station_is_never_placed_on_the_last_way_out():
     # grass all round (10, 10), but for trees north and south and a workbench to the east
-    for dx in (-1, 0, 1):
-        for dy in (-1, 0, 1):
-            notes.tiles[(10 + dx, 10 + dy)] = "."
+    notes = block_of(".")
     notes.tiles[(10, 9)] = notes.tiles[(10, 11)] = "T"
     obs = observation_at(10, 10, structures=[(11, 10)])
     spot = free_neighbour(obs, notes, avoid=set())
@@ -37,10 +41,7 @@ def test_a_station_is_never_placed_on_the_last_way_out():
 
 
 def test_with_no_spot_that_keeps_a_way_out_nothing_is_placed():
-    notes = MapNotes()
-    for dx in (-1, 0, 1):
-        for dy in (-1, 0, 1):
-            notes.tiles[(10 + dx, 10 + dy)] = "T"
+    notes = block_of("T")
     notes.tiles[(10, 10)] = notes.tiles[(9, 10)] = "."
     assert free_neighbour(observation_at(10, 10, structures=[]), notes, avoid=set()) is None
 

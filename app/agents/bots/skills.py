@@ -148,7 +148,7 @@ def free_neighbour(obs: dict[str, Any], notes: MapNotes, avoid: set) -> tuple[in
     for dx, dy in ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)):
         p = (x + dx, y + dy)
         if (notes.tiles.get(p) in tuple(BUILDABLE) and p not in busy and p not in avoid
-                and len(pocket(notes, solid | {p}, (x, y))) >= OPEN_ENOUGH):
+                and len(pocket(notes.tiles, (x, y), solid | {p}, OPEN_ENOUGH, True)) >= OPEN_ENOUGH):
             return p
     return None
 
@@ -156,23 +156,23 @@ def free_neighbour(obs: dict[str, Any], notes: MapNotes, avoid: set) -> tuple[in
 OPEN_ENOUGH = 24  # tiles: ground this large around a character is not a pocket it is shut in
 
 
-def pocket(notes: MapNotes, solid: set[tuple[int, int]], start: tuple[int, int]
+def pocket(tiles: dict[tuple[int, int], str], start: tuple[int, int],
+           taken: set[tuple[int, int]], limit: int, unseen_open: bool = False
            ) -> set[tuple[int, int]]:
-    """The open ground a character at `start` can walk to, up to OPEN_ENOUGH tiles (enough to
-    know it is not shut in). A tile it has not seen counts as open: only what it knows shuts
-    it in."""
-    reached = {start}
-    frontier = [start]
-    while frontier and len(reached) < OPEN_ENOUGH:
+    """The open ground a character at `start` can walk to, north, south, east and west, past
+    nothing `taken`, up to `limit` tiles (enough to know it is not shut in). With `unseen_open`
+    a tile it has not seen counts as open: only what it knows shuts it in."""
+    region, frontier = {start}, [start]
+    while frontier and len(region) < limit:
         x, y = frontier.pop()
-        for p in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-            if p in reached or p in solid:
+        for q in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if q in region or q in taken:
                 continue
-            tile = notes.tiles.get(p)
-            if tile is None or tile in OPEN_GROUND:
-                reached.add(p)
-                frontier.append(p)
-    return reached
+            tile = tiles.get(q)
+            if tile in OPEN_GROUND or (unseen_open and tile is None):
+                region.add(q)
+                frontier.append(q)
+    return region
 
 
 def boxed_in(obs: dict[str, Any], notes: MapNotes) -> set[tuple[int, int]] | None:
@@ -180,7 +180,7 @@ def boxed_in(obs: dict[str, Any], notes: MapNotes) -> set[tuple[int, int]] | Non
     when it is not shut in."""
     if obs["self"].get("area", 0) != 0:
         return None
-    room = pocket(notes, _solid(obs), me(obs))
+    room = pocket(notes.tiles, me(obs), _solid(obs), OPEN_ENOUGH, unseen_open=True)
     return room if len(room) < OPEN_ENOUGH else None
 
 

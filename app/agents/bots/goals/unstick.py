@@ -8,7 +8,7 @@ from typing import Any
 
 from ..character import Pos
 from ..moves import MINEABLE, OPEN, STATIONS
-from ..skills import WALKABLE_GROUND, gather, goto, me, unless_doing
+from ..skills import WALKABLE_GROUND, gather, goto, me, pocket, unless_doing
 from .base import CARRY_ON, Answer, Goal
 
 JAMMED = 3  # walks stopped by others' bodies in a row before it steps aside to let them pass
@@ -101,13 +101,7 @@ class Unstick(Goal):
         taken = self.me.seen_structures | {(st["x"], st["y"]) for st in obs["structures"]}
         if self.me.house.site is not None:
             taken = taken - {self.me.house.layout()[2]}  # its own door opens for it
-        region, frontier = {here}, [here]
-        while frontier and len(region) < POCKET:
-            x, y = frontier.pop()
-            for q in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-                if q not in region and tiles.get(q) in OPEN and q not in taken:
-                    region.add(q)
-                    frontier.append(q)
+        region = pocket(tiles, here, taken, POCKET)
         if len(region) >= POCKET:
             return None
         own = {p: name for name, p in self.me.sites.items() if name in STATIONS}
