@@ -10,6 +10,12 @@ ARGS   ?=
 # The whole-run checks (the planner completes both tasks on seed 7; the spread of the five
 # configurations) take about half a minute: on by default, ASIWORLD_SLOW=0 leaves them out.
 export ASIWORLD_SLOW ?= 1
+# Python's bytecode cache stays on even where the environment turns it off
+# (PYTHONDONTWRITEBYTECODE, set in some containers): the suite starts hundreds of Python
+# processes (servers, studies, the command line, figure workers), and without the cache each one
+# compiled every ASIWorld module again (about 0.2 s of a core each). The caches are the
+# __pycache__ folders .gitignore and the tests' checkout guard leave out.
+unexport PYTHONDONTWRITEBYTECODE
 # The suite runs on two pytest-xdist workers (this machine's two cores), each test module whole
 # on one worker (--dist loadfile: a module's fixtures are made once); WORKERS=0 runs it in one.
 WORKERS ?= 2

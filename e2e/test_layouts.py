@@ -34,13 +34,6 @@ MEASURE = """() => {
 }"""
 
 
-@pytest.fixture(params=SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def sized(browser, request):
-    width, height = request.param
-    with browser_page(browser, width, height) as page:
-        yield page, width, height
-
-
 def settle(page, path: str) -> None:
     if path.startswith("/replay/"):
         page.wait_for_function("window.__replay && window.__replay.ready && window.__replay.ui.overview",
@@ -50,13 +43,38 @@ def settle(page, path: str) -> None:
     expect(page.locator("#conn")).to_have_attribute("data-state", "connected", timeout=20_000)
 
 
+TOP_BAR = """() => {
+  const nav = document.querySelector('.topbar nav');
+  const inside = (e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= innerWidth; };
+  const items = [...document.querySelectorAll('.topbar nav a, .topbar .brand, #conn, #drawer-toggle')]
+    .filter((e) => getComputedStyle(e).display !== 'none');
+  return { cut: items.filter((e) => !inside(e)).map((e) => e.id || e.textContent.trim()),
+    navScrolls: nav.scrollWidth > nav.clientWidth };
+}"""
+
+
+# What one visit of a page at one size measured: its layout (MEASURE) and its top bar (TOP_BAR),
+# by (server, size, path). Both tests below read the same visit, so each page loads once per size (a
+# visit is 1-3 s of the browser); a test run alone makes the visits it needs.
+VISITS: dict[tuple[str, tuple[int, int], str], dict] = {}
+
+
+def visit(browser, url: str, size: tuple[int, int], path: str, shot) -> dict:
+    if (url, size, path) not in VISITS:
+        with browser_page(browser, *size) as page:
+            page.goto(url + path)
+            settle(page, path)
+            VISITS[url, size, path] = {"layout": page.evaluate(MEASURE), "bar": page.evaluate(TOP_BAR)}
+            shot(page, f"layout-{size[0]}x{size[1]}{path.replace('/', '-')}")
+    return VISITS[url, size, path]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("path", [*MAP_PAGES, NINE, *OTHER_PAGES])
-def test_no_sideways_scroll_and_the_map_keeps_most_of_the_screen(replay_server, sized, path, shot):
-    page, width, height = sized
-    url = replay_server["url"]
-    page.goto(url + path)
-    settle(page, path)
-    m = page.evaluate(MEASURE)
+def test_no_sideways_scroll_and_the_map_keeps_most_of_the_screen(replay_server, browser, size,
+                                                                 path, shot):
+    width, height = size
+    m = visit(browser, replay_server["url"], size, path, shot)["layout"]
     assert m["scroll"] <= m["width"], f"{path} at {width}x{height} scrolls sideways: {m}"
     if path in (*MAP_PAGES, NINE):
         assert m["map"] >= 0.5, f"the map of {path} at {width}x{height} is {m['map']:.2f} of the screen"
@@ -64,7 +82,6 @@ def test_no_sideways_scroll_and_the_map_keeps_most_of_the_screen(replay_server, 
         assert m["under"] <= 0, f"the map of {path} at {width}x{height} covers the controls by {m['under']} px"
     if m["help"] is not None:
         assert m["help"], "the replay's Help button is cut off"
-    shot(page, f"layout-{width}x{height}{path.replace('/', '-')}")
 
 
 @pytest.mark.parametrize("path", MAP_PAGES)
@@ -83,27 +100,14 @@ def test_under_900_px_the_panels_are_a_drawer(replay_server, browser, path):
         expect(side).to_be_hidden()
 
 
-TOP_BAR = """() => {
-  const nav = document.querySelector('.topbar nav');
-  const inside = (e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= innerWidth; };
-  const items = [...document.querySelectorAll('.topbar nav a, .topbar .brand, #conn, #drawer-toggle')]
-    .filter((e) => getComputedStyle(e).display !== 'none');
-  return { cut: items.filter((e) => !inside(e)).map((e) => e.id || e.textContent.trim()),
-    navScrolls: nav.scrollWidth > nav.clientWidth };
-}"""
-
-
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_the_top_bar_shows_every_link_whole(replay_server, browser, size):
-    # A fresh context per page, as the other layout tests. (In one tab, a replay after many
-    # pages once waited 30 s for its overview: the server's per-address limit answered 429 and
-    # the viewer asked again at once; test_replay_viewer checks that it now waits as told.)
+def test_the_top_bar_shows_every_link_whole(replay_server, browser, size, shot):
+    # A fresh context per page, as the other layout tests (visit). (In one tab, a replay after
+    # many pages once waited 30 s for its overview: the server's per-address limit answered 429
+    # and the viewer asked again at once; test_replay_viewer checks that it now waits as told.)
     for path in MAP_PAGES + OTHER_PAGES:
-        with browser_page(browser, size[0], size[1]) as page:
-            page.goto(replay_server["url"] + path)
-            settle(page, path)
-            bar = page.evaluate(TOP_BAR)
-            assert bar == {"cut": [], "navScrolls": False}, f"{path} at {size}: {bar}"
+        bar = visit(browser, replay_server["url"], size, path, shot)["bar"]
+        assert bar == {"cut": [], "navScrolls": False}, f"{path} at {size}: {bar}"
 
 
 @pytest.mark.parametrize("width", [390, 1280])
