@@ -1,11 +1,14 @@
 """The strategy's way to a coal or iron seam (dig_route): over remembered tiles, walking open
 ground and mining through rock; no route when what it has seen does not lead there. The search
-is skipped when a flood fill finds no seam at all (the answer must be the same either way)."""
+is skipped when a flood fill finds no seam at all (the answer must be the same either way); the
+fill labels the remembered map as an array, and must answer as a walk tile by tile."""
 
 from __future__ import annotations
 
-from asiworld.agents.bots.moves import dig_route
+from asiworld.agents.bots.moves import _seam_reachable, _seam_reachable_walk, dig_route
 from asiworld.agents.bots.skills import MapNotes
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def notes_of(rows: list[str]) -> MapNotes:
@@ -42,3 +45,32 @@ def test_tiles_to_avoid_are_not_crossed_but_the_seam_may_be_one():
 
 def test_no_seam_of_that_kind_known_means_no_route():
     assert dig_route(notes_of(["..c.."]), (0, 0), "i", set()) is None
+
+
+def test_the_quick_no_is_the_same_as_the_tile_by_tile_walk():
+    # Rock walls round a pocket of ground with a seam outside them: no way but through rock,
+    # which is a way; avoided rock closes it; an avoided seam still counts.
+    rows = ["#####i",
+            "#...# ",
+            "#####~"]
+    tiles = notes_of(rows).tiles
+    assert _seam_reachable(tiles, (2, 1), "i", set()) is True
+    closed = {(x, y) for x in range(5) for y in range(3) if rows[y][x] == "#"}
+    assert _seam_reachable(tiles, (2, 1), "i", closed) is False
+    assert _seam_reachable(tiles, (4, 0), "i", {(5, 0)}) is True  # beside it, avoided
+
+
+# Small remembered maps of every tile that matters (" ": never seen), a start anywhere (on rock,
+# on the seam, outside the map) and avoided tiles anywhere.
+CODES = st.sampled_from(" .,_=123#ci~Tfb")
+maps = st.integers(1, 9).flatmap(
+    lambda w: st.lists(st.text(CODES, min_size=w, max_size=w), min_size=1, max_size=9))
+points = st.tuples(st.integers(-2, 11), st.integers(-2, 11))
+
+
+@settings(max_examples=500, deadline=None)
+@given(rows=maps, start=points, kind=st.sampled_from("ci"), avoid=st.sets(points, max_size=12))
+def test_the_array_labelling_answers_as_the_flood_fill(rows, start, kind, avoid):
+    tiles = notes_of(rows).tiles
+    assert _seam_reachable(tiles, start, kind, avoid) == _seam_reachable_walk(
+        tiles, start, kind, avoid)
