@@ -31,14 +31,46 @@ def settle(page, path: str) -> None:
         page.wait_for_selector("#eval-stages tr td")
 
 
+CONTROLS = """() => {
+  const all = [...document.querySelectorAll('a[href], button, select, input, textarea, summary, [tabindex]')]
+    .filter((e) => e.tabIndex >= 0 && !e.disabled && e.getClientRects().length > 0
+      && getComputedStyle(e).visibility !== 'hidden' && !e.closest('[inert], [aria-hidden="true"]'));
+  all.forEach((e, i) => { e.dataset.control = String(i); });
+  return all.map((e) => e.id || e.getAttribute('aria-label') || e.textContent.trim().slice(0, 30) || e.tagName);
+}"""
+
+
+# What one visit of a page at one width found: axe's serious violations, then the controls it
+# shows and those the Tab key reached (CONTROLS, walked after the scan: the walk moves the
+# focus, the scan reads the page as loaded), by (server, path, width). The scan's test and the
+# Tab key's read the same visit, so each page loads once per width; a test run alone makes the
+# visits it needs.
+VISITS: dict[tuple[str, str, int], dict] = {}
+
+
+def visit(browser, url: str, path: str, width: int) -> dict:
+    if (url, path, width) not in VISITS:
+        with browser_page(browser, width, 800) as page:
+            page.goto(url + path)
+            settle(page, path)
+            page.add_script_tag(path=str(AXE))
+            violations = page.evaluate(SCAN)
+            controls = page.evaluate(CONTROLS)
+            reached = set()
+            for _ in range(len(controls) + 20):
+                page.keyboard.press("Tab")
+                n = page.evaluate("document.activeElement && document.activeElement.dataset.control")
+                if n is not None:
+                    reached.add(int(n))
+        VISITS[url, path, width] = {"violations": violations, "controls": controls,
+                                    "reached": reached}
+    return VISITS[url, path, width]
+
+
 @pytest.mark.parametrize("width", [1280, 390])
 @pytest.mark.parametrize("path", PAGES)
 def test_no_serious_accessibility_violation(replay_server, browser, path, width):
-    with browser_page(browser, width, 800) as page:
-        page.goto(replay_server["url"] + path)
-        settle(page, path)
-        page.add_script_tag(path=str(AXE))
-        violations = page.evaluate(SCAN)
+    violations = visit(browser, replay_server["url"], path, width)["violations"]
     assert violations == [], violations
 
 
@@ -59,28 +91,11 @@ def test_the_legend_and_the_top_bar_are_reached_with_the_keyboard(replay_server,
     expect(page.locator(".map-legend .legend-body")).to_be_visible()
 
 
-CONTROLS = """() => {
-  const all = [...document.querySelectorAll('a[href], button, select, input, textarea, summary, [tabindex]')]
-    .filter((e) => e.tabIndex >= 0 && !e.disabled && e.getClientRects().length > 0
-      && getComputedStyle(e).visibility !== 'hidden' && !e.closest('[inert], [aria-hidden="true"]'));
-  all.forEach((e, i) => { e.dataset.control = String(i); });
-  return all.map((e) => e.id || e.getAttribute('aria-label') || e.textContent.trim().slice(0, 30) || e.tagName);
-}"""
-
-
 @pytest.mark.parametrize("width", [1280, 390])
 @pytest.mark.parametrize("path", PAGES)
 def test_every_visible_control_is_reached_with_the_tab_key(replay_server, browser, path, width):
-    with browser_page(browser, width, 800) as page:
-        page.goto(replay_server["url"] + path)
-        settle(page, path)
-        controls = page.evaluate(CONTROLS)
-        reached = set()
-        for _ in range(len(controls) + 20):
-            page.keyboard.press("Tab")
-            n = page.evaluate("document.activeElement && document.activeElement.dataset.control")
-            if n is not None:
-                reached.add(int(n))
+    seen = visit(browser, replay_server["url"], path, width)
+    controls, reached = seen["controls"], seen["reached"]
     assert len(controls) >= 5, controls  # the top bar's links at least
     missed = [name for i, name in enumerate(controls) if i not in reached]
     assert not missed, f"{path} at {width} px: not reached with Tab: {missed}"
