@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from asiworld.evaluation import evaluate, load_events, write_reports
 from eval_streams import COHORT, cohort_stream, ev
 from PIL import Image
@@ -21,6 +22,13 @@ def build(tmp_path, events=None, characters=COHORT):
     return results, paths
 
 
+@pytest.fixture(scope="module")
+def cohort_report(tmp_path_factory):
+    """The cohort's report, written once for the tests that only read it: (folder, paths)."""
+    folder = tmp_path_factory.mktemp("cohort-report")
+    return folder, build(folder)[1]
+
+
 def assert_valid_png(path, min_w=600, min_h=400):
     with Image.open(path) as img:
         img.verify()
@@ -32,8 +40,8 @@ def assert_valid_png(path, min_w=600, min_h=400):
         assert len(img.convert("RGB").getcolors(maxcolors=100000) or []) > 20
 
 
-def test_reports_write_json_csv_markdown_tables_and_three_figures_in_three_formats(tmp_path):
-    _, paths = build(tmp_path)
+def test_reports_write_json_csv_markdown_tables_and_three_figures_in_three_formats(cohort_report):
+    paths = dict(cohort_report[1])
     tables = paths.pop("tables")
     latex = paths.pop("latex")  # the tables a paper \inputs (test_paper_exports.py)
     assert {p.name for p in latex.values()} == {"T3_main.tex", "T9_activity.tex"}
@@ -57,9 +65,8 @@ def test_reports_write_json_csv_markdown_tables_and_three_figures_in_three_forma
     assert all(p.is_file() and p.parent.name == "tables" for p in tables.values())
 
 
-def test_results_json_has_meta_and_every_measure_per_configuration(tmp_path):
-    build(tmp_path)
-    data = json.loads((tmp_path / "results.json").read_text())
+def test_results_json_has_meta_and_every_measure_per_configuration(cohort_report):
+    data = json.loads((cohort_report[0] / "results.json").read_text())
     assert data["meta"] == META
     row = data["configurations"][0]
     for key in ("outfit", "depth", "hero", "kills", "bosses", "crafts", "coins", "trial"):
@@ -72,9 +79,8 @@ def test_results_json_has_meta_and_every_measure_per_configuration(tmp_path):
     assert {"rank", "score", "score_shown", "actions", "incidents", "label"} <= set(row)
 
 
-def test_markdown_has_every_table(tmp_path):
-    build(tmp_path)
-    md = (tmp_path / "report.md").read_text()
+def test_markdown_has_every_table(cohort_report):
+    md = (cohort_report[0] / "report.md").read_text()
     for heading in (
         "## Table 2: Main evaluation setting",
         "## Table 3: Main evaluation: task success and activity",
