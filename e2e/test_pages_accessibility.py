@@ -99,3 +99,24 @@ def test_every_visible_control_is_reached_with_the_tab_key(replay_server, browse
     assert len(controls) >= 5, controls  # the top bar's links at least
     missed = [name for i, name in enumerate(controls) if i not in reached]
     assert not missed, f"{path} at {width} px: not reached with Tab: {missed}"
+
+
+def test_the_home_pages_refresh_leaves_the_keyboards_place_alone(replay_server, page):
+    """The home page asks for the world's summary every 2 s. A refresh that finds the roster as
+    it was leaves it, so the link the keyboard is on keeps the focus (the roster was written
+    again every time: the focused "be the first" link was replaced and the focus fell back to
+    the page's start; a Tab walk over the page then missed it now and then)."""
+    page.goto(replay_server["url"] + "/")
+    link = page.get_by_role("link", name="be the first")  # this world has no characters
+    expect(link).to_be_visible()
+    link.focus()
+    # Each refresh sets the status line and then the roster in one go: two status writes seen
+    # after the focus are two whole refreshes.
+    page.evaluate("""() => {
+      window.__refreshes = 0;
+      new MutationObserver(() => { window.__refreshes += 1; })
+        .observe(document.getElementById('status'), { childList: true, characterData: true,
+                                                        subtree: true });
+    }""")
+    page.wait_for_function("window.__refreshes >= 2", timeout=20_000)
+    assert page.evaluate("document.activeElement.textContent") == "be the first"

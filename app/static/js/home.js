@@ -16,6 +16,11 @@ function escape(text) {
   return d.innerHTML;
 }
 
+// The roster as last written: written again only when it changed. Rewriting it every refresh
+// replaced its "be the first" link under a keyboard user's focus, which then fell back to the
+// page's start.
+let shown = null;
+
 async function refresh() {
   try {
     const w = await fetch("/api/world").then((r) => r.json());
@@ -23,12 +28,16 @@ async function refresh() {
     clock.textContent = when;
     const pace = w.paused ? "paused" : `${w.speed} ticks/s`;
     status.textContent = `${when} · ${w.characters.length} characters · ${pace}`;
-    body.innerHTML = w.characters.length
+    const roster = w.characters.length
       ? w.characters.map((c) => `<tr><td>${escape(c.name)}${c.down ? " <span class='down'>(down)</span>" : ""}</td>
           <td>${escape(c.label)}</td><td>${mini(c.health, c.max_health || 100, "#e0505a")}</td>
           <td>${mini(c.hunger, 100, "#e0a040")}</td><td>${mini(c.energy, 100, "#50a0f0")}</td>
           <td>${c.coins ?? 0}</td></tr>`).join("")
       : `<tr><td colspan="6" class="empty">no characters yet — <a href="/play">be the first</a></td></tr>`;
+    if (roster !== shown) {
+      body.innerHTML = roster;
+      shown = roster;
+    }
   } catch (err) {
     status.textContent = "the server is not answering";
   }
