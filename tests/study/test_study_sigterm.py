@@ -13,10 +13,12 @@ import sys
 import time
 from pathlib import Path
 
+# An hour: several seconds of run after the kill below, which comes as soon as the world's
+# file is there (the resumed run plays the rest, and draws the figures).
 STUDY = """title = "stopped"
 [world]
 seed = 4
-minutes = 300
+minutes = 60
 size = 48
 
 [clock]
