@@ -23,8 +23,10 @@ from functools import partial
 from typing import Any
 
 from asiworld.arguments import Parser
+from asiworld.engine import codes
 from asiworld.engine.errors import CodedError
 from asiworld.signals import restore_sigint
+from asiworld.spawn_guard import WHY, rerunning_main
 
 Register = Callable[[argparse._SubParsersAction], None]
 MCP = "asiworld.agents.clients.command_line:register"  # agent and mcp
@@ -82,6 +84,9 @@ def quick_parser(argv: list[str]) -> argparse.ArgumentParser | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if rerunning_main():  # a script without a main guard, run again in a worker: do nothing
+        print(f"error: {codes.MAIN_IN_A_WORKER}: {WHY}", file=sys.stderr)
+        return 2
     if argv[:1] == ["serve"]:
         restore_sigint()  # before serve imports anything: a Ctrl-C while it starts stops it
     try:

@@ -237,6 +237,8 @@ FILE_EXISTS = _code("file_exists", "the output file exists (--force replaces it)
 FILE_NOT_FOUND = _code("file_not_found", "no file at that path", CLI)
 FOLDER_MISSING = _code("folder_missing", "no study folder at that path", CLI)
 FOLDER_NOT_FOUND = _code("folder_not_found", "no folder at that path", CLI)
+MAIN_IN_A_WORKER = _code("main_in_a_worker", "a worker process ran the calling script again: "
+                         'its work belongs under `if __name__ == "__main__":`', CLI, STUDY)
 MISSING_DEPENDENCY = _code("missing_dependency", "the command needs a package not installed",
                            CLI)
 NOT_A_FILE = _code("not_a_file", "the path names a folder, not a file", CLI)

@@ -41,6 +41,7 @@ from asiworld.programs.pool import LIVE_SLICE_DEADLINE
 from asiworld.realtime import WorldRunner
 from asiworld.replay.headless import record_run
 from asiworld.session import Session
+from asiworld.spawn_guard import WHY, rerunning_main
 
 from .decisions import DecisionLog
 from .external import ExternalSeats
@@ -566,6 +567,8 @@ def run_study(study: Study, text: str, out: Path, where: str = "study.toml",
     comparison in DIR). With `resume`, a seed whose folder holds its results is kept and one
     whose folder holds its store is resumed. `figures`: FigureOptions (None: the default);
     `progress`: each world's progress line on stderr."""
+    if rerunning_main():  # a script without a main guard, run again in a figure worker
+        raise StudyError(codes.MAIN_IN_A_WORKER, WHY)
     say = say or (lambda line: print(line, file=sys.stderr))
     draw = figure_workers(study, figures)
     try:
