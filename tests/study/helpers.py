@@ -1,5 +1,5 @@
-"""What the study tests share: a study killed with SIGKILL at a saved tick, and the text of a
-realtime study of model seats and a planner."""
+"""What the study tests share: a study killed with SIGKILL at a saved tick, the text of a
+realtime study of model seats and a planner, and of a lockstep study of two built-ins."""
 
 from __future__ import annotations
 
@@ -86,3 +86,12 @@ def realtime_text(url: str, seats: dict[str, tuple[str, int, bool]], minutes: in
                  f"programs = {str(programs).lower()}\n"
                  "backoff_seconds = 0.0\nrequest_timeout = 5.0\n")
     return text + '[[configuration]]\nname = "planner"\nkind = "builtin"\nagent = "planner"\n'
+
+
+def builtins_text(title: str, seed: int, minutes: int) -> str:
+    """A lockstep study of the built-in planner and forager on a 48-tile map: no model, no
+    program host, the quickest whole study."""
+    return (f'title = "{title}"\n[world]\nseed = {seed}\nminutes = {minutes}\nsize = 48\n\n'
+            '[clock]\nkind = "lockstep"\n\n'
+            '[[configuration]]\nname = "planner"\nkind = "builtin"\nagent = "planner"\n\n'
+            '[[configuration]]\nname = "forager"\nkind = "builtin"\nagent = "forager"\n')

@@ -14,25 +14,9 @@ import sys
 
 from asiworld.replay.reader import Replay
 
-STUDY = """title = "from a script"
-[world]
-seed = 3
-minutes = 30
-size = 48
+from tests.study.helpers import builtins_text
 
-[clock]
-kind = "lockstep"
-
-[[configuration]]
-name = "planner"
-kind = "builtin"
-agent = "planner"
-
-[[configuration]]
-name = "forager"
-kind = "builtin"
-agent = "forager"
-"""
+STUDY = builtins_text("from a script", seed=3, minutes=30)
 
 # 30 minutes of world: long enough for the study to start its figure workers
 # (asiworld.study.run.FIGURE_WORKERS_FROM_MINUTES).

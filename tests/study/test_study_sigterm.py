@@ -13,27 +13,11 @@ import sys
 import time
 from pathlib import Path
 
+from tests.study.helpers import builtins_text
+
 # An hour: several seconds of run after the kill below, which comes as soon as the world's
 # file is there (the resumed run plays the rest, and draws the figures).
-STUDY = """title = "stopped"
-[world]
-seed = 4
-minutes = 60
-size = 48
-
-[clock]
-kind = "lockstep"
-
-[[configuration]]
-name = "planner"
-kind = "builtin"
-agent = "planner"
-
-[[configuration]]
-name = "forager"
-kind = "builtin"
-agent = "forager"
-"""
+STUDY = builtins_text("stopped", seed=4, minutes=60)
 
 
 def children(pid: int) -> set[int]:

@@ -148,7 +148,8 @@ def free_neighbour(obs: dict[str, Any], notes: MapNotes, avoid: set) -> tuple[in
     for dx, dy in ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)):
         p = (x + dx, y + dy)
         if (notes.tiles.get(p) in tuple(BUILDABLE) and p not in busy and p not in avoid
-                and len(pocket(notes.tiles, (x, y), solid | {p}, OPEN_ENOUGH, True)) >= OPEN_ENOUGH):
+                and len(pocket(notes.tiles, (x, y), solid | {p}, OPEN_ENOUGH, unseen_open=True))
+                >= OPEN_ENOUGH):
             return p
     return None
 
