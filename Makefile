@@ -17,7 +17,9 @@ export ASIWORLD_SLOW ?= 1
 # __pycache__ folders .gitignore and the tests' checkout guard leave out.
 unexport PYTHONDONTWRITEBYTECODE
 # The suite runs on two pytest-xdist workers (this machine's two cores), each test module whole
-# on one worker (--dist loadfile: a module's fixtures are made once); WORKERS=0 runs it in one.
+# on one worker (--dist loadfile: a module's fixtures are made once), handed out in the suite's
+# own order (--no-loadscope-reorder: conftest.py puts the longest modules first; by default
+# pytest-xdist orders modules by their number of tests). WORKERS=0 runs it in one.
 WORKERS ?= 2
 
 .PHONY: install install-serve install-browser install-redis install-tex serve test lint samples bench
@@ -80,7 +82,7 @@ serve: install-serve
 
 test: install install-browser install-redis install-tex
 	$(VENV)/bin/ruff check app tests e2e benchmarks
-	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist loadfile --durations=25 $(ARGS)
+	$(PY) -m pytest -q -p no:cacheprovider -n $(WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 $(ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check app tests e2e benchmarks

@@ -140,21 +140,32 @@ def run_async():
     return run
 
 
-# The modules that take longest (a minute or more of one core each), started first: pytest-xdist
-# hands out whole modules in collection order, so one of these started last keeps one worker
-# busy while the other has nothing left (about a minute and a half of the suite's wall time).
+# The modules that take longest (twenty seconds or more each in the suite, longest first), handed
+# out first: pytest-xdist gives whole modules out in order (the Makefile's --no-loadscope-reorder:
+# by default it orders modules by their number of tests, which put these few-test modules last),
+# so none of them starts late and keeps one worker busy while the others have nothing left.
 SLOWEST_FIRST = (
+    "tests/local_model/test_study_real_model.py",  # the real model: four calls of one core
     "tests/configurations/test_cohort.py",  # two 300-minute cohorts (ASIWORLD_SLOW=1)
-    "tests/local_model/test_study_real_model.py",
+    "e2e/test_play_guide.py",  # first games played at the world's pace
+    "e2e/test_layouts.py",
     "tests/study/test_study_run.py",
-    "tests/study/test_study_ray.py",
-    "tests/study/test_study_resume.py",
-    "tests/study/test_study_sigterm.py",
-    "tests/study/test_study_external.py",
-    "tests/study/test_study_seeds.py",
-    "tests/study/test_study_lockstep_external.py",
+    "e2e/test_pages_accessibility.py",
+    "tests/server/test_serve_study.py",
+    "e2e/test_compare.py",
     "tests/replay/test_untrusted_replays.py",
     "tests/evaluation/test_across_worlds.py",
+    "tests/study/test_study_external.py",
+    "e2e/test_connection.py",
+    "tests/evaluation/test_evaluation_report.py",
+    "e2e/test_live_story.py",
+    "tests/test_docs_snippets.py",
+    "tests/study/test_study_sigterm.py",
+    "tests/evaluation/test_figure_workers.py",
+    "e2e/test_play.py",
+    "e2e/test_human_seat.py",
+    "tests/evaluation/test_report_golden.py",
+    "tests/study/test_study_ray.py",
 )
 
 

@@ -70,7 +70,8 @@ def main() -> int:
             began = time.perf_counter()
             done = subprocess.run(
                 [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                 "-n", args.workers, "--dist", "loadfile", f"--junitxml={junit}",
+                 "-n", args.workers, "--dist", "loadfile", "--no-loadscope-reorder",
+                 f"--junitxml={junit}",
                  "-o", "junit_duration_report=total", *args.paths],
                 cwd=ROOT, env={**os.environ, "ASIWORLD_SLOW": "1"},
                 stdout=log, stderr=subprocess.STDOUT)
