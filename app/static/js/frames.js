@@ -26,10 +26,12 @@ export class WorldState {
   constructor(isCached = () => true) {
     this.isCached = isCached;
     this.version = 0; // never goes back: a cache keyed by an old value must not match again
+    this.changes = 0; // counts every change of what a map shows (pages draw only after one)
     this.reset();
   }
 
   reset() {
+    this.changes += 1;
     this.tick = -1;
     this.width = 0;
     this.height = 0;
@@ -48,6 +50,7 @@ export class WorldState {
   }
 
   applyFrame(frame) {
+    this.changes += 1;
     if (frame.keyframe) {
       this.applyKeyframe(frame.tick, frame.keyframe);
     } else {
@@ -102,6 +105,7 @@ export class WorldState {
   }
 
   applyDeltas(d) {
+    this.changes += 1;
     for (const [area, x, y, code] of d.tiles || []) {
       const a = this.areas[area];
       if (!a) continue;
@@ -157,6 +161,7 @@ export class ViewState {
     this.remembered = []; // memory.entities: last-seen creatures
     this.changedTiles = [];
     this.version = 0;
+    this.changes = 0; // as WorldState's
     this.needsFullMemory = true;
   }
 
@@ -168,9 +173,11 @@ export class ViewState {
   setTileNames(tiles) {
     for (const t of tiles || []) this.legend[t.char.charCodeAt(0)] = t.name;
     this.version += 1;
+    this.changes += 1;
   }
 
   applyObservation(obs) {
+    this.changes += 1;
     const me = obs.self;
     const areaId = String(me.area ?? 0);
     const legend = (obs.view && obs.view.legend) || {};
@@ -211,6 +218,7 @@ export class ViewState {
     this.areas[areaId] = { kind: "memory", w, h, tiles, seen };
     this.needsFullMemory = false;
     this.version += 1;
+    this.changes += 1;
   }
 
   mergeView(areaId, area, view) {

@@ -31,6 +31,7 @@ let content = { dungeons: NO_DUNGEONS, creatures: {} };
 let followed = null; // character id
 let followObs = null; // the followed character's last observation
 let fog = null;
+let labels = []; // the landmark captions of the shown area (labelsFor)
 let pickedArea = "0"; // the area shown when nobody is followed
 let shownArea = null; // the area drawn last frame: a change re-centres the camera
 let lastPan = 0;
@@ -248,7 +249,10 @@ function labelsFor(areaId) {
   const openFor = [...sanctumOpen].map((id) => (state.entities[id] || {}).name).filter(Boolean);
   // A caption under a character would hide its name: leave those out.
   const hide = membersOf(areaId).map((c) => `${c.x},${c.y}`);
-  return landmarkCaptions(state, areaId, content.dungeons, { openFor, hide });
+  const fresh = landmarkCaptions(state, areaId, content.dungeons, { openFor, hide });
+  // the same captions stay the same array: the map is drawn again when they change, not when
+  // they are counted again
+  return JSON.stringify(fresh) === JSON.stringify(labels) ? labels : fresh;
 }
 
 // --- input ---------------------------------------------------------------------------------
@@ -340,7 +344,6 @@ function bossShown(area, me) {
 }
 
 let lastPanels = 0;
-let labels = [];
 function loop(now) {
   const me = followed !== null ? state.entities[followed] : null;
   const area = currentArea();
@@ -352,10 +355,15 @@ function loop(now) {
   if (me && now - lastPan > 2500) renderer.centerOn(me.x, me.y); // user pans win for a moment
   const info = areaInfo[area] || {};
   const underground = area !== "0";
-  renderer.draw(state, {
-    area, fog: me ? fog : null, selected: followed, labels,
-    shade: underground ? (info.dark ? "rgba(0, 0, 10, 0.35)" : null) : undefined,
-  });
+  const shownFog = me ? fog : null;
+  // drawn when something shown changed, and every frame while a boss's glow pulses in view
+  if (renderer.stale([state.changes, area, followed, shownFog, info.dark, labels])
+      || bossInView(state, area, shownFog)) {
+    renderer.draw(state, {
+      area, fog: shownFog, selected: followed, labels,
+      shade: underground ? (info.dark ? "rgba(0, 0, 10, 0.35)" : null) : undefined,
+    });
+  }
   if (now - lastPanels > 250) {
     minimap.draw(state, renderer, { area, selected: followed });
     labels = labelsFor(area);

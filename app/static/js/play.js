@@ -745,12 +745,17 @@ function loop() {
   if (view.ready) {
     renderer.centerOn(view.self.x, view.self.y);
     const underground = !!view.self.area;
-    renderer.draw(view, {
-      area: view.self.area ?? 0, fog, selected: view.self.id, marker: faced(), labels,
-      remembered: rememberedShown(view.remembered, view.entities, content.creatures, (view.time || {}).phase),
-      shade: underground ? (myTier() === 3 ? "rgba(0, 0, 10, 0.3)" : null) : undefined,
-    });
-  } else {
+    const area = view.self.area ?? 0;
+    // drawn when something shown changed (an observation, the facing, the captions, the
+    // content), and every frame while a boss's glow pulses in view
+    if (renderer.stale([view.changes, facing, labels, content]) || bossInView(view, area, fog)) {
+      renderer.draw(view, {
+        area, fog, selected: view.self.id, marker: faced(), labels,
+        remembered: rememberedShown(view.remembered, view.entities, content.creatures, (view.time || {}).phase),
+        shade: underground ? (myTier() === 3 ? "rgba(0, 0, 10, 0.3)" : null) : undefined,
+      });
+    }
+  } else if (renderer.stale([view.changes, view.ready])) {
     renderer.draw(view, {});
   }
   canvas.dataset.tick = view.tick;
