@@ -164,6 +164,7 @@ SLOWEST_FIRST = (
     "tests/evaluation/test_figure_workers.py",
     "e2e/test_play.py",
     "e2e/test_human_seat.py",
+    "e2e/test_study_on_server.py",
     "tests/evaluation/test_report_golden.py",
     "tests/study/test_study_ray.py",
 )

@@ -1,9 +1,11 @@
 """The test suite's wall time and its slowest tests (issue 35: the suite in minutes, idle and at a
 load of 8; the slowest 20 tests listed).
 
-Runs `make test`'s pytest (two workers, each module whole on one, the slow whole-run checks on)
-and prints its wall time, the machine's load, the slowest tests (setup, call and teardown
-together) and the modules that take longest. `--busy N` starts N busy loops beside it for the
+Runs `make test`'s pytest (three workers, each module whole on one, the slow whole-run checks
+on) and prints its wall time, the machine's load, the slowest tests (setup, call and teardown
+together), the modules that take longest, and where the CPU went: how busy the machine was, and
+the CPU of each kind of process (pytest's workers, Chromium, the model's server, the servers and
+commands the tests start), sampled once a second. `--busy N` starts N busy loops beside it for the
 run, the way a shared machine is loaded (`--busy 2` on this 2-core machine gives a load of
 about 8 with pytest's workers).
 
@@ -51,10 +53,68 @@ def sample_load(samples: list[float], stop: threading.Event) -> None:
         samples.append(os.getloadavg()[0])
 
 
+# What kind of process spends the suite's CPU, from its command line (first match wins).
+KINDS = (
+    (BUSY, "the busy loops (--busy)"),
+    ("chromium", "Chromium (the browser tests' pages)"),
+    ("chrome_crashpad", "Chromium (the browser tests' pages)"),
+    ("run-driver", "Playwright's driver"),
+    ("redis-server", "redis-server (front-end tests)"),
+    ("raylet", "Ray (fan-out tests)"),
+    ("gcs_server", "Ray (fan-out tests)"),
+    ("ray::", "Ray (fan-out tests)"),
+    ("/ray/", "Ray (fan-out tests)"),
+    ("pdflatex", "pdflatex (the paper's tables)"),
+    ("exec(eval(", "pytest-xdist workers: the tests' own Python (runs, studies, servers)"),
+    ("model serve", "the real model's server (llama.cpp)"),
+    ("asiworld.programs.zygote", "the program sandbox's processes"),
+    ("spawn_main", "spawned workers (figures)"),
+    ("asiworld", "asiworld commands the tests start (serve, study, run, ...)"),
+    ("-m pytest", "pytest's controller"),
+)
+CLOCK = os.sysconf("SC_CLK_TCK")
+
+
+def kind_of(cmdline: str) -> str:
+    return next((kind for key, kind in KINDS if key in cmdline), "other")
+
+
+def machine_jiffies() -> tuple[int, int]:
+    """(busy, idle) CPU time of the whole machine so far, in clock ticks."""
+    with open("/proc/stat") as f:
+        user, nice, system, idle, iowait, irq, softirq, steal = map(int, f.readline().split()[1:9])
+    return user + nice + system + irq + softirq + steal, idle + iowait
+
+
+def sample_cpu(seen: dict[int, list], stop: threading.Event) -> None:
+    """Each second, every process's CPU so far (user and system) and its kind, by pid: a
+    process that lives less than a second is missed, one that ends loses its last second."""
+    first = True
+    while True:
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                with open(f"/proc/{name}/cmdline", "rb") as f:
+                    cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            spent = (int(fields[11]) + int(fields[12])) / CLOCK
+            pid = int(name)
+            if pid not in seen:  # [kind, CPU when first seen (0 if born during the run), last]
+                seen[pid] = [kind_of(cmdline), spent if first else 0.0, spent]
+            seen[pid][2] = spent
+        first = False
+        if stop.wait(1):
+            return
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--busy", type=int, default=0, help="busy loops beside the suite")
-    parser.add_argument("--workers", default="2", help="pytest-xdist workers (make test's 2)")
+    parser.add_argument("--workers", default="3", help="pytest-xdist workers (make test's 3)")
     parser.add_argument("--slowest", type=int, default=20)
     parser.add_argument("--log", type=Path, help="pytest's own output, kept in this file")
     parser.add_argument("paths", nargs="*", help="a part of the suite (all of it by default)")
@@ -63,6 +123,9 @@ def main() -> int:
     loads: list[float] = [os.getloadavg()[0]]
     stop = threading.Event()
     threading.Thread(target=sample_load, args=(loads, stop), daemon=True).start()
+    processes: dict[int, list] = {}
+    threading.Thread(target=sample_cpu, args=(processes, stop), daemon=True).start()
+    busy_before, idle_before = machine_jiffies()
     try:
         with tempfile.TemporaryDirectory() as tmp:
             junit = Path(tmp) / "junit.xml"
@@ -87,6 +150,11 @@ def main() -> int:
         for loop in busy:
             loop.kill()
     loads.append(os.getloadavg()[0])
+    busy_after, idle_after = machine_jiffies()
+    busy_ticks, idle_ticks = busy_after - busy_before, idle_after - idle_before
+    by_kind: dict[str, float] = defaultdict(float)
+    for kind, before, last in processes.values():
+        by_kind[kind] += last - before
     by_module: dict[str, float] = defaultdict(float)
     for test, spent in seconds.items():
         by_module[test.split("::")[0]] += spent
@@ -102,6 +170,13 @@ def main() -> int:
     print("the slowest 10 modules:")
     for module, spent in sorted(by_module.items(), key=lambda kv: -kv[1])[:10]:
         print(f"  {spent:6.1f} s  {module}")
+    seen = sum(by_kind.values())
+    print(f"the machine was busy {os.cpu_count() * busy_ticks / (busy_ticks + idle_ticks):.2f} "
+          f"of its {os.cpu_count()} cores; where the CPU went ({seen:.0f} s seen in processes "
+          "that lived a second or more, the busy loops included):")
+    for kind, spent in sorted(by_kind.items(), key=lambda kv: -kv[1]):
+        if spent >= 1:
+            print(f"  {spent:6.0f} s  {100 * spent / seen:4.1f} %  {kind}")
     return done.returncode
 
 
