@@ -16,11 +16,13 @@ export ASIWORLD_SLOW ?= 1
 # compiled every ASIWorld module again (about 0.2 s of a core each). The caches are the
 # __pycache__ folders .gitignore and the tests' checkout guard leave out.
 unexport PYTHONDONTWRITEBYTECODE
-# The suite runs on two pytest-xdist workers (this machine's two cores), each test module whole
-# on one worker (--dist loadfile: a module's fixtures are made once), handed out in the suite's
-# own order (--no-loadscope-reorder: conftest.py puts the longest modules first; by default
-# pytest-xdist orders modules by their number of tests). WORKERS=0 runs it in one.
-WORKERS ?= 2
+# The suite runs on three pytest-xdist workers, each test module whole on one worker (--dist
+# loadfile: a module's fixtures are made once), handed out in the suite's own order
+# (--no-loadscope-reorder: conftest.py puts the longest modules first; by default pytest-xdist
+# orders modules by their number of tests). Three on two cores: tests also wait on clocks,
+# servers and browsers, and two workers left the machine idle a tenth of the time
+# (docs/benchmarks.md, "The test suite"). WORKERS=0 runs it in one process.
+WORKERS ?= 3
 
 .PHONY: install install-serve install-browser install-redis install-tex serve test lint samples bench
 
