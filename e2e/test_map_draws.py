@@ -28,17 +28,24 @@ def draws_over_frames(page) -> int:
     return page.evaluate("window.__draws") - before
 
 
+def drawn_while_still(page, runner, shown: str) -> int:
+    """The draws over FRAMES animation frames of a page on a paused world (the caller pauses it),
+    once it shows the world's tick and any draw already due (the last frame, the captions) is
+    made. `shown`: the page's state ("state" on /live, "view" on /play)."""
+    tick = runner.call(lambda: runner.world.tick)
+    page.wait_for_function(f"window.__asiworld.{shown}.tick === {tick}", timeout=15000)
+    page.evaluate(COUNT)
+    draws_over_frames(page)
+    return draws_over_frames(page)
+
+
 def test_live_draws_its_map_when_a_tick_or_the_camera_changes_it(live_server, page):
     runner = live_server["runner"]
     page.goto(live_server["url"] + "/live")
     page.wait_for_function("window.__asiworld && window.__asiworld.state.ready", timeout=15000)
     runner.pause()
     try:
-        tick = runner.call(lambda: runner.world.tick)
-        page.wait_for_function(f"window.__asiworld.state.tick === {tick}", timeout=15000)
-        page.evaluate(COUNT)
-        draws_over_frames(page)  # a draw already due (the last frame, the captions) is made
-        assert draws_over_frames(page) == 0, "a still world is drawn again"
+        assert drawn_while_still(page, runner, "state") == 0, "a still world is drawn again"
 
         tick = runner.step()
         page.wait_for_function(f"window.__asiworld.state.tick === {tick} && window.__draws > 0",
@@ -69,11 +76,7 @@ def test_play_draws_its_map_when_an_observation_or_the_facing_changes_it(live_se
     page.wait_for_function("window.__asiworld && window.__asiworld.view.ready", timeout=15000)
     runner.pause()
     try:
-        tick = runner.call(lambda: runner.world.tick)
-        page.wait_for_function(f"window.__asiworld.view.tick === {tick}", timeout=15000)
-        page.evaluate(COUNT)
-        draws_over_frames(page)
-        assert draws_over_frames(page) == 0, "a still world is drawn again"
+        assert drawn_while_still(page, runner, "view") == 0, "a still world is drawn again"
 
         page.focus("#map")
         page.keyboard.press("ArrowUp")  # faces north (the marker moves) before any tick

@@ -17,7 +17,6 @@ export class Side {
     this.token = 0;
     this.lastPan = 0;
     this.follow = null; // the character id the camera follows, or null
-    this.drawnKey = "";
   }
 
   async load() {
@@ -75,10 +74,7 @@ export class Side {
     const me = this.follow !== null ? st.entities[this.follow] : null;
     if (me && performance.now() - this.lastPan > 2500) r.centerOn(me.x, me.y);
     const area = String(me ? me.area ?? 0 : 0);
-    const key = [st.tick, st.version, area, this.follow, r.camera.x, r.camera.y, r.camera.zoom,
-      r.canvas.clientWidth, r.canvas.clientHeight].join("|");
-    if (key === this.drawnKey) return;
-    this.drawnKey = key;
+    if (!r.stale([st.tick, st.version, area, this.follow])) return;
     r.draw(st, { area, selected: this.follow });
   }
 }

@@ -755,7 +755,7 @@ function loop() {
         shade: underground ? (myTier() === 3 ? "rgba(0, 0, 10, 0.3)" : null) : undefined,
       });
     }
-  } else if (renderer.stale([view.changes, view.ready])) {
+  } else if (renderer.stale([view.changes])) {
     renderer.draw(view, {});
   }
   canvas.dataset.tick = view.tick;

@@ -193,9 +193,9 @@ export class Renderer {
 
   // Whether the map must be drawn again: `inputs` (what a page shows on it, compared one by
   // one, objects by identity), the camera or the canvas's size differ from the last call's. The
-  // live pages ask on every animation frame and draw only then (as the replay viewer's panes):
-  // drawing an unchanged picture sixty times a second kept a spectator's browser 40 % of a core
-  // busy for a world of twenty ticks a second.
+  // map pages ask on every animation frame and draw only then: drawing an unchanged picture
+  // sixty times a second kept a spectator's browser 40 % of a core busy for a world of twenty
+  // ticks a second.
   stale(inputs) {
     const c = this.camera, cv = this.canvas;
     const now = [...inputs, c.x, c.y, c.zoom, cv.clientWidth, cv.clientHeight];

@@ -667,10 +667,9 @@ function drawPane(r, id, lastPan, pov) {
   if (me && performance.now() - lastPan > 2500) r.centerOn(me.x, me.y);
   const shown = pov ? view : state;
   const area = pov ? String(ui.povObs.self.area ?? 0) : areaOf(id);
-  const key = [state.tick, state.version, shown.tick, area, id, pov ? ui.povFog.key : "", ui.pov,
-    r.camera.x, r.camera.y, r.camera.zoom, r.canvas.clientWidth, r.canvas.clientHeight].join("|");
-  if (key === r.drawnKey && !bossInView(shown, area, pov ? ui.povFog : null)) return;
-  r.drawnKey = key;
+  const changed = r.stale([state.tick, state.version, shown.tick, area, id,
+    pov ? ui.povFog.key : "", ui.pov]);
+  if (!changed && !bossInView(shown, area, pov ? ui.povFog : null)) return;
   if (pov) {
     r.draw(view, { area, fog: ui.povFog, remembered: view.remembered, selected: ui.pov });
   } else {
