@@ -23,19 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.bench_suite import cpu_seconds  # noqa: E402
 from e2e.conftest import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
-
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU of one process, in seconds (0 once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICKS
 
 
 def descendants(pid: int) -> list[int]:
@@ -89,13 +78,15 @@ def measure(url: str, server: subprocess.Popen, seconds: float) -> tuple[float, 
             me = os.getpid()
 
             def browser_cpu() -> float:
-                return sum(cpu_seconds(pid) for pid in descendants(me)
-                           if pid != server.pid and pid not in descendants(server.pid))
+                servers = {server.pid, *descendants(server.pid)}
+                return sum(cpu_seconds(pid) or 0.0 for pid in descendants(me)
+                           if pid not in servers)
 
-            began, b0, s0 = time.monotonic(), browser_cpu(), cpu_seconds(server.pid)
+            began, b0, s0 = time.monotonic(), browser_cpu(), cpu_seconds(server.pid) or 0.0
             time.sleep(seconds)
             wall = time.monotonic() - began
-            return (browser_cpu() - b0) / wall, (cpu_seconds(server.pid) - s0) / wall
+            s1 = cpu_seconds(server.pid) or 0.0
+            return (browser_cpu() - b0) / wall, (s1 - s0) / wall
         finally:
             browser.close()
 

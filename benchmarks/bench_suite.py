@@ -86,6 +86,24 @@ def machine_jiffies() -> tuple[int, int]:
     return user + nice + system + irq + softirq + steal, idle + iowait
 
 
+def cpu_seconds(pid: int | str) -> float | None:
+    """User and system CPU of one process so far, in seconds; None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / CLOCK
+
+
+def command_line(pid: int | str) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
 def sample_cpu(seen: dict[int, list], stop: threading.Event) -> None:
     """Each second, every process's CPU so far (user and system) and its kind, by pid: a
     process that lives less than a second is missed, one that ends loses its last second."""
@@ -94,17 +112,12 @@ def sample_cpu(seen: dict[int, list], stop: threading.Event) -> None:
         for name in os.listdir("/proc"):
             if not name.isdigit():
                 continue
-            try:
-                with open(f"/proc/{name}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                with open(f"/proc/{name}/cmdline", "rb") as f:
-                    cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
+            spent = cpu_seconds(name)
+            if spent is None:
                 continue
-            spent = (int(fields[11]) + int(fields[12])) / CLOCK
             pid = int(name)
             if pid not in seen:  # [kind, CPU when first seen (0 if born during the run), last]
-                seen[pid] = [kind_of(cmdline), spent if first else 0.0, spent]
+                seen[pid] = [kind_of(command_line(name)), spent if first else 0.0, spent]
             seen[pid][2] = spent
         first = False
         if stop.wait(1):
