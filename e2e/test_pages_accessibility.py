@@ -120,3 +120,31 @@ def test_the_home_pages_refresh_leaves_the_keyboards_place_alone(replay_server, 
     }""")
     page.wait_for_function("window.__refreshes >= 2", timeout=20_000)
     assert page.evaluate("document.activeElement.textContent") == "be the first"
+
+
+# The home page's roster as the server may answer it: before its first answer (the table's
+# "no characters yet" row, which has no link) and with characters (rows without a link). On a
+# 390 px screen the table is wider than the card and scrolls sideways, so the keyboard must be
+# able to reach and scroll it either way. CI once scanned the page before the first answer came.
+ROSTER = {"tick": 40, "day": 1, "minute": 2, "phase": "day", "paused": False, "speed": 20,
+          "characters": [{"id": i, "name": f"wanderer-with-a-long-name-{i}", "label": "planner",
+                          "health": 80, "max_health": 100, "hunger": 60, "energy": 70,
+                          "coins": 12, "down": False} for i in range(1, 4)]}
+
+
+@pytest.mark.parametrize("answer", ["never", "characters"])
+def test_the_home_pages_roster_scrolls_with_the_keyboard_on_a_phone(replay_server, browser,
+                                                                     answer):
+    with browser_page(browser, 390, 800) as page:
+        if answer == "never":
+            page.route("**/api/world", lambda route: None)  # held: the page keeps "loading…"
+        else:
+            page.route("**/api/world", lambda route: route.fulfill(json=ROSTER))
+        page.goto(replay_server["url"] + "/")
+        if answer == "characters":
+            expect(page.locator("#roster tbody tr")).to_have_count(3)
+        overflow = page.evaluate("""() => { const t = document.getElementById('roster');
+          const box = t.closest('[tabindex]') || t; return box.scrollWidth > box.clientWidth; }""")
+        assert overflow, "the roster fits a 390 px screen: this test no longer checks scrolling"
+        page.add_script_tag(path=str(AXE))
+        assert page.evaluate(SCAN) == []
