@@ -40,6 +40,19 @@ CONTROLS = """() => {
 }"""
 
 
+# The boxes that scroll (overflow auto or scroll) and the keyboard could not reach: neither the
+# box nor anything in it takes the focus. axe flags such a box only while it overflows, which
+# depends on how much the world has said (a long event log, a full roster); this asks of every
+# box that could.
+SCROLLING = """() => [...document.querySelectorAll('*')].filter((e) => {
+    const s = getComputedStyle(e);
+    return /(auto|scroll)/.test(s.overflowX + ' ' + s.overflowY) && e.getClientRects().length > 0
+      && !e.closest('[inert], [aria-hidden="true"]');
+  }).filter((e) => e.tabIndex < 0 && !e.querySelector(
+    'a[href], button:not([disabled]), input, select, textarea, summary, [tabindex]:not([tabindex="-1"])'))
+  .map((e) => e.id || e.className || e.tagName)"""
+
+
 # What one visit of a page at one width found: axe's serious violations, then the controls it
 # shows and those the Tab key reached (CONTROLS, walked after the scan: the walk moves the
 # focus, the scan reads the page as loaded), by (server, path, width). The scan's test and the
@@ -55,6 +68,7 @@ def visit(browser, url: str, path: str, width: int) -> dict:
             settle(page, path)
             page.add_script_tag(path=str(AXE))
             violations = page.evaluate(SCAN)
+            scrolling = page.evaluate(SCROLLING)
             controls = page.evaluate(CONTROLS)
             reached = set()
             for _ in range(len(controls) + 20):
@@ -63,7 +77,7 @@ def visit(browser, url: str, path: str, width: int) -> dict:
                 if n is not None:
                     reached.add(int(n))
         VISITS[url, path, width] = {"violations": violations, "controls": controls,
-                                    "reached": reached}
+                                    "reached": reached, "scrolling": scrolling}
     return VISITS[url, path, width]
 
 
@@ -99,6 +113,15 @@ def test_every_visible_control_is_reached_with_the_tab_key(replay_server, browse
     assert len(controls) >= 5, controls  # the top bar's links at least
     missed = [name for i, name in enumerate(controls) if i not in reached]
     assert not missed, f"{path} at {width} px: not reached with Tab: {missed}"
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("path", PAGES)
+def test_every_box_that_scrolls_is_reached_with_the_keyboard(replay_server, browser, path,
+                                                             width):
+    unreachable = visit(browser, replay_server["url"], path, width)["scrolling"]
+    assert unreachable == [], (
+        f"{path} at {width} px: boxes that scroll out of the keyboard's reach: {unreachable}")
 
 
 def test_the_home_pages_refresh_leaves_the_keyboards_place_alone(replay_server, page):

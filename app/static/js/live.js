@@ -280,6 +280,12 @@ $("characters").addEventListener("pointerdown", (ev) => {
   const row = ev.target.closest("li[data-char]");
   if (row) follow(Number(row.dataset.char));
 });
+// The keyboard's Enter or Space on a row's button: a click without a pointer (detail 0). A
+// pointer's press has already followed on pointerdown.
+$("characters").addEventListener("click", (ev) => {
+  const row = ev.detail === 0 ? ev.target.closest("li[data-char]") : null;
+  if (row) follow(Number(row.dataset.char));
+});
 
 // --- panels --------------------------------------------------------------------------------
 
@@ -311,14 +317,7 @@ function renderPanels(area) {
   renderStudyBanner();
   for (const c of state.characters()) if (c.tasks && c.tasks.exploration != null) sanctumOpen.add(c.id);
   renderPicker(area);
-  const list = $("characters");
-  list.replaceChildren(...state.characters().map((c) => el("li", {
-    class: c.id === followed ? "selected" : "", "data-char": c.id,
-  },
-  el("div", { class: "who" }, el("strong", {}, c.name || `#${c.id}`),
-    c.down ? el("span", { class: "down" }, "down") : el("span", { class: "label" }, c.label || "")),
-  measures(c), badgeRow(atlas, content.dungeons, c, badgeOptions(c)),
-  el("p", { class: "intent" }, intentOf(c)))));
+  renderCharacters();
   const box = $("followed");
   const me = followed !== null ? state.entities[followed] : null;
   box.classList.toggle("hidden", !me);
@@ -332,6 +331,42 @@ function renderPanels(area) {
   $("followed-action").textContent = `${me.asleep ? "asleep · " : ""}at (${me.x}, ${me.y})`;
   $("followed-equipment").replaceChildren(equipmentList(me.equipment));
   $("followed-inventory").replaceChildren(inventoryList(me.inventory));
+}
+
+// One row per character, kept from one render to the next: the list is written again several
+// times a second, and a row's button written anew would take the keyboard's focus with it.
+const rows = new Map(); // character id -> { li, button, body }
+
+function characterRow(c) {
+  let row = rows.get(c.id);
+  if (!row) {
+    const button = el("button", { type: "button", class: "who" });
+    const body = el("div", { class: "row-body" });
+    row = { li: el("li", { "data-char": c.id }, button, body), button, body };
+    rows.set(c.id, row);
+  }
+  const name = c.name || `#${c.id}`;
+  row.li.className = c.id === followed ? "selected" : "";
+  row.button.title = `follow ${name}`;
+  row.button.replaceChildren(el("strong", {}, name),
+    c.down ? el("span", { class: "down" }, "down") : el("span", { class: "label" }, c.label || ""));
+  row.body.replaceChildren(measures(c), badgeRow(atlas, content.dungeons, c, badgeOptions(c)),
+    el("p", { class: "intent" }, intentOf(c)));
+  return row.li;
+}
+
+function renderCharacters() {
+  const list = $("characters");
+  const characters = state.characters();
+  const shown = characters.map(characterRow);
+  const present = new Set(characters.map((c) => c.id));
+  for (const id of rows.keys()) if (!present.has(id)) rows.delete(id);
+  const same = shown.length === list.children.length && shown.every((li, i) => list.children[i] === li);
+  if (same) return;
+  // Someone joined or left: the rows are put in order again, and the focus kept where it was.
+  const focused = list.contains(document.activeElement) ? document.activeElement : null;
+  list.replaceChildren(...shown);
+  if (focused && focused.isConnected) focused.focus();
 }
 
 // The boss for the bar at the top of the view: the one the followed character can see; without
