@@ -10,6 +10,7 @@ Every import counts, also those inside functions: a lazy import is still a depen
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
 from pathlib import Path
@@ -22,6 +23,28 @@ STEPPERS = {"engine/resim.py", "pipeline.py"}  # the only callers of World.step
 ENGINE_MAY_IMPORT = {"numpy", "tcod", "msgpack"}
 
 
+def tree_of(path: Path) -> ast.Module:
+    """The module at `path` as it reads now, parsed once per text for all the tests here (each
+    reads the whole package; none changes a tree)."""
+    return _parsed(path.read_text(encoding="utf-8"))
+
+
+def nodes_of(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of the module at `path`, in `ast.walk`'s order, walked once per text."""
+    return _walked(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _parsed(text: str) -> ast.Module:
+    return ast.parse(text)
+
+
+@functools.cache
+def _walked(text: str) -> tuple[ast.AST, ...]:
+    return tuple(ast.walk(_parsed(text)))
+
+
+@functools.cache
 def modules() -> dict[str, Path]:
     """asiworld's modules by dotted name."""
     out = {}
@@ -45,7 +68,7 @@ def imports_of(name: str, path: Path) -> set[str]:
     """Every module `name` imports (absolute names; relative imports resolved)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in nodes_of(path):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -111,7 +134,7 @@ def module_imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     `if TYPE_CHECKING:`, never run). `from pkg import mod` imports mod, and the package only for
     names that are not modules of their own."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = tree_of(path)
     typing_only = {
         id(inner)
         for node in ast.walk(tree)
@@ -187,7 +210,7 @@ def lazy_imports(path: Path) -> list[tuple[int, bool]]:
     on its line or alone on the line above; a bare `# noqa: ...` says nothing."""
     lines = path.read_text(encoding="utf-8").splitlines()
     found = {}
-    for fn in ast.walk(ast.parse("\n".join(lines))):
+    for fn in nodes_of(path):
         if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         for node in ast.walk(fn):
@@ -313,7 +336,7 @@ def test_only_the_pipeline_steps_a_world():
         rel = path.relative_to(APP).as_posix()
         if rel in STEPPERS or rel.startswith("engine/"):
             continue  # the engine steps itself (re-simulation) and the pipeline steps it
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in nodes_of(path):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
@@ -360,7 +383,7 @@ def test_only_the_session_builds_a_pipeline():
         rel = path.relative_to(APP).as_posix()
         if rel in ("session.py", "pipeline.py"):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in nodes_of(path):
             if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "Pipeline":
                 builders.append(f"{rel}:{node.lineno}")
     assert builders == [], f"a Pipeline built outside asiworld.session: {builders}"
@@ -385,7 +408,7 @@ def test_the_server_reads_its_environment_variables_in_its_settings_alone():
         rel = path.relative_to(APP).as_posix()
         if part(name) != "server" or rel in READS_THE_ENVIRONMENT:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in nodes_of(path):
             if isinstance(node, ast.Attribute) and ast.unparse(node) in ("os.environ", "os.getenv"):
                 readers.append(f"{rel}:{node.lineno}")
     assert readers == [], f"the environment read outside the server's settings: {readers}"
@@ -397,7 +420,7 @@ def test_every_key_of_app_extensions_is_named_in_one_place():
     spelled = []
     for path in modules().values():
         rel = path.relative_to(APP).as_posix()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in nodes_of(path):
             if isinstance(node, ast.Subscript):
                 holder, key = node.value, node.slice
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
