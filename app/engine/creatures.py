@@ -64,7 +64,10 @@ def act(world: World, cr: Creature) -> None:
     area = world.areas[cr.area]
     if area.kind in dungeons.INSIDE and _dungeon_turn(world, area, cr):
         return
-    target = _current_target(world, area, cr, spec)
+    # A creature that neither chases nor hunts has no target to look for (most of them, most
+    # of the time: grazing sheep and boars)
+    target = _current_target(world, area, cr, spec) \
+        if cr.target is not None or cr.hostile else None
     if target is None:
         if world.rng.random() < float(spec.get("wander", 0.5)):
             _step(world, area, cr, world.rng.choice(_STEPS))
@@ -129,13 +132,16 @@ def _step(world: World, area: Area, cr: Creature, d: tuple[int, int]) -> bool:
     return False
 
 
+_GRAZERS = ("sheep", "boar")
+
+
 def _allowed(world: World, area: Area, cr: Creature, x: int, y: int) -> bool:
     # Animals keep to open country: no wandering onto the plaza or into doorways.
     s = area.structures.get((x, y))
     if s is not None and s.kind == "door":
         return False
-    if cr.kind in ("sheep", "boar"):
-        return world.tile_name(area, x, y) != "plaza"
+    if cr.kind in _GRAZERS:
+        return area.terrain[y, x] != world.content.tile_code["plaza"]
     return True
 
 

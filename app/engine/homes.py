@@ -140,8 +140,8 @@ def refresh_bed(world: World, char: Character) -> None:
 def periodic(world: World) -> None:
     """Re-check usable beds now and then: paths open and close as the world changes."""
     interval = world.content.place.usable_bed_check_interval
-    for ent in world.entities.values():
-        if isinstance(ent, Character) and (world.tick + ent.id) % interval == 0 and not ent.down:
+    for ent in world.characters():
+        if (world.tick + ent.id) % interval == 0 and not ent.down:
             if ent.usable_bed or beds_of(world, ent):
                 refresh_bed(world, ent)
 

@@ -108,7 +108,8 @@ class Area:
         return int(self.terrain.shape[1])
 
     def in_bounds(self, x: int, y: int) -> bool:
-        return 0 <= x < self.width and 0 <= y < self.height
+        h, w = self.terrain.shape  # not the properties: asked several times a tick per body
+        return 0 <= x < w and 0 <= y < h
 
 
 @dataclass
