@@ -43,15 +43,39 @@ export function actionText(action) {
   return `${pretty(action.type)} (${action.status || "running"})${left}`;
 }
 
+// An entry of a list the player acts on (an inventory item, a recipe, a structure, a ware): an
+// <li> holding one button, so the Tab key reaches it and Enter or Space presses it as a click
+// does. `attrs` go on the <li> (its class and data- key) but for `title`, which is the button's.
+export function entry(attrs, onClick, ...children) {
+  const { title, ...rest } = attrs;
+  const button = el("button", title ? { type: "button", class: "entry", title } : { type: "button", class: "entry" },
+    ...children);
+  button.addEventListener("click", onClick);
+  return el("li", rest, button);
+}
+
+// Writes `node`'s children anew and keeps the keyboard's place: when the focus was in one of
+// its entries, it goes to the new entry with the same `key` attribute (data-item, data-recipe,
+// ...). The lists are written again as the character's state changes; without this a player
+// who just ate or crafted would find the focus back at the start of the page.
+export function rewrite(node, key, children) {
+  const was = node.contains(document.activeElement) ? document.activeElement.closest(`[${key}]`) : null;
+  const value = was && was.getAttribute(key);
+  node.replaceChildren(...children);
+  if (value === null) return;
+  const again = node.querySelector(`[${key}="${CSS.escape(value)}"]`);
+  const target = again && (again.matches("button") ? again : again.querySelector("button"));
+  if (target) target.focus();
+}
+
 export function inventoryList(items, onClick) {
   const list = el("ul", { class: "inventory" });
   if (!items || !items.length) list.append(el("li", { class: "empty" }, "empty"));
   for (const it of items || []) {
-    const li = el("li", { class: onClick ? "clickable" : "", "data-item": it.item },
-      el("span", { class: "item-name" }, pretty(it.item)),
-      el("span", { class: "item-count" }, `×${it.count}`));
-    if (onClick) li.addEventListener("click", () => onClick(it));
-    list.append(li);
+    const shown = [el("span", { class: "item-name" }, pretty(it.item)),
+      el("span", { class: "item-count" }, `×${it.count}`)];
+    list.append(onClick ? entry({ class: "clickable", "data-item": it.item }, () => onClick(it), ...shown)
+      : el("li", { "data-item": it.item }, ...shown));
   }
   return list;
 }
@@ -60,11 +84,10 @@ export function equipmentList(equipment, onClick) {
   const list = el("ul", { class: "equipment" });
   for (const slot of ["weapon", "armor", "outfit", "light"]) {
     const item = (equipment || {})[slot];
-    const li = el("li", { class: item && onClick ? "clickable" : "" },
-      el("span", { class: "slot" }, slot),
-      el("span", { class: "item-name" }, item ? pretty(typeof item === "object" ? item.item : item) : "—"));
-    if (item && onClick) li.addEventListener("click", () => onClick(slot));
-    list.append(li);
+    const shown = [el("span", { class: "slot" }, slot),
+      el("span", { class: "item-name" }, item ? pretty(typeof item === "object" ? item.item : item) : "—")];
+    list.append(item && onClick ? entry({ class: "clickable", "data-slot": slot }, () => onClick(slot), ...shown)
+      : el("li", { "data-slot": slot }, ...shown));
   }
   return list;
 }

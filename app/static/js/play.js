@@ -5,7 +5,7 @@
 import { io } from "/static/vendor/socket.io.esm.min.js";
 import { ViewState, markVisible } from "./frames.js";
 import { loadAtlas, Renderer, attachCameraControls, bossInView, rememberedShown } from "./render.js";
-import { el, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty, oneLinePerHit } from "./panels.js";
+import { el, entry, rewrite, measures, inventoryList, equipmentList, actionText, EventLog, clockText, pretty, oneLinePerHit } from "./panels.js";
 import { nightAdvice, playerLine, Pace, paceText, realSeconds, duration, knockdownLines, HurtRuns, goals, craftReason, buildReason, byNext, missingCount } from "./guide.js";
 import { toPlayer } from "./sentences.js";
 import { mountLegend } from "./legend.js";
@@ -462,7 +462,7 @@ const COMMANDS = {
   z: () => act({ type: view.self && view.self.asleep ? "wake" : "sleep" }),
   q: () => act({ type: "leave" }),
   c: () => toggleMenu("craft-menu"), b: () => toggleMenu("build-menu"), m: () => toggleMenu("buy-menu"),
-  escape: () => { for (const id of MENUS) $(id).classList.add("hidden"); },
+  escape: closeMenus,
 };
 
 // Runs the command of a key; false when the key means nothing here.
@@ -482,6 +482,9 @@ function command(key) {
 
 window.addEventListener("keydown", (ev) => {
   if (ev.target.tagName === "INPUT") return;
+  // Enter and Space press the focused button (a list's entry, a menu's, the touch pad's): they
+  // are the keyboard's click there, not a wait.
+  if ((ev.key === "Enter" || ev.key === " ") && ev.target.closest && ev.target.closest("button")) return;
   if (command(ev.key.toLowerCase())) ev.preventDefault();
 });
 
@@ -514,9 +517,22 @@ attachCameraControls(canvas, renderer, {
 });
 
 const MENUS = ["craft-menu", "build-menu", "buy-menu"];
+// A list opened puts the focus on its first entry (what can be made next comes first), so the
+// keyboard goes on from there; closed, the focus goes back to the map if it was in the list.
 function toggleMenu(id) {
   for (const other of MENUS) if (other !== id) $(other).classList.add("hidden");
-  $(id).classList.toggle("hidden");
+  const opened = $(id).classList.toggle("hidden") === false;
+  if (opened) {
+    const first = $(id).querySelector("button.entry");
+    if (first) first.focus();
+  } else if ($(id).contains(document.activeElement)) {
+    canvas.focus();
+  }
+}
+function closeMenus() {
+  const inside = MENUS.some((id) => $(id).contains(document.activeElement));
+  for (const id of MENUS) $(id).classList.add("hidden");
+  if (inside) canvas.focus();
 }
 function openMenu(id) {
   for (const other of MENUS) $(other).classList.toggle("hidden", other !== id);
@@ -550,20 +566,20 @@ function renderMenus() {
     r, reason: craftReason(r, inv, (station) => near[station], content.station_reach),
     missing: missingCount(r.inputs, inv) + (near[r.station] ? 0 : 1),
   })));
-  $("craft-list").replaceChildren(...crafts.map(({ r, reason }) => el("li", {
+  rewrite($("craft-list"), "data-recipe", crafts.map(({ r, reason }) => entry({
     class: reason ? "unavailable" : "", "data-recipe": r.id, title: reason || `craft a ${pretty(r.output)}`,
-    onclick: () => act({ type: "craft", recipe: r.id, count: 1 }),
-  }, el("span", {}, pretty(r.output)),
+  }, () => act({ type: "craft", recipe: r.id, count: 1 }),
+  el("span", {}, pretty(r.output)),
   el("small", {}, `${costText(r.inputs)} · ${pretty(r.station)}`),
   reason ? el("small", { class: "reason" }, reason) : null)));
   const builds = byNext(Object.entries(content.structures).map(([name, spec]) => {
     const cost = Object.keys(spec.cost || {}).length ? spec.cost : { [name]: 1 };
     return { name, cost, reason: buildReason(cost, inv), missing: missingCount(cost, inv) };
   }));
-  $("build-list").replaceChildren(...builds.map(({ name, cost, reason }) => el("li", {
+  rewrite($("build-list"), "data-structure", builds.map(({ name, cost, reason }) => entry({
     class: reason ? "unavailable" : "", "data-structure": name, title: reason || `place a ${pretty(name)} on the faced tile`,
-    onclick: () => { const t = faced(); act({ type: "place", item: name, x: t.x, y: t.y }); },
-  }, el("span", {}, pretty(name)), el("small", {}, costText(cost)),
+  }, () => { const t = faced(); act({ type: "place", item: name, x: t.x, y: t.y }); },
+  el("span", {}, pretty(name)), el("small", {}, costText(cost)),
   reason ? el("small", { class: "reason" }, reason) : null)));
 }
 
@@ -589,11 +605,11 @@ function renderBuyMenu() {
   if (key === buyKey) return;
   buyKey = key;
   $("buy-where").textContent = near ? `you have ${coins} T-coins` : "walk next to the merchant at the plaza to buy";
-  $("buy-list").replaceChildren(...Object.entries(content.merchant.sells).map(([item, price]) => el("li", {
+  rewrite($("buy-list"), "data-item", Object.entries(content.merchant.sells).map(([item, price]) => entry({
     class: near && coins >= price * n ? "" : "unavailable", "data-item": item,
     title: `${price} T-coins each`,
-    onclick: () => act({ type: "buy", item, count: n }),
-  }, el("span", {}, atlas.icon(item), " ", pretty(item)),
+  }, () => act({ type: "buy", item, count: n }),
+  el("span", {}, atlas.icon(item), " ", pretty(item)),
   el("small", { class: "price" }, atlas.icon("coin"), ` ${price * n}`))));
 }
 $("buy-count").addEventListener("input", renderBuyMenu);
@@ -647,8 +663,8 @@ function renderPanels() {
   $("area-name").textContent = here;
   $("area-bar").classList.toggle("inside", !!me.area);
   $("area-hint").textContent = hintHere();
-  $("me-equipment").replaceChildren(equipmentList(me.equipment, (slot) => act({ type: "unequip", slot })));
-  $("me-inventory").replaceChildren(inventoryList(me.inventory, useItem));
+  rewrite($("me-equipment"), "data-slot", [equipmentList(me.equipment, (slot) => act({ type: "unequip", slot }))]);
+  rewrite($("me-inventory"), "data-item", [inventoryList(me.inventory, useItem)]);
   renderMenus();
   renderBuyMenu();
   showBossBar(bossShown(), here);
