@@ -43,7 +43,12 @@ def test_while_disconnected_the_map_is_dimmed_and_says_how_old_it_is(stoppable, 
     expect(note).to_have_text(re.compile(rf"^not connected · last frame \d+ s ago \(tick {last}\)$"))
     assert "brightness" in page.evaluate(BRIGHTNESS)
     first = int(re.search(r"(\d+) s ago", note.inner_text()).group(1))
-    expect(note).to_contain_text(f"last frame {first + 2} s ago", timeout=10_000)  # it counts on
+    # It counts on. A loaded machine may run the page's once-a-second timer late and show a
+    # second skipped (CI at load 18 saw 2 s, then 4 s): at least two seconds more, not exactly.
+    page.wait_for_function(
+        f"""(() => {{ const m = /last frame (\\d+) s ago/.exec(
+              document.getElementById('frame-age').textContent);
+            return !!m && Number(m[1]) >= {first + 2}; }})()""", timeout=10_000)
     shot(page, "live-disconnected")
     page.add_script_tag(path=str(AXE))
     assert page.evaluate(SCAN) == []
