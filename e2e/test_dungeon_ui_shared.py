@@ -25,7 +25,7 @@ def test_play_and_live_show_one_characters_area_badges_and_boss_bar_alike(live_s
     page.goto(live_server["url"] + "/play")
     page.fill("#name", "twin")
     page.click("#join-form button[type=submit]")
-    page.wait_for_function("window.__asiworld && window.__asiworld.view.ready", timeout=10000)
+    page.wait_for_function("window.__asiworld && window.__asiworld.view.ready", timeout=30_000)
     cid = page.evaluate("window.__asiworld.view.self.id")
     equip(runner, cid, weapon="iron_sword", armor="iron_armor")
     give(runner, cid, "outer_sigil")
@@ -34,14 +34,22 @@ def test_play_and_live_show_one_characters_area_badges_and_boss_bar_alike(live_s
 
     with browser_page(browser) as live:
         live.goto(live_server["url"] + f"/live?follow={cid}")
+        # Following before the world is held: a page still loading when the steps below are
+        # taken (a loaded machine: CI at load 9) waited for them in vain for 10 s.
+        live.wait_for_function("window.__asiworld && window.__asiworld.followObs", timeout=30_000)
         runner.pause()  # held still: the two pages show the same tick
         try:
             stand_next_to_boss(runner, cid)
-            tick = runner.step(FOLLOW_EVERY)
-            page.wait_for_function(f"window.__asiworld.view.tick === {tick}", timeout=10000)
+            # To a tick the server sends a follow observation at (every FOLLOW_EVERY ticks):
+            # held at an odd tick, two steps ended at an odd one, whose observation never came
+            # (the test passed only when the page connected after the steps).
+            now = runner.stats()["tick"]
+            tick = runner.step(FOLLOW_EVERY - now % FOLLOW_EVERY)
+            assert tick % FOLLOW_EVERY == 0
+            page.wait_for_function(f"window.__asiworld.view.tick === {tick}", timeout=30_000)
             live.wait_for_function(
                 f"document.getElementById('map').dataset.tick === '{tick}' && window.__asiworld.followObs"
-                f" && window.__asiworld.followObs.tick === {tick}", timeout=10000)
+                f" && window.__asiworld.followObs.tick === {tick}", timeout=30_000)
             for p in (page, live):
                 expect(p.locator("#boss-bar")).to_be_visible()
                 expect(p.locator(".badges .badge.sigil").first).to_be_visible()
