@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from asiworld import heap, provenance
+from asiworld import provenance
 from asiworld.agents.bots.driver import BuiltinAgents
 from asiworld.pipeline import Tick
 from asiworld.replay.headless import record_run
@@ -74,11 +74,10 @@ class Run:
                                    title=self.title)
             self.pipeline.add_observer("recorder", recording.on_tick)
         try:
-            with heap.settled():  # the collector leaves what the run started with alone
-                while self.world.tick < ticks:
-                    self.step()
-                    if bar and self.world.tick % 60 == 0:
-                        bar.show(self.world.tick)
+            while self.world.tick < ticks:
+                self.step()
+                if bar and self.world.tick % 60 == 0:
+                    bar.show(self.world.tick)
         finally:
             self.pipeline.close()
             if recording is not None:

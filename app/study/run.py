@@ -27,7 +27,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from asiworld import heap, provenance
+from asiworld import provenance
 from asiworld.agents.bots.driver import AgentDriver, BuiltinAgents, builtin_seed
 from asiworld.agents.clients.interface import InterfaceError, make_interface_agent
 from asiworld.agents.clients.transcript import read_transcript
@@ -593,8 +593,7 @@ def _run_seeds(study: Study, text: str, out: Path, where: str, say: Any, resume:
         if resume and not again:
             clear_outputs(folder)  # a seed that had not begun (or not got as far as its store)
         run = StudyRun(study, text, folder, seed, where, resume=again)
-        with heap.settled():  # the collector leaves what the seed's run started with alone
-            res = run.run(say, progress)
+        res = run.run(say, progress)
         if len(seeds) > 1:
             res["run"] = f"E{i}"
         write_study(folder, run, res, draw, figures)
