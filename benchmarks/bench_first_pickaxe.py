@@ -21,14 +21,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from e2e.conftest import CHROMIUM, CHROMIUM_ARGS, served  # noqa: E402
+from e2e.conftest import CHROMIUM_ARGS, DESKTOP_CHROMIUM, served  # noqa: E402
 from e2e.first_game import make_a_wooden_pickaxe  # noqa: E402
 
 
 def one_run(speed: float, seed: int) -> tuple[float, int]:
     """(real seconds from Join to the pickaxe, world ticks it took)."""
     with served({"SEED": seed, "SPEED": speed}) as server, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = p.chromium.launch(executable_path=DESKTOP_CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         page.goto(server["url"] + "/play")
         page.fill("#name", "newcomer")

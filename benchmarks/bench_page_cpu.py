@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_suite import cpu_seconds  # noqa: E402
-from e2e.conftest import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
+from e2e.conftest import CHROMIUM_ARGS, DESKTOP_CHROMIUM, free_port  # noqa: E402
 
 
 def descendants(pid: int) -> list[int]:
@@ -69,7 +69,7 @@ def measure(url: str, server: subprocess.Popen, seconds: float) -> tuple[float, 
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = p.chromium.launch(executable_path=DESKTOP_CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
             page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
             page.goto(url)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from e2e.conftest import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
+from e2e.conftest import CHROMIUM_ARGS, DESKTOP_CHROMIUM, free_port  # noqa: E402
 
 TIME_DRAWS = """async ([frames, mode]) => {
   const a = window.__asiworld, r = a.renderer, s = a.state;
@@ -74,7 +74,7 @@ def main() -> int:
     results = {}
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            browser = p.chromium.launch(executable_path=DESKTOP_CHROMIUM, headless=True, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.goto(f"http://127.0.0.1:{port}/live")
             page.wait_for_function("Number(document.getElementById('map').dataset.tick) > 0")

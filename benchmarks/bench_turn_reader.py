@@ -24,7 +24,7 @@ from asiworld.server import create_app  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 from werkzeug.serving import make_server  # noqa: E402
 
-from e2e.conftest import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
+from e2e.conftest import CHROMIUM_ARGS, DESKTOP_CHROMIUM, free_port  # noqa: E402
 
 SEARCHES = ("refused", "submit_program", "gather", "not_adjacent", "wood")
 
@@ -53,7 +53,7 @@ def main() -> None:
     try:
         replay = app.test_client().get("/api/replays").get_json()["replays"][0]  # its only one
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            browser = p.chromium.launch(executable_path=DESKTOP_CHROMIUM, headless=True, args=CHROMIUM_ARGS)
             opens, searches, turns = [], [], ""
             for _ in range(args.runs):
                 page = browser.new_page(viewport={"width": 1920, "height": 1080})
