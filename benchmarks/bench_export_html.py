@@ -19,9 +19,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from asiworld.replay.export_html import export_html  # noqa: E402
+from asiworld.server.replay_export import export_html  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
+from e2e.conftest import DESKTOP_CHROMIUM  # noqa: E402 - the full browser a person uses
 
 
 def main() -> int:
@@ -40,7 +40,7 @@ def main() -> int:
         from playwright.sync_api import sync_playwright
 
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+            browser = p.chromium.launch(executable_path=DESKTOP_CHROMIUM, headless=True,
                                         args=["--no-sandbox"])
             opens = []
             for _ in range(3):

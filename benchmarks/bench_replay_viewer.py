@@ -27,7 +27,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-CHROMIUM = "/usr/bin/chromium"
+from e2e.conftest import DESKTOP_CHROMIUM  # noqa: E402 - the full browser a person uses
+
 DEFAULT = REPO / "replays" / "nine-characters-60min.asirep"
 
 SEEK_JS = """async (tick) => {
@@ -131,7 +132,7 @@ def main() -> int:
     }
     with sync_playwright() as p:
         browser = p.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+            executable_path=DESKTOP_CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
         )
         first_frames = []
         for i in range(3):  # the first load is cold: the server opens the file

@@ -11,7 +11,7 @@ goal <= 3,500 for the system prompt. `local`: a study with a real model (`asiwor
 --local-model`) for --minutes: wall time, calls, tokens.
 
 `harness`: one character on a real world (seed 3) played through the LLM harness and an
-in-process LocalClient; the model is the fake model called in-process (no HTTP), and its time
+in-process agent port (asiworld.agent_port.PipelinePort, as a study's seat has); the model is the fake model called in-process (no HTTP), and its time
 (answering, building the reply object) is taken out, so what is left is the harness's own work
 per call: the observation as text, the prompt, checking the answer, running the tool, the
 transcript line. Goal: <= 2 ms.
@@ -74,17 +74,17 @@ class InProcessModel:
 
 
 def bench_harness(calls: int) -> dict:
+    from asiworld.agent_port import PipelinePort
     from asiworld.agents.clients.harness import Harness, HarnessConfig
     from asiworld.agents.clients.transcript import Transcript
     from asiworld.engine import World
     from asiworld.pipeline import Pipeline
     from asiworld.programs.manager import ProgramManager
-    from asiworld.study.local import LocalClient
 
     world = World.create(seed=3, size=64)
     pipeline = Pipeline(world, programs=ProgramManager(world))
     cid = world.add_character("bench", label="bench")
-    client = LocalClient(pipeline, cid)
+    client = PipelinePort(pipeline, cid, tool_calls=True)
     model = InProcessModel()
     with tempfile.TemporaryDirectory() as tmp:
         transcript = Transcript(Path(tmp) / "bench.jsonl")
@@ -192,19 +192,19 @@ def bench_prompt() -> dict:
     /tokenize on `asiworld model serve`): the system prompt of a 300-minute lockstep study, the
     tool list (full and compact schemas), a first turn's user message, and whole first calls as
     the server counts them. Goal: the default system prompt <= 3,500 tokens."""
+    from asiworld.agent_port import PipelinePort
     from asiworld.agents.clients.endpoint import Endpoint
     from asiworld.agents.clients.harness import Harness, HarnessConfig
     from asiworld.agents.clients.tools import openai_tools
     from asiworld.engine import World
     from asiworld.local_model import LocalModelServer
     from asiworld.pipeline import Pipeline
-    from asiworld.study.local import LocalClient
     from asiworld.study.spec import Lockstep
 
     clock = Lockstep(kind="lockstep").describe()
     world = World.create(seed=3, size=64)
     pipeline = Pipeline(world)
-    client = LocalClient(pipeline, world.add_character("bench", label="bench"))
+    client = PipelinePort(pipeline, world.add_character("bench", label="bench"))
     out: dict = {}
     with LocalModelServer(port=0) as server:
         def count(body: dict) -> int:
