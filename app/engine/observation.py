@@ -123,7 +123,12 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
     am = mem.areas.get(char.area)
     # newest first, then by id: two stable sorts with C keys (a Python key per remembered
     # entity was a quarter of an observation's cost)
-    remembered = [e for e in mem.entities.values() if e["id"] not in in_view]
+    # (a copy of the dict less the few in view, by key, which is each entry's id: the same
+    # entries in the same order as a filter of every entry, without a Python test per entry)
+    kept = dict(mem.entities)
+    for eid in in_view:
+        kept.pop(eid, None)
+    remembered = list(kept.values())
     remembered.sort(key=_ID)
     remembered.sort(key=_TICK, reverse=True)
     memory: dict[str, Any] = {
