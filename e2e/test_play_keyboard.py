@@ -66,6 +66,22 @@ def test_a_keyboard_player_eats_and_takes_off_what_it_wears(player):
     page.wait_for_function("!window.__asiworld.view.self.equipment.weapon", timeout=15_000)
 
 
+def test_a_space_press_held_across_ticks_reaches_the_entry_it_began_on(player):
+    """Space presses a button when it is released: an entry written again between the key's
+    down and up took the press with it (a fresh-clone CI at load 8 lost the wooden sword's). The
+    lists are written again only when what they show changes, so an entry outlives the ticks of
+    a held key."""
+    page, runner, cid = player
+    give(runner, cid, "wooden_sword", 1)
+    page.wait_for_function("window.__asiworld.view.self.inventory.some((i) => i.item === 'wooden_sword')")
+    tab_to(page, {"tag": "BUTTON", "item": "wooden_sword"})
+    tick = page.evaluate("window.__asiworld.view.tick")
+    page.keyboard.down(" ")
+    page.wait_for_function(f"window.__asiworld.view.tick >= {tick + 3}", timeout=15_000)
+    page.keyboard.up(" ")
+    page.wait_for_function("window.__asiworld.view.self.equipment.weapon", timeout=15_000)
+
+
 def test_a_keyboard_player_builds_a_workbench_and_crafts_a_pickaxe(player):
     page, runner, cid = player
     give(runner, cid, "wood", 8)

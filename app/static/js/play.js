@@ -555,6 +555,7 @@ function costText(inputs) {
 
 // Rebuilt only when the pack changes: a list replaced on every observation loses clicks.
 let menusKey = "";
+let gearKey = ""; // the equipment and inventory the panels show (renderPanels)
 function renderMenus() {
   const inv = have();
   const near = {};
@@ -663,8 +664,14 @@ function renderPanels() {
   $("area-name").textContent = here;
   $("area-bar").classList.toggle("inside", !!me.area);
   $("area-hint").textContent = hintHere();
-  rewrite($("me-equipment"), "data-slot", [equipmentList(me.equipment, (slot) => act({ type: "unequip", slot }))]);
-  rewrite($("me-inventory"), "data-item", [inventoryList(me.inventory, useItem)]);
+  // Written again only when what they show changes: Space presses a button when it is
+  // released, and an entry replaced between the key's down and up (a tick's render) lost it.
+  const gear = JSON.stringify([me.equipment, me.inventory]);
+  if (gear !== gearKey) {
+    gearKey = gear;
+    rewrite($("me-equipment"), "data-slot", [equipmentList(me.equipment, (slot) => act({ type: "unequip", slot }))]);
+    rewrite($("me-inventory"), "data-item", [inventoryList(me.inventory, useItem)]);
+  }
   renderMenus();
   renderBuyMenu();
   showBossBar(bossShown(), here);
