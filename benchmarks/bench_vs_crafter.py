@@ -9,9 +9,8 @@ actions, its rendering taken out (`_obs` and `_sem_view` return nothing), steps 
 world alone. The two alternate in blocks of about the same length (3 s each by default: 300
 minutes of ours, 600 of Crafter's steps), so a machine whose speed moves slows both alike; the
 ratio is taken per pair of blocks, in wall time and in each process's CPU time (which another
-job on a shared machine disturbs far less), and the median of eight pairs is the figure. (With
-blocks of 0.5 s against 10 s, two runs of four rounds a minute apart gave medians of 32.7x and
-44.6x.)
+job on a shared machine disturbs far less), and the median of eight pairs is the figure.
+Blocks of very different lengths do not cancel a speed that moves within a minute.
 
 Crafter is not a dependency of ASIWorld: give an interpreter that has it.
 

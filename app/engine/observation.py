@@ -121,10 +121,9 @@ def observe(world: World, char: Character, *, full_memory: bool = False,
     if consume:
         world.char_events[char.id].clear()
     am = mem.areas.get(char.area)
-    # newest first, then by id: two stable sorts with C keys (a Python key per remembered
-    # entity was a quarter of an observation's cost)
-    # (a copy of the dict less the few in view, by key, which is each entry's id: the same
-    # entries in the same order as a filter of every entry, without a Python test per entry)
+    # The remembered entities out of view: a copy of the dict less the few in view, by key
+    # (each entry's id), with no Python test per entry. Newest first, then by id: two stable
+    # sorts with C keys (a Python key per remembered entity was a quarter of an observation).
     kept = dict(mem.entities)
     for eid in in_view:
         kept.pop(eid, None)
