@@ -11,6 +11,7 @@ replays' recorded hashes)."""
 from __future__ import annotations
 
 import hashlib
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from .model import Area, Creature, Entity, Expedition, Op
@@ -36,7 +37,7 @@ def state_hash(world: World) -> str:
                        _area_info(world, area))).encode())
     # One update of the entities' text, the same bytes as one per entity (the digest reads a
     # stream).
-    h.update("".join([repr(_entity_fields(ent)) for ent in world.entities.values()]).encode())
+    h.update("".join([_entity_text(ent) for ent in world.entities.values()]).encode())
     h.update(repr(world.expiries).encode())
     h.update(repr(world.pending).encode())
     return h.hexdigest()
@@ -54,10 +55,42 @@ def _area_info(world: World, area: Area) -> dict[str, Any]:
     return {}
 
 
+def _entity_text(ent: Entity) -> str:
+    """`repr` of the entity's fields as first laid out (see the module's docstring)."""
+    if type(ent) is Creature:
+        return _creature_text(ent)
+    return repr(_entity_fields(ent))
+
+
+# A creature's fields, by the order its attributes were set: the text before each value and
+# what reads them. Most entities are creatures, a recorder hashes them all every minute, and
+# nearly every one has changed since (it wanders, its next move moves): the text is written
+# again each time, from a template instead of a dict built for repr.
+_CREATURE_TEXT: dict[tuple[str, ...], tuple[str, Any, Any]] = {}
+
+
+def _creature_text(ent: Creature) -> str:
+    fields = vars(ent)
+    names = tuple(fields)
+    made = _CREATURE_TEXT.get(names)
+    if made is None:
+        made = _CREATURE_TEXT[names] = _creature_template(names)
+    template, plain, info = made
+    # A creature's fields are plain values (model.py): no record to render, no grace nights;
+    # `%r` writes each as repr of the dict would.
+    extra = {k: v for k, v in zip(_CREATURE_INFO, info(fields), strict=True) if v is not None}
+    return template % plain(fields) + repr(extra) + "}"
+
+
+def _creature_template(names: tuple[str, ...]) -> tuple[str, Any, Any]:
+    plain = [k for k in names if k not in _CREATURE_INFO]
+    # the same text as repr of {**plain fields, "info": {...}} (_entity_fields' layout)
+    template = "{" + "".join(f"{k!r}: %r, " for k in plain) + "'info': "
+    return template, itemgetter(*plain), itemgetter(*_CREATURE_INFO)
+
+
 def _entity_fields(ent: Entity) -> dict[str, Any]:
     if isinstance(ent, Creature):
-        # A creature's fields are plain values (model.py): no record to render, no grace
-        # nights; most entities are creatures, and a recorder hashes them all every minute.
         fields = dict(vars(ent))
         info = {k: fields.pop(k) for k in _CREATURE_INFO}
         fields["info"] = {k: v for k, v in info.items() if v is not None}

@@ -9,7 +9,7 @@ import dataclasses
 import random
 
 import pytest
-from asiworld.engine import HANDLERS, World, load_content
+from asiworld.engine import HANDLERS, World, hashing, load_content
 from asiworld.engine import world as world_module
 from asiworld.engine.model import SURFACE, Chest, Creature, DungeonLedger, Expedition, Instance
 from asiworld.engine.rules.combat import harm
@@ -142,6 +142,23 @@ def test_every_typed_dungeon_field_is_in_the_state_hash(run):
         setattr(copy.entities[ent.id], name, _other(getattr(ent, name)))
         changed.append(("Creature", name, copy.state_hash() != world.state_hash()))
     assert [c for c in changed if not c[2]] == []
+
+
+def test_a_creatures_hashed_text_is_repr_of_its_fields_as_first_laid_out(run):
+    """The hash writes a creature from a template (it hashes every creature every minute):
+    the same text as repr of its fields with coins and summons in an `info` dict, set or not,
+    and for a creature whose attributes were set in another order."""
+    world, _ = run
+    creatures = [e for e in world.entities.values() if type(e) is Creature]
+    assert {c.coins is None for c in creatures} == {True, False}
+    assert any(c.summoned_by is not None for c in creatures)
+    reordered = dataclasses.replace(creatures[0])
+    fields = list(vars(reordered))
+    vars(reordered).clear()
+    vars(reordered).update({k: getattr(creatures[0], k) for k in reversed(fields)})
+    assert list(vars(reordered)) == fields[::-1]
+    for creature in [*creatures, reordered]:
+        assert hashing._entity_text(creature) == repr(hashing._entity_fields(creature))
 
 
 def _other(value):
