@@ -136,13 +136,29 @@ class LiveAssessment:
         with self._lock:
             return self._results(meta)
 
-    def _results(self, meta: dict[str, Any] | None) -> dict[str, Any]:
+    def standing(self) -> dict[int, dict[str, Any]]:
+        """Each character's score, Trial stage and tasks now, by id: the part of `results()`
+        that progress keeps of every minute (a minute's full results, its behaviour profile
+        over the whole run above all, cost most of a run's assessment)."""
+        with self._lock:
+            people, raws, ranking = self._scored()
+            return {c.id: {"score": ranking[c.name].score, "trial": c.achievements.trial,
+                           "outfit": int(bool(c.measures.outfit)),
+                           "hero": int(bool(c.measures.hero))}
+                    for c in people}
+
+    def _scored(self) -> tuple[list[CharacterAssessment], dict[int, RawMeasures],
+                               dict[str, Any]]:
         people = list(self.characters.values())
         self._keep_names_unique(people)
         for c in people:  # the clock moved on since a character's own last event
             c.achievements.advance(self.tick)
         raws = {c.id: c.raw() for c in people}
         ranking = {s.name: s for s in score_cohort(list(raws.values()))}
+        return people, raws, ranking
+
+    def _results(self, meta: dict[str, Any] | None) -> dict[str, Any]:
+        people, raws, ranking = self._scored()
         max_bosses = max((r.bosses for r in raws.values()), default=0)
         max_crafts = max((r.crafts for r in raws.values()), default=0)
         configurations = []

@@ -40,7 +40,7 @@ def assess(events: Iterable[Event], characters: Iterable[dict[str, Any]] = (),
             live.feed(chunk)
             chunk = []
             live.advance(minute_end)
-            standings.append(_standing(live.results()))
+            standings.append(live.standing())
             minute_end += per_minute
         chunk.append(ev)
     live.feed(chunk)
@@ -48,7 +48,7 @@ def assess(events: Iterable[Event], characters: Iterable[dict[str, Any]] = (),
     minutes = max(1, math.ceil(results["tick"] / per_minute))
     while len(standings) < minutes - 1:  # quiet minutes before the last
         live.advance(minute_end)
-        standings.append(_standing(live.results()))
+        standings.append(live.standing())
         minute_end += per_minute
     standings.append(_standing(results))
     return {**results, "progress": _series(standings, results)}

@@ -188,6 +188,24 @@ def test_live_assessment_shows_progress_before_the_end():
     assert late["planner"]["rank"] == 1
 
 
+def test_a_minutes_standing_is_what_the_results_say_of_each_character_then():
+    """Progress keeps each minute's standing (score, Trial stage, tasks) without the minute's
+    full results: the same values, at every point of a stream and with shared names."""
+    events = cohort_stream()
+    live = LiveAssessment([*COHORT, {"id": 9, "name": "planner"}])
+    seen = set()
+    for start in range(0, len(events), 50):
+        live.feed(events[start : start + 50])
+        live.advance(events[min(start + 49, len(events) - 1)]["tick"] + 30)
+        standing = live.standing()
+        rows = live.results()["configurations"]
+        assert standing == {r["id"]: {"score": r["score"], "trial": r["measures"]["trial"],
+                                      "outfit": int(bool(r["measures"]["outfit"])),
+                                      "hero": int(bool(r["measures"]["hero"]))} for r in rows}
+        seen |= {(cid, s["trial"], s["outfit"], s["hero"]) for cid, s in standing.items()}
+    assert {(1, 8, 1, 1), (9, 0, 0, 0)} <= seen  # the planner ends with both tasks
+
+
 def test_the_strongest_of_the_cohort_ranks_first():
     results = evaluate(cohort_stream(), COHORT)
     ranks = [c["name"] for c in results["configurations"]]
