@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 # read again only the creatures it noted).
 creature_view = attrgetter("kind", "x", "y", "area", "health", "max_health", "hostile", "boss",
                            "phase")
+_BOSS, _PHASE = 7, 8  # where creature_view puts them
 _character_fields = attrgetter("x", "y", "area", "health", "max_health", "name", "label",
                                "hunger", "energy", "coins", "asleep", "down", "home_area",
                                "usable_bed", "sanctum_open")
@@ -215,8 +216,11 @@ class FrameBuilder:
                     continue
                 now = creature_view(entities[eid])
                 if now != was:
-                    moved.append(eid)
                     views[eid] = now
+                    # its dict changed too, but when only the phase of one that is no boss
+                    # did (public_entity gives a boss's phase alone)
+                    if now[_PHASE] == was[_PHASE] or now[_BOSS] or now[:_PHASE] != was[:_PHASE]:
+                        moved.append(eid)
             self._changes_seen = world.entity_change_count
         # The others are built again, but for the characters that stood still at the last
         # frame and whose fields are still the same (character_view): a character that stands
@@ -230,13 +234,16 @@ class FrameBuilder:
         changed: dict[str, Any] = {}
         for eid in cast.in_order(others, moved):
             view = views.get(eid)
+            if view is not None:  # a creature that moved: its dict differs from the last one
+                changed[str(eid)] = before[eid] = _creature_entity(eid, view)
+                continue
             ent = entities[eid]
-            d = public_entity(ent) if view is None else _creature_entity(eid, view)
+            d = public_entity(ent)
             if before[eid] != d:
                 changed[str(eid)] = d
                 before[eid] = d
                 still.pop(eid, None)
-            elif view is None and type(ent) is Character:
+            elif type(ent) is Character:
                 still[eid] = character_view(ent)  # unchanged: its fields are read first next time
         return changed
 

@@ -101,6 +101,26 @@ def test_a_creature_hit_where_it_stands_is_framed_with_its_health():
     assert shown[sheep.id]["health"] == sheep.max_health - 1
 
 
+def test_a_creature_is_framed_only_when_what_a_spectator_sees_of_it_changes():
+    # A phase is shown of a boss alone: a sheep whose phase changes, noted as changed, is in no
+    # frame; the same sheep hit is.
+    world = World.create(seed=3, size=48)
+    ada = world.entities[world.add_character("ada")]
+    sheep = next(e for e in world.entities.values() if isinstance(e, Creature)
+                 and e.kind == "sheep")
+    for ent in world.entities.values():
+        if isinstance(ent, Creature):
+            ent.next_move = 10**9  # nobody moves on its own
+    builder, shown, step = _framed(world)
+    step()
+    sheep.phase += 1
+    world.entity_changed(sheep)
+    assert str(sheep.id) not in builder.frame(world.step())["deltas"].get("entities", {})
+    harm(world, sheep, 1, source=ada)
+    assert builder.frame(world.step())["deltas"]["entities"][str(sheep.id)] == \
+        public_entity(sheep)
+
+
 def test_the_shadow_king_framed_through_his_second_phase():
     from tests.engine.test_dungeons import make_world, sanctum_with_king
 
