@@ -20,33 +20,27 @@ class EntityPacker:
         self.last: dict[str, dict] = {}
 
     def pack(self, frame: dict) -> dict:
-        last = self.last
-        deltas = frame.get("deltas") or {}
-        entities = deltas.get("entities")
+        deltas = frame.get("deltas")
+        entities = deltas.get("entities") if deltas else None
         if not entities:
             return frame
+        last = self.last
         full, patches = {}, {}
         for ent_id, ent in entities.items():
-            key = str(ent_id)
+            key = ent_id if type(ent_id) is str else str(ent_id)  # (frames' ids are strings)
             before = last.get(key)
             last[key] = ent
-            if before is None:
+            if before is None or REMOVED in ent:  # a real field named "-": store it whole
                 full[key] = ent
-                continue
-            if REMOVED in ent or REMOVED in before:  # a real field named "-": store it whole
-                full[key] = ent
-                continue
-            if len(ent) == len(before):  # the same fields (nearly always): none gone
-                try:  # as many fields, each of them in `before`: the same fields
+            elif len(ent) == len(before) and REMOVED not in before:  # (nearly always)
+                try:  # as many fields, each of them in `before`: the same fields, none gone
                     patches[key] = {k: v for k, v in ent.items() if before[k] != v}
-                    continue
-                except KeyError:  # one field renamed: compared below
-                    pass
-            patch = {k: v for k, v in ent.items() if k not in before or before[k] != v}
-            gone = [k for k in before if k not in ent]
-            if gone:
-                patch[REMOVED] = gone
-            patches[key] = patch
+                except KeyError:  # one field renamed
+                    patches[key] = _patch(ent, before)
+            elif REMOVED in before:
+                full[key] = ent
+            else:
+                patches[key] = _patch(ent, before)
         # (most frames' deltas are their entities alone)
         stored_deltas = {} if len(deltas) == 1 else {k: v for k, v in deltas.items()
                                                      if k != "entities"}
@@ -56,6 +50,15 @@ class EntityPacker:
         if patches:
             stored["entity_patches"] = patches
         return stored
+
+
+def _patch(ent: dict, before: dict) -> dict:
+    """The fields of `ent` new or changed since `before`, and those gone (under REMOVED)."""
+    patch = {k: v for k, v in ent.items() if k not in before or before[k] != v}
+    gone = [k for k in before if k not in ent]
+    if gone:
+        patch[REMOVED] = gone
+    return patch
 
 
 def pack_frames(frames: list[dict]) -> list[dict]:
