@@ -90,7 +90,13 @@ class ChunkRef:
 _ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS
 
 
-def encode_payload(obj: Any, level: int = 6) -> bytes:
+# zlib's level for a chunk: 4 compresses a run's chunks in half level 6's time for about a
+# ninth more bytes (docs/replays.md, Figures); a recorder compresses every segment of a run,
+# and any level reads alike.
+CHUNK_LEVEL = 4
+
+
+def encode_payload(obj: Any, level: int = CHUNK_LEVEL) -> bytes:
     # orjson writes the bytes the json module wrote (compact, UTF-8, whole-number keys as
     # strings) in a quarter of its time; a recorder encodes every segment of a run. What it
     # cannot write (a whole number past 64 bits, a lone surrogate) goes to the json module.
