@@ -50,15 +50,8 @@ def assess(events: Iterable[Event], characters: Iterable[dict[str, Any]] = (),
         live.advance(minute_end)
         standings.append(live.standing())
         minute_end += per_minute
-    standings.append(_standing(results))
+    standings.append(live.standing())
     return {**results, "progress": _series(standings, results)}
-
-
-def _standing(results: dict[str, Any]) -> dict[int, dict[str, Any]]:
-    return {row["id"]: {"score": row["score"], "trial": row["measures"]["trial"],
-                        "outfit": int(bool(row["measures"]["outfit"])),
-                        "hero": int(bool(row["measures"]["hero"]))}
-            for row in results["configurations"]}  # fmt: skip
 
 
 def _series(standings: list[dict[int, dict[str, Any]]], results: dict[str, Any]) -> dict[str, Any]:
