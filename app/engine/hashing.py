@@ -57,9 +57,9 @@ def _area_info(world: World, area: Area) -> dict[str, Any]:
 
 def _entity_text(ent: Entity) -> str:
     """`repr` of the entity's fields as first laid out (see the module's docstring)."""
-    if type(ent) is Creature:
+    if isinstance(ent, Creature):
         return _creature_text(ent)
-    return repr(_entity_fields(ent))
+    return repr(_character_fields(ent))
 
 
 # A creature's fields, by the order its attributes were set: the text before each value and
@@ -84,17 +84,13 @@ def _creature_text(ent: Creature) -> str:
 
 def _creature_template(names: tuple[str, ...]) -> tuple[str, Any, Any]:
     plain = [k for k in names if k not in _CREATURE_INFO]
-    # the same text as repr of {**plain fields, "info": {...}} (_entity_fields' layout)
+    # the same text as repr of {**the other fields, "info": {the info fields set}}: a creature's
+    # coins and summons were first kept in an `info` dict
     template = "{" + "".join(f"{k!r}: %r, " for k in plain) + "'info': "
     return template, itemgetter(*plain), itemgetter(*_CREATURE_INFO)
 
 
-def _entity_fields(ent: Entity) -> dict[str, Any]:
-    if isinstance(ent, Creature):
-        fields = dict(vars(ent))
-        info = {k: fields.pop(k) for k in _CREATURE_INFO}
-        fields["info"] = {k: v for k, v in info.items() if v is not None}
-        return fields
+def _character_fields(ent: Entity) -> dict[str, Any]:
     fields = {k: (vars(v) if isinstance(v, _RECORDS) else v) for k, v in vars(ent).items()}
     if not fields.get("grace_nights", 1):  # a field added later: the default keeps old hashes
         del fields["grace_nights"]
