@@ -27,18 +27,16 @@ class EntityPacker:
         last = self.last
         full, patches = {}, {}
         for ent_id, ent in entities.items():
-            key = ent_id if type(ent_id) is str else str(ent_id)  # (frames' ids are strings)
+            key = str(ent_id)
             before = last.get(key)
             last[key] = ent
-            if before is None or REMOVED in ent:  # a real field named "-": store it whole
-                full[key] = ent
-            elif len(ent) == len(before) and REMOVED not in before:  # (nearly always)
-                try:  # as many fields, each of them in `before`: the same fields, none gone
+            if before is None or REMOVED in ent or REMOVED in before:  # a real field named "-":
+                full[key] = ent  # store it whole
+            elif len(ent) == len(before):  # the same fields (nearly always): none gone
+                try:  # as many fields, each of them in `before`: the same fields
                     patches[key] = {k: v for k, v in ent.items() if before[k] != v}
                 except KeyError:  # one field renamed
                     patches[key] = _patch(ent, before)
-            elif REMOVED in before:
-                full[key] = ent
             else:
                 patches[key] = _patch(ent, before)
         # (most frames' deltas are their entities alone)
