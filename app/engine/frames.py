@@ -217,8 +217,8 @@ class FrameBuilder:
                 now = creature_view(entities[eid])
                 if now != was:
                     views[eid] = now
-                    # its dict changed too, but when only the phase of one that is no boss
-                    # did (public_entity gives a boss's phase alone)
+                    # so did its dict, unless only its phase changed and it is no boss
+                    # (public_entity shows a boss's phase alone)
                     if now[_PHASE] == was[_PHASE] or now[_BOSS] or now[:_PHASE] != was[:_PHASE]:
                         moved.append(eid)
             self._changes_seen = world.entity_change_count

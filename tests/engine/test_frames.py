@@ -9,7 +9,7 @@ from collections.abc import Callable
 from asiworld.agents.bots.builtin import make_agent
 from asiworld.engine import World
 from asiworld.engine.frames import FrameBuilder, _creature_entity, creature_view, public_entity
-from asiworld.engine.model import Creature
+from asiworld.engine.model import Character, Creature
 from asiworld.engine.rules.combat import harm
 
 
@@ -84,16 +84,22 @@ def _framed(world: World) -> tuple[FrameBuilder, dict[int, dict], Callable[[], N
     return builder, shown, step
 
 
-def test_a_creature_hit_where_it_stands_is_framed_with_its_health():
-    # While nobody comes or goes, a frame reads again only the creatures the world noted as
-    # changed (World.entity_changed): a hit that does not move its victim is noted too.
+def _ada_and_a_sheep() -> tuple[World, Character, Creature]:
+    """A small world where no creature moves on its own, ada in it, and one of its sheep."""
     world = World.create(seed=3, size=48)
     ada = world.entities[world.add_character("ada")]
     sheep = next(e for e in world.entities.values() if isinstance(e, Creature)
                  and e.kind == "sheep")
     for ent in world.entities.values():
         if isinstance(ent, Creature):
-            ent.next_move = 10**9  # nobody moves on its own
+            ent.next_move = 10**9
+    return world, ada, sheep
+
+
+def test_a_creature_hit_where_it_stands_is_framed_with_its_health():
+    # While nobody comes or goes, a frame reads again only the creatures the world noted as
+    # changed (World.entity_changed): a hit that does not move its victim is noted too.
+    world, ada, sheep = _ada_and_a_sheep()
     _, shown, step = _framed(world)
     step()  # the walk of every entity; the frames after it read only what was noted
     harm(world, sheep, 1, source=ada)
@@ -104,14 +110,8 @@ def test_a_creature_hit_where_it_stands_is_framed_with_its_health():
 def test_a_creature_is_framed_only_when_what_a_spectator_sees_of_it_changes():
     # A phase is shown of a boss alone: a sheep whose phase changes, noted as changed, is in no
     # frame; the same sheep hit is.
-    world = World.create(seed=3, size=48)
-    ada = world.entities[world.add_character("ada")]
-    sheep = next(e for e in world.entities.values() if isinstance(e, Creature)
-                 and e.kind == "sheep")
-    for ent in world.entities.values():
-        if isinstance(ent, Creature):
-            ent.next_move = 10**9  # nobody moves on its own
-    builder, shown, step = _framed(world)
+    world, ada, sheep = _ada_and_a_sheep()
+    builder, _, step = _framed(world)
     step()
     sheep.phase += 1
     world.entity_changed(sheep)
