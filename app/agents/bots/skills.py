@@ -5,7 +5,10 @@ and small action builders. Nothing here reads the world directly."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from typing import Any
+
+import numpy as np
 
 from .rulebook import inputs
 
@@ -14,6 +17,7 @@ TILE = {  # the one-character tile codes of observations (content/terrain.toml)
     "water": "~", "grass": ".", "sand": ",", "ground": "_", "plaza": "=",
 }
 SOURCES = "T#cifb"
+SPACE = ord(" ")  # a tile not in view
 BUILDABLE = ".,_"
 
 
@@ -25,10 +29,14 @@ class MapNotes:
         self.sources: dict[str, set[tuple[int, int]]] = {ch: set() for ch in SOURCES}
         self.size = 128
         self.area = 0
-        # the last view noted, where it was: a row the same as then is noted already (a
+        # the last view noted, where it was: a view the same as then is noted already (a
         # character that stands or works sees the same rows decision after decision)
         self._noted_at: tuple[int, int] | None = None
         self._noted: tuple[str, ...] = ()
+        # what `update` noted, as tile bytes by row and column (a space where nothing is): a
+        # view that moved is compared with it whole, so only the tiles that differ are walked
+        # in Python (a walk mostly sees tiles it has seen, one row or column new)
+        self._grid = np.full((0, 0), SPACE, dtype=np.uint8)
 
     def update(self, obs: dict[str, Any]) -> None:
         view = obs["view"]
@@ -43,23 +51,51 @@ class MapNotes:
             self.size = plaza[0] * 2
         x0, y0 = view["x0"], view["y0"]
         rows = tuple(view["tiles"])
-        noted = self._noted if self._noted_at == (x0, y0) else ()
+        if self._noted_at == (x0, y0) and self._noted == rows:
+            return
         self._noted_at, self._noted = (x0, y0), rows
-        for i, row in enumerate(rows):
-            if i < len(noted) and noted[i] == row:
+        h, w = len(rows), len(rows[0]) if rows else 0
+        seen = np.frombuffer("".join(rows).encode("latin-1"), dtype=np.uint8)
+        if not h or x0 < 0 or y0 < 0 or seen.size != h * w:  # not a map's window: tile by tile
+            self._note(x0, y0, [(i, j) for i, row in enumerate(rows) for j in range(len(row))],
+                       rows)
+            self._grid = np.full((0, 0), SPACE, dtype=np.uint8)  # no longer all that is noted
+            return
+        seen = seen.reshape(h, w)
+        known = self._window(x0, y0, w, h)
+        ys, xs = np.nonzero((seen != known) & (seen != SPACE))
+        if len(ys):
+            self._note(x0, y0, zip(ys.tolist(), xs.tolist(), strict=True), rows)
+            known[ys, xs] = seen[ys, xs]
+
+    def _note(self, x0: int, y0: int, cells: Iterable[tuple[int, int]],
+              rows: tuple[str, ...]) -> None:
+        """Note the view's tiles at `cells` ((row, column) pairs, row after row as seen)."""
+        tiles, sources = self.tiles, self.sources
+        for i, j in cells:
+            ch = rows[i][j]
+            if ch == " ":
                 continue
-            for j, ch in enumerate(row):
-                if ch == " ":
-                    continue
-                pos = (x0 + j, y0 + i)
-                old = self.tiles.get(pos)
-                if old == ch:
-                    continue
-                if old in self.sources:
-                    self.sources[old].discard(pos)
-                self.tiles[pos] = ch
-                if ch in self.sources:
-                    self.sources[ch].add(pos)
+            pos = (x0 + j, y0 + i)
+            old = tiles.get(pos)
+            if old == ch:
+                continue
+            if old in sources:
+                sources[old].discard(pos)
+            tiles[pos] = ch
+            if ch in sources:
+                sources[ch].add(pos)
+
+    def _window(self, x0: int, y0: int, w: int, h: int) -> np.ndarray:
+        """The noted tile bytes under a view, the grid grown to hold it (a view ends inside
+        the map, so it grows to the map's size at most)."""
+        grid = self._grid
+        if grid.shape[0] < y0 + h or grid.shape[1] < x0 + w:
+            grown = np.full((max(grid.shape[0], y0 + h, self.size),
+                             max(grid.shape[1], x0 + w, self.size)), SPACE, dtype=np.uint8)
+            grown[:grid.shape[0], :grid.shape[1]] = grid
+            grid = self._grid = grown
+        return grid[y0:y0 + h, x0:x0 + w]
 
     def nearest(self, kinds: str, x: int, y: int, avoid: set | None = None,
                 max_dist: int = 999) -> tuple[int, int] | None:
