@@ -3,11 +3,12 @@ load of 8; the slowest 20 tests listed).
 
 Runs `make test`'s pytest (three workers, each module whole on one, the slow whole-run checks
 on) and prints its wall time, the machine's load, the slowest tests (setup, call and teardown
-together), the modules that take longest, and where the CPU went: how busy the machine was, and
-the CPU of each kind of process (pytest's workers, Chromium, the model's server, the servers and
-commands the tests start), sampled once a second. `--busy N` starts N busy loops beside it for the
-run, the way a shared machine is loaded (`--busy 2` on this 2-core machine gives a load of
-about 8 with pytest's workers).
+together), the modules that take longest, the tests and modules that cost the most CPU (their
+own process's and what the processes they started spent: benchmarks/suite_cpu.py), and where
+the CPU went: how busy the machine was, and the CPU of each kind of process (pytest's workers,
+Chromium, the model's server, the servers and commands the tests start), sampled once a second.
+`--busy N` starts N busy loops beside it for the run, the way a shared machine is loaded
+(`--busy 2` on this 2-core machine gives a load of about 8 with pytest's workers).
 
     python benchmarks/bench_suite.py                 # idle
     python benchmarks/bench_suite.py --busy 2        # loaded
@@ -28,6 +29,9 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from benchmarks.suite_cpu import FOLDER, read  # noqa: E402
+
 BUSY = "while True: pass"
 
 
@@ -133,6 +137,31 @@ def suite_environment() -> dict[str, str]:
     return {**env, "ASIWORLD_SLOW": "1"}
 
 
+def with_root(path: str | None) -> str:
+    """PYTHONPATH with the checkout first: pytest's workers load benchmarks.suite_cpu."""
+    return os.pathsep.join(p for p in (str(ROOT), path) if p)
+
+
+def print_cpu(cpu: dict[str, tuple[float, float]], count: int) -> None:
+    """The tests and the modules that cost the most CPU: their own process's, and the processes
+    they started and waited for (a browser or server shared by tests counts where it ended)."""
+    total = sum(own + children for own, children in cpu.values())
+    print(f"CPU of the tests, their processes' and what they started and waited for: {total:.0f} s "
+          f"(the rest is collection, and processes not yet reaped)")
+    print(f"the {count} tests that cost the most CPU (own + started):")
+    ranked = sorted(cpu.items(), key=lambda kv: -sum(kv[1]))
+    for test, (own, children) in ranked[:count]:
+        print(f"  {own + children:6.1f} s  ({own:5.1f} + {children:5.1f})  {test}")
+    by_module: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for test, (own, children) in cpu.items():
+        module = by_module[test.split("::")[0]]
+        module[0] += own
+        module[1] += children
+    print("the 10 modules that cost the most CPU (own + started):")
+    for module, (own, children) in sorted(by_module.items(), key=lambda kv: -sum(kv[1]))[:10]:
+        print(f"  {own + children:6.1f} s  ({own:5.1f} + {children:5.1f})  {module}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--busy", type=int, default=0, help="busy loops beside the suite")
@@ -151,14 +180,17 @@ def main() -> int:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             junit = Path(tmp) / "junit.xml"
+            cpu_rows = Path(tmp) / "cpu"
+            cpu_rows.mkdir()
             log = open(args.log, "w") if args.log else subprocess.DEVNULL  # noqa: SIM115
             began = time.perf_counter()
             done = subprocess.run(
                 [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                  "-n", args.workers, "--dist", "loadfile", "--no-loadscope-reorder",
-                 f"--junitxml={junit}",
+                 f"--junitxml={junit}", "-p", "benchmarks.suite_cpu",
                  "-o", "junit_duration_report=total", *args.paths],
-                cwd=ROOT, env=suite_environment(),
+                cwd=ROOT, env={**suite_environment(), FOLDER: str(cpu_rows),
+                               "PYTHONPATH": with_root(os.environ.get("PYTHONPATH"))},
                 stdout=log, stderr=subprocess.STDOUT)
             wall = time.perf_counter() - began
             if args.log:
@@ -167,6 +199,7 @@ def main() -> int:
                 print(f"pytest wrote no report (exit {done.returncode})", file=sys.stderr)
                 return done.returncode or 1
             seconds, counts, failures = timings(junit)
+            cpu = read(cpu_rows)
     finally:
         stop.set()
         for loop in busy:
@@ -192,6 +225,7 @@ def main() -> int:
     print("the slowest 10 modules:")
     for module, spent in sorted(by_module.items(), key=lambda kv: -kv[1])[:10]:
         print(f"  {spent:6.1f} s  {module}")
+    print_cpu(cpu, args.slowest)
     seen = sum(by_kind.values())
     print(f"the machine was busy {os.cpu_count() * busy_ticks / (busy_ticks + idle_ticks):.2f} "
           f"of its {os.cpu_count()} cores; where the CPU went ({seen:.0f} s seen in processes "

@@ -80,11 +80,19 @@ def test_bad_calls_are_refused_and_write_nothing(tmp_path):
     assert doc.read_text() == DOC
 
 
-def test_the_suite_benchmark_names_its_failures_and_slowest_tests(tmp_path):
+SPIN = "import time\nt = time.process_time()\nwhile time.process_time() - t < {}: pass\n"
+
+
+def test_the_suite_benchmark_names_its_failures_and_slowest_and_costliest_tests(tmp_path):
+    """Slow by the clock (a wait) and costly in CPU (a loop, or a process it starts) are told
+    apart: on a machine the suite keeps busy, the CPU is what a test costs."""
     (tmp_path / "test_sample.py").write_text(
-        "import time\n\n"
+        "import subprocess, sys, time\n\n"
         "def test_passes():\n    assert True\n\n"
-        "def test_waits():\n    time.sleep(0.3)\n\n"
+        "def test_waits():\n    time.sleep(2)\n\n"
+        f"def test_spins():\n    exec({SPIN.format(0.2)!r})\n\n"
+        "def test_starts():\n"
+        f"    subprocess.run([sys.executable, '-c', {SPIN.format(0.4)!r}], check=True)\n\n"
         "def test_fails():\n    assert 1 == 2\n")
     suite = RECORD.with_name("bench_suite.py")
     done = subprocess.run([sys.executable, str(suite), "--workers", "0", "--slowest", "2",
@@ -92,7 +100,11 @@ def test_the_suite_benchmark_names_its_failures_and_slowest_tests(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1, done.stdout + done.stderr  # pytest's own status
     out = done.stdout
-    assert "2 passed" in out and "1 failure" in out and "0 busy loops" in out
+    assert "4 passed" in out and "1 failure" in out and "0 busy loops" in out
     assert "FAILED " in out and "test_fails: assert 1 == 2" in out
-    slowest = out.split("the slowest 2 tests")[1].splitlines()[1]
-    assert slowest.endswith("::test_waits")
+    slowest = out.split("the slowest 2 tests")[1].splitlines()[1:3]
+    assert any(line.endswith("::test_waits") for line in slowest), slowest
+    costliest = out.split("the 2 tests that cost the most CPU")[1].splitlines()[1:3]
+    assert costliest[0].endswith("::test_starts") and costliest[1].endswith("::test_spins")
+    started = float(costliest[0].split("+")[1].split(")")[0])
+    assert started >= 0.4, costliest  # the process it started and waited for
