@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from asiworld import arguments as checked
+from asiworld.evaluation.figure_options import FORMAT_SETS
 from asiworld.programs.limits import (
     ENDED_KEPT,
     HOST_MEMORY_BYTES,
@@ -102,6 +103,13 @@ def register(subparsers: argparse._SubParsersAction, open_study: StudyOpener | N
         default=None,
         metavar="DIR",
         help="with --study: the study's folder (default ./STUDY-live-YYYYMMDD-HHMMSS)",
+    )
+    p.add_argument(
+        "--figures",
+        choices=tuple(FORMAT_SETS),
+        default=None,
+        help="with --study: which figure files it writes at its horizon, as `asiworld study "
+        "run --figures`: all (PNG, SVG, PDF; default), png, or none",
     )
     p.add_argument(
         "--record-dir",

@@ -78,6 +78,9 @@ def serve(settings: ServerSettings, open_study: StudyOpener | None = None) -> in
         return fail(codes.BAD_ARGUMENT, "--new and --ephemeral: an ephemeral world is always new")
     if settings.out is not None and settings.study is None:
         return fail(codes.BAD_ARGUMENT, "--out names a study's folder: give --study FILE too")
+    if settings.figures is not None and settings.study is None:
+        return fail(codes.BAD_ARGUMENT, "--figures names a study's figure files: give --study "
+                    "FILE too")
     if settings.grace_nights and settings.study is not None:
         return fail(codes.BAD_ARGUMENT, "--grace-nights is the live world's: a study's world "
                     "plays by its own rules, the same on study run and on the server")

@@ -66,6 +66,8 @@ class ServerSettings:
     """A study file to run on the live server (app/study/live.py)."""
     out: Path | None = None
     """With study: the study's folder."""
+    figures: str | None = None
+    """With study: which figure files it writes (figure_options.FORMAT_SETS); None: all."""
     record_dir: Path | None = None
     """Where the live world's replay is written; None: DATA_DIR/replays, or a temp folder."""
     no_record: bool = False

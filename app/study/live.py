@@ -32,6 +32,7 @@ from typing import Any
 
 from asiworld.engine import codes
 from asiworld.engine.frames import FrameBuilder
+from asiworld.evaluation.figure_options import DEFAULT, FORMAT_SETS, FigureOptions
 from asiworld.pipeline import Tick
 from asiworld.realtime import WorldRunner
 from asiworld.server.auth import new_token
@@ -51,7 +52,8 @@ class LiveStudy:
 
     def __init__(self, study: Study, text: str, out: Path, where: str, speed: float,
                  url: str = "http://127.0.0.1:8000", join_token: str | None = None,
-                 spectator_token: str | None = None, resume: bool = False) -> None:
+                 spectator_token: str | None = None, resume: bool = False,
+                 figures: FigureOptions = DEFAULT) -> None:
         seeds = study.world.seed_list()
         if len(seeds) != 1:
             raise StudyError(
@@ -61,6 +63,7 @@ class LiveStudy:
             )
 
         self.study, self.out, self.url = study, Path(out), url.rstrip("/")
+        self.figures = figures  # the figure files written at the horizon
         # Only the study's seats play its world; the external seats play on this server's own
         # agent API, so with them here the whole world is watched with the spectator token.
         self.join_token = join_token or new_token()
@@ -209,7 +212,7 @@ class LiveStudy:
             self.run.realtime_wall = wall
             self.run.finish()
             self.results = self.run.results(wall)
-            write_study(self.out, self.run, self.results)
+            write_study(self.out, self.run, self.results, figures=self.figures)
             log.info("the study reached its horizon (tick %d): wrote %s", self.horizon, self.out)
         except Exception as exc:  # shown on /evaluation; the log has the traceback
             self.problem = ("the study reached its horizon but its results could not be written "
@@ -280,7 +283,8 @@ def open_study(settings: ServerSettings) -> LiveStudy:
     out.mkdir(parents=True, exist_ok=True)
     return LiveStudy(study, text, out, str(settings.study), float(settings.speed),
                      url=settings.url, join_token=settings.join_token,
-                     spectator_token=settings.spectator_token, resume=resume)
+                     spectator_token=settings.spectator_token, resume=resume,
+                     figures=FigureOptions(formats=FORMAT_SETS[settings.figures or "all"]))
 
 
 def _say(line: str) -> None:

@@ -2,7 +2,8 @@
 model on the lockstep clock it writes the folder `asiworld study run` writes, with the same state
 hash; /evaluation counts down to the horizon while it runs; /replays lists DIR/replay.asirep as it
 is written; the world stops at the horizon; nobody joins its world. Bad inputs tried: a study with two seeds, a missing
-study file, an --out folder holding an earlier study, --out without --study."""
+study file, an --out folder holding an earlier study, --out or --figures without --study,
+and --figures not one of its choices."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import time
 import pytest
 from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer
 from asiworld.cli import main
+from asiworld.evaluation.report import FIGURES
 from asiworld.replay import Replay
 from asiworld.replay.verify import verify_replay
 from asiworld.study.demo import MODEL_SEATS, demo_text
@@ -35,7 +37,9 @@ def _study_file(tmp_path, url: str, name: str = "s.toml", **changes: str) -> str
 def test_a_lockstep_study_on_the_server_writes_what_study_run_writes(tmp_path):
     with FakeModelServer(FakeModel()) as fake:
         study = _study_file(tmp_path, fake.url)
-        assert main(["study", "run", study, "--out", str(tmp_path / "headless")]) == 0
+        # read for its results only: its figures are not drawn
+        assert main(["study", "run", study, "--out", str(tmp_path / "headless"),
+                     "--figures", "none"]) == 0
     headless = json.loads((tmp_path / "headless" / "results.json").read_text())
 
     out = tmp_path / "live"
@@ -44,7 +48,7 @@ def test_a_lockstep_study_on_the_server_writes_what_study_run_writes(tmp_path):
         study = _study_file(tmp_path, fake.url, name="live.toml")
         proc = start_server(
             port, "--ephemeral", "--study", study, "--out", str(out), "--speed", "150",
-            "--admin-token", "t",
+            "--admin-token", "t", "--figures", "png",
         )
         try:
             # The study's world holds its seats only: a stranger's join would change its hash.
@@ -87,6 +91,9 @@ def test_a_lockstep_study_on_the_server_writes_what_study_run_writes(tmp_path):
         r["name"] for r in headless["configurations"]]
     for name in ("report.md", "events.jsonl", "replay.asirep"):
         assert (out / name).is_file(), name
+    # --figures png: the figures as PNG alone
+    assert sorted(str(p.relative_to(out)) for p in (out / "figures").iterdir()) == sorted(
+        FIGURES.values())
     assert sorted(p.stem for p in (out / "transcripts").glob("*.jsonl")) == sorted(MODEL_SEATS)
     with Replay.open(out / "replay.asirep") as replay:
         assert replay.complete
@@ -113,6 +120,14 @@ def test_bad_study_inputs_start_nothing(tmp_path, capsys):
 
     assert main(["serve", "--ephemeral", "--out", str(tmp_path / "b")]) == 2
     assert "bad_argument" in capsys.readouterr().err
+
+    assert main(["serve", "--ephemeral", "--figures", "png"]) == 2  # a study's: no study given
+    assert "error: bad_argument: --figures names a study's figure files" in capsys.readouterr().err
+    assert main(["serve", "--ephemeral", "--study", one, "--out", str(tmp_path / "c"),
+                 "--figures", "gif"]) == 2
+    assert "error: bad_argument: argument --figures: invalid choice: 'gif'" \
+        in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()
 
 
 def test_the_clock_never_steps_past_a_horizon(runner):
