@@ -54,7 +54,7 @@ class StudyProcess:
     def __init__(self, path, out, served: bool = False) -> None:
         if served:
             argv = ["serve", "--ephemeral", "--port", str(free_port()), "--speed", "50",
-                    "--study", str(path), "--out", str(out)]
+                    "--study", str(path), "--out", str(out), "--figures", "none"]
         else:
             argv = ["study", "run", str(path), "--out", str(out), "--figures", "none", "--quiet"]
         self.proc = subprocess.Popen(

@@ -213,7 +213,8 @@ def test_a_study_has_a_banner_with_its_minute_also_once_resumed(browser, tmp_pat
         with FakeModelServer(FakeModel()) as fake:
             study = tmp_path / "s.toml"
             study.write_text(demo_text(fake.url, minutes=3))
-            args = ("--ephemeral", "--study", str(study), "--out", str(tmp_path / "out"), "--speed", "10")
+            args = ("--ephemeral", "--study", str(study), "--out", str(tmp_path / "out"),
+                    "--figures", "none", "--speed", "10")
             port = free_port()
             proc = start_server(port, *args, wait=120)  # a loaded machine: it may start slowly
             try:

@@ -16,7 +16,8 @@ def test_the_evaluation_page_counts_down_to_the_horizon(page, tmp_path, shot):
         study.write_text(demo_text(fake.url, minutes=2))
         port = free_port()
         proc = start_server(port, "--ephemeral", "--study", str(study), "--out",
-                            str(tmp_path / "out"), "--speed", "15", "--admin-token", "t")
+                            str(tmp_path / "out"), "--figures", "none", "--speed", "15",
+                            "--admin-token", "t")
         try:
             page.goto(f"http://127.0.0.1:{port}/evaluation")
             line = page.locator("#eval-countdown")

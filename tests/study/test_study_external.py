@@ -208,7 +208,8 @@ def test_the_live_server_seats_an_external_agent_and_waits_for_it(tmp_path):
     folder has the seat's row like `study run`'s."""
     path, out, port = tmp_path / "s.toml", tmp_path / "out", free_port()
     path.write_text(study())
-    server = start_server(port, "--ephemeral", "--study", str(path), "--out", str(out))
+    server = start_server(port, "--ephemeral", "--study", str(path), "--out", str(out),
+                          "--figures", "none")
     agent = None
     seen: list[str] = []
     try:
@@ -246,7 +247,7 @@ def test_on_the_live_server_a_seat_that_never_calls_is_said_and_the_world_never_
     path, out, port = tmp_path / "s.toml", tmp_path / "out", free_port()
     path.write_text(study(timeout=0.5))
     server = start_server(port, "--ephemeral", "--study", str(path), "--out", str(out),
-                          "--spectator-token", "watcher-token-1234")
+                          "--figures", "none", "--spectator-token", "watcher-token-1234")
     try:
         url = f"http://127.0.0.1:{port}"
         deadline, state = time.monotonic() + 30, {}

@@ -49,7 +49,7 @@ def served(tmp_path_factory) -> dict:
     path, out, port = folder / "s.toml", folder / "out", free_port()
     path.write_text(study())
     server = start_server(port, "--ephemeral", "--study", str(path), "--out", str(out),
-                          "--speed", "200", "--admin-token", ADMIN,
+                          "--figures", "none", "--speed", "200", "--admin-token", ADMIN,
                           "--spectator-token", SPECTATOR)
     seen: list[str] = []
     player = None

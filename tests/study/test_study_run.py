@@ -13,12 +13,15 @@ import pytest
 from asiworld.agents.clients.transcript import read_transcript
 from asiworld.agents.stand_in.fake_model import FakeModel, FakeModelServer, Fault
 from asiworld.cli import main
+from asiworld.evaluation.figure_options import FigureOptions
 from asiworld.evaluation.report import FIGURES
 from asiworld.study.demo import BUILTINS, LOCKSTEP, MODEL_SEATS, demo_text
 from asiworld.study.run import run_study
 from asiworld.study.spec import parse_study
 
 from tests.study.helpers import SAME_WORLD_TIMEOUT
+
+NO_FIGURES = FigureOptions(formats=())  # for the studies whose figures are not read
 
 # The module's two 60-minute studies (its first fixture) take about a minute idle; the whole
 # suite beside busy loops (load 18) took them past pytest's 300 s, and the eight tests that read
@@ -151,7 +154,7 @@ def test_a_python_configuration_plays_next_to_a_model(fake, tmp_path):
             f'[[configuration]]\nname = "m"\nkind = "openai"\nmodel_url = "{fake.url}"\n'
             'model = "fake-forager"\n')
     study = parse_study(text)
-    (results,) = run_study(study, text, tmp_path, say=lambda line: None)
+    (results,) = run_study(study, text, tmp_path, say=lambda line: None, figures=NO_FIGURES)
     mine = next(c for c in results["configurations"] if c["name"] == "mine")
     assert mine["actions"]["movement"] > 0
 
@@ -159,7 +162,7 @@ def test_a_python_configuration_plays_next_to_a_model(fake, tmp_path):
 def test_a_realtime_study_finishes_and_counts_its_incidents(fake, tmp_path):
     text = study_text(fake.url, minutes=1, clock='kind = "realtime"\nspeed = 120')
     study = parse_study(text)
-    (results,) = run_study(study, text, tmp_path, say=lambda line: None)
+    (results,) = run_study(study, text, tmp_path, say=lambda line: None, figures=NO_FIGURES)
     assert results["ticks"] == 60 and results["clock"]["kind"] == "realtime"
     assert results["clock"]["measured_speed"] > 0
     rows = {r["name"]: r for r in results["costs"]}
@@ -186,9 +189,9 @@ def test_a_folder_holding_an_earlier_study_is_refused_unless_forced(fake, tmp_pa
     out = tmp_path / "out"
     (out / "transcripts").mkdir(parents=True)
     (out / "transcripts" / "m.jsonl").write_text('{"call": 999}\n')
-    assert main(["study", "run", str(path), "--out", str(out)]) == 2
+    assert main(["study", "run", str(path), "--out", str(out), "--figures", "none"]) == 2
     assert "error: out_in_use: " in capsys.readouterr().err
-    assert main(["study", "run", str(path), "--out", str(out), "--force"]) == 0
+    assert main(["study", "run", str(path), "--out", str(out), "--figures", "none", "--force"]) == 0
     lines = read_transcript(out / "transcripts" / "m.jsonl")
     assert lines and lines[0]["call"] == 1
 
