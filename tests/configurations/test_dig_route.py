@@ -74,3 +74,30 @@ def test_the_array_labelling_answers_as_the_flood_fill(rows, start, kind, avoid)
     tiles = notes_of(rows).tiles
     assert _seam_reachable(tiles, start, kind, avoid) == _seam_reachable_walk(
         tiles, start, kind, avoid)
+
+
+def noted(rows: list[str], at: tuple[int, int] = (0, 0)) -> MapNotes:
+    """Remembered tiles as a character notes them: a view of the picture at `at`."""
+    notes = MapNotes()
+    notes.update({"view": {"x0": at[0], "y0": at[1], "tiles": rows}})
+    return notes
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=maps, at=st.tuples(st.integers(0, 3), st.integers(0, 3)), start=points,
+       kind=st.sampled_from("ci"), avoid=st.sets(points, max_size=12))
+def test_the_notes_grid_answers_as_the_flood_fill(rows, at, start, kind, avoid):
+    """The labelling of the grid the notes keep (no array built from the dict) answers the same."""
+    notes = noted(rows, at)
+    grid = notes.grid()
+    assert grid is not None
+    assert _seam_reachable(notes.tiles, start, kind, avoid, grid) == _seam_reachable_walk(
+        notes.tiles, start, kind, avoid)
+
+
+def test_tiles_written_by_hand_are_not_in_the_notes_grid():
+    notes = noted(["..."])
+    assert notes.grid() is not None and bytes(notes.grid()[0, :3]) == b"..."
+    notes.tiles[(3, 0)] = "c"  # a map written by hand, as the tests above write theirs
+    assert notes.grid() is None and notes_of(["..c"]).grid() is None
+    assert dig_route(notes, (0, 0), "c", set()) == [(1, 0), (2, 0), (3, 0)]  # read from tiles

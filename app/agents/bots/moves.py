@@ -52,7 +52,7 @@ def dig_route(notes: MapNotes, start: Pos, kind: str, avoid: set) -> list[Pos] |
     ground costs 1, rock, coal and iron to mine through MINE_COST, the seam itself ends it.
     The route's tiles after `start`, or None."""
     tiles = notes.tiles
-    if not _seam_reachable(tiles, start, kind, avoid):
+    if not _seam_reachable(tiles, start, kind, avoid, notes.grid()):
         return None  # most calls: the seams it knows lie beyond what it has seen
     best: dict[Pos, int] = {start: 0}
     came: dict[Pos, Pos] = {}
@@ -84,31 +84,39 @@ def dig_route(notes: MapNotes, start: Pos, kind: str, avoid: set) -> list[Pos] |
     return None
 
 
-def _seam_reachable(tiles: dict[Pos, str], start: Pos, kind: str, avoid: set) -> bool:
+def _seam_reachable(tiles: dict[Pos, str], start: Pos, kind: str, avoid: set,
+                    grid: Any = None) -> bool:
     """Whether dig_route's moves (open or mineable tiles, none in `avoid` but the seam) lead
     from `start` to a tile of `kind` at all, so the search runs only when it may find a route
     (the same route: its answer is unchanged). Most calls answer no after going over all the
     ground the character remembers: a flood fill in Python took 17 ms a call and 40 % of a
     300-minute cohort run, so the fill is scipy's labelling of the remembered map as an array.
-    The answer is _seam_reachable_walk's (tests/configurations/test_dig_route.py checks it)."""
+    The answer is _seam_reachable_walk's (tests/configurations/test_dig_route.py checks it).
+    `grid`: the same tiles as MapNotes.grid() keeps them (no array to build from the dict, which
+    took most of a call), or None."""
     if not tiles or tiles.get(start) == kind:  # the walk never steps back on its start: walk
         return _seam_reachable_walk(tiles, start, kind, avoid)
     # Imported here: scipy costs a quarter second, and only the strategy's digging reads it.
     import numpy as np
     from scipy import ndimage
 
-    count = len(tiles)
-    codes = "".join(tiles.values()).encode("latin-1", "replace")
-    if len(codes) != count:  # a tile noted as more than one character: not the bots' notes
-        return _seam_reachable_walk(tiles, start, kind, avoid)
-    xy = np.fromiter(itertools.chain.from_iterable(tiles), dtype=np.int64, count=2 * count)
-    xs, ys = xy[0::2], xy[1::2]
-    # A border of never-seen tiles round what is known and the start: no step leaves the array.
-    x0, y0 = min(int(xs.min()), start[0]) - 1, min(int(ys.min()), start[1]) - 1
-    width = max(int(xs.max()), start[0]) - x0 + 2
-    height = max(int(ys.max()), start[1]) - y0 + 2
-    grid = np.zeros((height, width), dtype=np.uint8)  # 0: never seen
-    grid[ys - y0, xs - x0] = np.frombuffer(codes, dtype=np.uint8)
+    if grid is not None and 0 <= start[0] < grid.shape[1] and 0 <= start[1] < grid.shape[0]:
+        x0 = y0 = 0  # the notes' own grid: the whole map from (0, 0), spaces never seen
+        height, width = grid.shape
+    else:
+        count = len(tiles)
+        codes = "".join(tiles.values()).encode("latin-1", "replace")
+        if len(codes) != count:  # a tile noted as more than one character: not the bots' notes
+            return _seam_reachable_walk(tiles, start, kind, avoid)
+        xy = np.fromiter(itertools.chain.from_iterable(tiles), dtype=np.int64, count=2 * count)
+        xs, ys = xy[0::2], xy[1::2]
+        # A border of never-seen tiles round what is known and the start (the slices below
+        # would do without it; a grid of the notes has none).
+        x0, y0 = min(int(xs.min()), start[0]) - 1, min(int(ys.min()), start[1]) - 1
+        width = max(int(xs.max()), start[0]) - x0 + 2
+        height = max(int(ys.max()), start[1]) - y0 + 2
+        grid = np.zeros((height, width), dtype=np.uint8)  # 0: never seen
+        grid[ys - y0, xs - x0] = np.frombuffer(codes, dtype=np.uint8)
     seam = grid == ord(kind)
     # Where the walk may step: open or mineable, not the seam (reaching one ends it), not avoided;
     # and the start, from which it steps to every side.

@@ -37,6 +37,8 @@ class MapNotes:
         # view that moved is compared with it whole, so only the tiles that differ are walked
         # in Python (a walk mostly sees tiles it has seen, one row or column new)
         self._grid = np.full((0, 0), SPACE, dtype=np.uint8)
+        # whether the grid holds all of `tiles` (a map written by hand, as tests do, is not in it)
+        self._grid_of, self._grid_count = self.tiles, 0
 
     def update(self, obs: dict[str, Any]) -> None:
         view = obs["view"]
@@ -59,14 +61,25 @@ class MapNotes:
         if not h or x0 < 0 or y0 < 0 or seen.size != h * w:  # not a map's window: tile by tile
             self._note(x0, y0, [(i, j) for i, row in enumerate(rows) for j in range(len(row))],
                        rows)
-            self._grid = np.full((0, 0), SPACE, dtype=np.uint8)  # no longer all that is noted
+            self._grid = np.full((0, 0), SPACE, dtype=np.uint8)
+            self._grid_of = None  # it no longer holds all that is noted
             return
         seen = seen.reshape(h, w)
         known = self._window(x0, y0, w, h)
         ys, xs = np.nonzero((seen != known) & (seen != SPACE))
         if len(ys):
+            whole = self.grid() is not None
             self._note(x0, y0, zip(ys.tolist(), xs.tolist(), strict=True), rows)
             known[ys, xs] = seen[ys, xs]
+            if whole:
+                self._grid_count = len(self.tiles)
+
+    def grid(self) -> np.ndarray | None:
+        """The noted tiles as bytes by row (y) and column (x) from (0, 0), SPACE where none is
+        noted; None unless it holds all of `tiles` (tiles written by hand are not in it)."""
+        if self.tiles is not self._grid_of or len(self.tiles) != self._grid_count:
+            return None
+        return self._grid
 
     def _note(self, x0: int, y0: int, cells: Iterable[tuple[int, int]],
               rows: tuple[str, ...]) -> None:
