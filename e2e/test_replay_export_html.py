@@ -30,9 +30,11 @@ def exported(tmp_path_factory):
     return {"html": html, "study": out}
 
 
-def canvas_drawn(page, selector: str) -> bool:
-    """Whether the canvas holds more than one colour (a drawn map, not a blank one)."""
-    return page.evaluate(
+def wait_drawn(page, selector: str) -> None:
+    """Wait for the canvas to hold more than one colour (a drawn map, not a blank one). The map
+    is drawn at the animation frame after the replay is ready, which a loaded machine delays:
+    read once right after `ready`, the canvas was still blank in a CI run at load 8."""
+    page.wait_for_function(
         """(sel) => {
           const c = document.querySelector(sel);
           const px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
@@ -41,7 +43,7 @@ def canvas_drawn(page, selector: str) -> bool:
           }
           return false;
         }""",
-        selector,
+        arg=selector, timeout=20_000,
     )
 
 
@@ -51,7 +53,7 @@ def test_the_exported_file_plays_seeks_and_shows_turns_without_a_server(page, ex
     page.goto(exported["html"].as_uri())
     page.wait_for_function("window.__replay && window.__replay.ready", timeout=20_000)
     expect(page.locator("#loading")).to_be_hidden()
-    assert canvas_drawn(page, "#map")
+    wait_drawn(page, "#map")
     first = page.locator("#tick-readout").text_content()
     expect(page.locator("#export-note")).to_contain_text("need a server")
     expect(page.locator("#fork-open")).to_be_hidden()
@@ -61,7 +63,7 @@ def test_the_exported_file_plays_seeks_and_shows_turns_without_a_server(page, ex
     page.locator("#timeline").click(position={"x": box["width"] * 0.8, "y": box["height"] / 2})
     page.wait_for_function("window.__replay.ready && window.__replay.tick > 60", timeout=20_000)
     expect(page.locator("#tick-readout")).not_to_have_text(first)
-    assert canvas_drawn(page, "#map")
+    wait_drawn(page, "#map")
 
     # A far seek's keyframe, rebuilt in the page, is the one the server would send.
     library = ReplayLibrary([exported["study"]])
