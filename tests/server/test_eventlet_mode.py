@@ -85,10 +85,12 @@ def test_the_pages_answer(server):
 
 
 def connected(port: int, transport: str):
-    """A Socket.IO client on the server over one transport."""
-    import socketio
+    """A Socket.IO client on the server over one transport, which lists messages in the order
+    they arrive (tests/socket_order.py: a client's own threads listed a delta before the
+    keyframe that came first, at load 8-11)."""
+    from tests.socket_order import OrderedSimpleClient
 
-    client = socketio.SimpleClient()
+    client = OrderedSimpleClient()
     client.connect(f"http://127.0.0.1:{port}", transports=[transport])
     return client
 

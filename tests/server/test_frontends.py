@@ -17,13 +17,12 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
-import socketio
 from asiworld.cli import main
 
 from tests.hardening.serving import free_port, start_server, stop_server
+from tests.socket_order import OrderedClient
 
 FRAMES = 30  # collected on every client (three seconds at speed 10 on an idle machine)
 WAIT = 120.0  # at most, for a loaded machine
@@ -61,25 +60,13 @@ def redis_url(tmp_path: Path):
 
 
 class Watcher:
-    """A Socket.IO spectator that keeps every frame it receives, in the order they arrive.
-
-    python-engineio's client hands each message to a thread of its own (`run_async=True` in
-    `Client._trigger_event`), so on a loaded machine a delta's thread could append before the
-    keyframe's: the list said "delta first" of frames that came in order (the failure seen at
-    load 8-15 was this, not the fan-out). Messages are handled on the reading thread here."""
+    """A Socket.IO spectator that keeps every frame it receives, in the order they arrive
+    (tests/socket_order.py: the failure seen at load 8-15 was the test client's own threads
+    reordering frames that came in order, not the fan-out)."""
 
     def __init__(self, port: int, keep: Callable[[dict], None] | None = None) -> None:
         self.frames: list[dict] = []
-        self.client = socketio.Client(reconnection=False)
-        eio = self.client.eio
-        trigger = eio._trigger_event
-
-        def in_arrival_order(event: str, *args: Any, **kwargs: Any) -> Any:
-            if event == "message":
-                kwargs["run_async"] = False
-            return trigger(event, *args, **kwargs)
-
-        eio._trigger_event = in_arrival_order
+        self.client = OrderedClient(reconnection=False)
         self.client.on("frame", keep or self.frames.append)
         self.client.connect(f"http://127.0.0.1:{port}", transports=["websocket"], wait_timeout=10)
 
