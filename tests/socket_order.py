@@ -15,23 +15,19 @@ from typing import Any
 import socketio
 
 
-def in_arrival_order(client: socketio.Client) -> socketio.Client:
-    """Make `client` (not yet connected) handle each message on its reading thread."""
-    trigger = client.eio._trigger_event
-
-    def handled_in_turn(event: str, *args: Any, **kwargs: Any) -> Any:
-        if event == "message":
-            kwargs["run_async"] = False
-        return trigger(event, *args, **kwargs)
-
-    client.eio._trigger_event = handled_in_turn
-    return client
-
-
 class OrderedClient(socketio.Client):
+    """socketio.Client that handles each message on its reading thread."""
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        in_arrival_order(self)
+        trigger = self.eio._trigger_event
+
+        def handled_in_turn(event: str, *args: Any, **kwargs: Any) -> Any:
+            if event == "message":
+                kwargs["run_async"] = False
+            return trigger(event, *args, **kwargs)
+
+        self.eio._trigger_event = handled_in_turn
 
 
 class OrderedSimpleClient(socketio.SimpleClient):

@@ -56,9 +56,11 @@ class MapNotes:
         if self._noted_at == (x0, y0) and self._noted == rows:
             return
         self._noted_at, self._noted = (x0, y0), rows
-        h, w = len(rows), len(rows[0]) if rows else 0
+        if not rows:
+            return
+        h, w = len(rows), len(rows[0])
         seen = np.frombuffer("".join(rows).encode("latin-1"), dtype=np.uint8)
-        if not h or x0 < 0 or y0 < 0 or seen.size != h * w:  # not a map's window: tile by tile
+        if x0 < 0 or y0 < 0 or seen.size != h * w:  # not a map's window: tile by tile
             self._note(x0, y0, [(i, j) for i, row in enumerate(rows) for j in range(len(row))],
                        rows)
             self._grid = np.full((0, 0), SPACE, dtype=np.uint8)
