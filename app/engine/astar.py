@@ -57,8 +57,9 @@ class Searcher:
             self._heuristic = self.graph._heuristic
 
     def search(self, start: tuple[int, int], goal: tuple[int, int]) -> list[list[int]]:
-        """The path from `start` to `goal` over `self.cost` (both ends included; [] when the
-        goal is not reached). `self.distance` then holds what the search resolved."""
+        """The path from `start` to `goal` over `self.cost`, both ends included: the goal
+        alone when it is not reached. `self.distance` then holds what the search resolved
+        (everything the start reaches, when it missed)."""
         if self._used:
             self._reset()
         self._used = True

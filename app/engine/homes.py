@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import tcod.path
 
+from . import astar
 from .model import SURFACE, Area, Character, Entity, Pos, Structure
 
 if TYPE_CHECKING:
@@ -117,16 +118,28 @@ def reachable_bed(world: World, char: Character) -> Pos | None:
         return None
     area = world.areas[SURFACE]
     start = (char.x, char.y) if char.area == SURFACE else char.surface_pos
-    cost = cost_xy(world, area, char)
-    graph = tcod.path.SimpleGraph(cost=cost, cardinal=1, diagonal=0)
-    finder = tcod.path.Pathfinder(graph)
-    finder.add_root(start)
+    base, doors = base_cost(world, area)
+    # The whole area's kept A* searcher: a new graph and pathfinder per check cost more than
+    # the search (this runs for every character with a bed every minute or so).
+    finder = astar.searcher(base.shape)
+    cost = finder.cost
+    np.copyto(cost, base)
+    for x, y in doors.get(char.id, ()):
+        cost[x, y] = 1
+    exhausted = False  # a search that missed resolved everything reachable from start
     for bx, by in beds:
         for nx, ny in ((bx + 1, by), (bx - 1, by), (bx, by + 1), (bx, by - 1)):
             if not area.in_bounds(nx, ny) or not cost[nx, ny]:
                 continue
-            if (nx, ny) == start or len(finder.path_to((nx, ny))) > 1:
+            if (nx, ny) == start:
                 return (bx, by)
+            if exhausted:
+                if finder.distance[nx, ny] != astar.UNREACHED:
+                    return (bx, by)
+            elif len(finder.search(start, (nx, ny))) > 1:  # [goal] alone: not reached
+                return (bx, by)
+            else:
+                exhausted = True
     return None
 
 
@@ -166,13 +179,3 @@ def base_cost(world: World, area: Area) -> tuple[np.ndarray, dict[int, list[tupl
             del world.path_cache[stale]
         cached = world.path_cache[key] = (base, doors)
     return cached
-
-
-def cost_xy(world: World, area: Area, char: Character) -> np.ndarray:
-    """Path cost for this character over the whole area, indexed [x, y]: terrain and
-    structures, with its own locked doors open."""
-    base, doors = base_cost(world, area)
-    cost = base.copy()
-    for x, y in doors.get(char.id, ()):
-        cost[x, y] = 1
-    return cost
