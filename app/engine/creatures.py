@@ -141,7 +141,7 @@ def _allowed(world: World, area: Area, cr: Creature, x: int, y: int) -> bool:
     if s is not None and s.kind == "door":
         return False
     if cr.kind in _GRAZERS:
-        return area.terrain[y, x] != world.content.tile_code["plaza"]
+        return area.terrain.item(y, x) != world.content.tile_code["plaza"]
     return True
 
 

@@ -220,7 +220,8 @@ class World:
         """Can `who` stand on (x, y)? Terrain, structures and other bodies decide."""
         if not area.in_bounds(x, y):
             return False
-        if not self.content.walk_lut[area.terrain[y, x]]:
+        # .item: plain ints, not numpy scalars (creatures ask this at each step they take)
+        if not self.content.walk_lut.item(area.terrain.item(y, x)):
             return False
         s = area.structures.get((x, y))
         if s is not None and not homes.passable(s, who, self.content):
