@@ -96,15 +96,20 @@ _ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS
 CHUNK_LEVEL = 4
 
 
-def encode_payload(obj: Any, level: int = CHUNK_LEVEL) -> bytes:
+def encode_json(obj: Any) -> bytes:
+    """`obj` as compact UTF-8 JSON (whole-number keys as strings): a chunk's payload before
+    compression."""
     # orjson writes the bytes the json module wrote (compact, UTF-8, whole-number keys as
-    # strings) in a quarter of its time; a recorder encodes every segment of a run. What it
+    # strings) in a quarter of its time; a recorder encodes every frame of a run. What it
     # cannot write (a whole number past 64 bits, a lone surrogate) goes to the json module.
     try:
-        data = orjson.dumps(obj, option=_ORJSON_OPTIONS)
+        return orjson.dumps(obj, option=_ORJSON_OPTIONS)
     except TypeError:
-        data = json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    return zlib.compress(data, level)
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def encode_payload(obj: Any, level: int = CHUNK_LEVEL) -> bytes:
+    return zlib.compress(encode_json(obj), level)
 
 
 PAYLOAD_LIMIT = 64 * 1024 * 1024  # bytes of JSON one chunk may inflate to (a bomb stops here)

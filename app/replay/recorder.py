@@ -3,11 +3,17 @@
 Memory stays bounded: at most one segment (``frames_per_chunk`` ticks) of frames, inputs, events
 and hashes is buffered, plus the applied state needed to write keyframes and the small index.
 Each segment is flushed to the OS when it closes, so a crash loses at most the open segment.
+
+A frame is packed (compact.py) and written as JSON when it is recorded, while the dicts the frame
+builder has just made are still in the processor's cache: the same work done on the whole
+segment when it closed took twice as long (issue 35). The segment keeps the JSON bytes, and its
+frame chunk is their array, compressed.
 """
 
 from __future__ import annotations
 
 import os
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -16,7 +22,7 @@ from asiworld.engine import codes
 
 from . import format as fmt
 from .apply import apply_frame, keyframe_frame
-from .compact import pack_frames
+from .compact import EntityPacker
 from .format import ChunkRef, ReplayError
 from .header import ReplayHeader
 
@@ -83,7 +89,9 @@ class Recorder:
         self._state: dict | None = None
         self._last_keyframe: int | None = None
         self._segment: int | None = None
-        self._frames: list[dict] = []
+        self._packer = EntityPacker()  # one per segment: each chunk decodes on its own
+        self._frames: list[bytes] = []  # the open segment's frames, packed, as JSON
+        self._frames_from: int | None = None  # the open segment's first frame tick
         self._inputs: list[list] = []
         self._events: list[list] = []
         self._hashes: list[list] = []
@@ -134,7 +142,9 @@ class Recorder:
         if list(stored.get("events") or []) == events:
             # Stored once, in the event chunk; the reader puts them back into the frame.
             stored.pop("events", None)
-        self._frames.append(stored)
+        if not self._frames:
+            self._frames_from = tick
+        self._frames.append(fmt.encode_json(self._packer.pack(stored)))
         if events:
             self._events.append([tick, events])
             self.counts["events"] += len(events)
@@ -196,7 +206,7 @@ class Recorder:
     def _flush_segment(self) -> None:
         if not self._frames:
             return
-        t0, t1 = self._frames[0]["tick"], self._frames[-1]["tick"]
+        t0, t1 = self._frames_from, self.last_tick
         if self._inputs:
             ticks = [row[0] for row in self._inputs]
             self._append(fmt.INPUTS, min(ticks), max(ticks), {"inputs": self._inputs})
@@ -213,7 +223,10 @@ class Recorder:
             self.counts["snapshots"] += 1
         # The frame chunk goes last: once it is complete, so is everything else of its segment
         # (a reader takes a frame's events from the event chunk).
-        self._append(fmt.FRAMES, t0, t1, {"frames": pack_frames(self._frames)})
+        # {"frames": [...]}, written as encode_json writes the whole
+        frames = b'{"frames":[' + b",".join(self._frames) + b"]}"
+        self._append_raw(fmt.FRAMES, t0, t1, zlib.compress(frames, fmt.CHUNK_LEVEL))
+        self._packer = EntityPacker()
         self._frames, self._inputs, self._events, self._hashes = [], [], [], []
         self._snapshots = []
         self._sync()

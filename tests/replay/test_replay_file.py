@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import struct
 
 import asiworld
@@ -11,7 +12,7 @@ from asiworld.engine.frames import FrameBuilder
 from asiworld.replay import Recorder, Replay, ReplayError, ReplayHeader
 from asiworld.replay import format as fmt
 from asiworld.replay.apply import apply_frame
-from engine_runs import SIZE, new_world, record_engine_run
+from engine_runs import SIZE, new_world, record_engine_run, walk_inputs
 
 
 def header() -> ReplayHeader:
@@ -248,6 +249,38 @@ def test_the_recorder_buffers_at_most_one_segment(tmp_path):
     with Replay.open(path) as replay:
         assert replay.last_tick == 89
     rec.close()
+
+
+def test_a_frame_is_stored_as_it_was_when_recorded(tmp_path):
+    # The recorder packs and writes each frame when it is given (not when its segment closes):
+    # a frame its caller changes afterwards, as a live server may, is stored as it was.
+    from asiworld.replay.compact import pack_frames
+
+    world, chars = new_world(3)
+    builder = FrameBuilder(world)
+    rng = random.Random(3)
+    path = tmp_path / "c.asirep"
+    given = []
+    with Recorder(path, header(), frames_per_chunk=10) as rec:
+        rec.record(builder.keyframe())
+        for _ in range(14):
+            for cid, action in walk_inputs(rng, world, chars):
+                world.submit(cid, action)
+            world.step()
+            frame = builder.frame([])
+            rec.record(frame)
+            given.append(fmt.decode_payload(fmt.encode_payload(frame)))
+            frame["deltas"]["entities"] = {"1": {"id": 1, "x": -5}}  # changed after recording
+            frame["tick"] = -1
+    with Replay.open(path) as replay:
+        chunks = [r for r in replay.index if r.kind == fmt.FRAMES]
+        stored = [fmt.decode_payload(replay.chunk_payload(r))["frames"] for r in chunks]
+        read = list(replay.frames(1, 14))
+    assert [(r.t0, r.t1) for r in chunks] == [(0, 9), (10, 14)]
+    # each chunk is its own frames packed afresh (every chunk decodes on its own)
+    assert stored[1] == [{k: v for k, v in f.items() if k != "events"}
+                         for f in pack_frames(given[9:])]
+    assert read == given
 
 
 def test_compact_frame_chunks_decode_to_exactly_the_recorded_entities():
