@@ -78,7 +78,11 @@ def _creature_text(ent: Creature) -> str:
     template, plain, info = made
     # A creature's fields are plain values (model.py): no record to render, no grace nights;
     # `%r` writes each as repr of the dict would.
-    extra = {k: v for k, v in zip(_CREATURE_INFO, info(fields), strict=True) if v is not None}
+    coins, next_summon, summoned_by = info(fields)
+    if coins is None and next_summon is None and summoned_by is None:  # most creatures
+        return template % plain(fields) + "{}}"
+    extra = {k: v for k, v in zip(_CREATURE_INFO, (coins, next_summon, summoned_by), strict=True)
+             if v is not None}
     return template % plain(fields) + repr(extra) + "}"
 
 
