@@ -11,7 +11,6 @@ so a benchmark can count tokens with the model's own tokenizer.
 from __future__ import annotations
 
 import socket
-import urllib.request
 from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
@@ -132,6 +131,10 @@ class LocalModelServer:
         listens, before its thread enters the loop, and the loop's start clears a stop asked for
         before it: a server dropped in that gap never stops (the process hangs in ~Server). GET
         /slots is answered by the loop itself, so once it answers a stop is heard."""
+        # Imported here: urllib.request brings http.client, email and ssl (about 35 ms), and
+        # every `asiworld` command line imports this module to list `model serve`.
+        import urllib.request
+
         try:
             with urllib.request.urlopen(f"{self.address}/slots", timeout=LOOP_DEADLINE):
                 pass
