@@ -70,7 +70,7 @@ points = st.tuples(st.integers(-2, 11), st.integers(-2, 11))
 
 @settings(max_examples=500, deadline=None)
 @given(rows=maps, start=points, kind=st.sampled_from("ci"), avoid=st.sets(points, max_size=12))
-def test_the_array_search_answers_as_the_flood_fill(rows, start, kind, avoid):
+def test_the_array_labelling_answers_as_the_flood_fill(rows, start, kind, avoid):
     tiles = notes_of(rows).tiles
     assert _seam_reachable(tiles, start, kind, avoid) == _seam_reachable_walk(
         tiles, start, kind, avoid)

@@ -90,16 +90,15 @@ def _seam_reachable(tiles: dict[Pos, str], start: Pos, kind: str, avoid: set,
     from `start` to a tile of `kind` at all, so the search runs only when it may find a route
     (the same route: its answer is unchanged). Most calls answer no after going over all the
     ground the character remembers: a flood fill in Python took 17 ms a call and 40 % of a
-    300-minute cohort run, so the fill is tcod's breadth-first distances over the remembered map
-    as an array (scipy's labelling took twice as long, and importing scipy a third of a second
-    of every process whose bots dig).
+    300-minute cohort run, so the fill is scipy's labelling of the remembered map as an array.
     The answer is _seam_reachable_walk's (tests/configurations/test_dig_route.py checks it).
     `grid`: the same tiles as MapNotes.grid() keeps them (no array to build from the dict, which
     took most of a call), or None."""
     if not tiles or tiles.get(start) == kind:  # the walk never steps back on its start: walk
         return _seam_reachable_walk(tiles, start, kind, avoid)
+    # Imported here: scipy costs a quarter second, and only the strategy's digging reads it.
     import numpy as np
-    import tcod.path
+    from scipy import ndimage
 
     if grid is not None and 0 <= start[0] < grid.shape[1] and 0 <= start[1] < grid.shape[0]:
         x0 = y0 = 0  # the notes' own grid: the whole map from (0, 0), spaces never seen
@@ -127,22 +126,16 @@ def _seam_reachable(tiles: dict[Pos, str], start: Pos, kind: str, avoid: set,
             walk[ay - y0, ax - x0] = False
     sx, sy = start[0] - x0, start[1] - y0
     walk[sy, sx] = True
-    # Every tile the walk's steps (four neighbours) reach from the start: a finite distance.
-    distance = tcod.path.maxarray(walk.shape, dtype=np.int32)
-    distance[sy, sx] = 0
-    tcod.path.dijkstra2d(distance, walk, 1, 0, out=distance)
-    reached = distance != _UNREACHED
+    labels, _ = ndimage.label(walk)  # four neighbours, the walk's steps
+    reached = labels == labels[sy, sx]
     # Tiles with a seam tile on one of their four sides (slices: a twelfth of the time
-    # scipy's ndimage.binary_dilation takes for the same array).
+    # ndimage.binary_dilation takes for the same array).
     beside = np.zeros_like(seam)
     beside[1:, :] |= seam[:-1, :]
     beside[:-1, :] |= seam[1:, :]
     beside[:, 1:] |= seam[:, :-1]
     beside[:, :-1] |= seam[:, 1:]
     return bool((beside & reached).any())
-
-
-_UNREACHED = 2**31 - 1  # tcod.path.maxarray's value for int32: never reached
 
 
 @cache
