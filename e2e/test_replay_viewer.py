@@ -8,6 +8,8 @@ import json
 import time
 import urllib.request
 
+from playwright.sync_api import expect
+
 from e2e.conftest import RID
 
 
@@ -184,3 +186,23 @@ def test_a_rate_limited_request_is_waited_out_and_the_replay_still_opens(page, r
     page.wait_for_function("window.__replay && window.__replay.ready && window.__replay.ui.overview",
                            timeout=20_000)
     assert 1 <= len(refused) <= 3, f"{len(refused)} refusals: the viewer did not wait as told"
+
+
+def test_the_map_stays_where_it_is_when_the_timelines_legend_arrives(page, replay_server):
+    """The timeline's legend is shown once the overview has come; until then its place is kept,
+    so the map does not move under a click. It used to appear below the timeline and shrink the
+    map by a row (32 px), and a click on the map's Legend button as the overview came landed on
+    the map instead (seen in a fresh-clone CI at load 8)."""
+    held = []
+    page.route("**/overview", lambda route: held.append(route))  # let through below
+    with page.expect_request("**/overview"):
+        open_viewer(page, replay_server)
+    legend_button = page.locator(".map-legend .legend-toggle")
+    before = (page.locator("#map").bounding_box(), legend_button.bounding_box())
+    assert page.locator("#legend-phases").is_hidden()
+    assert held, "the viewer asks for its overview"
+    for route in held:
+        route.continue_()
+    expect(page.locator("#legend-phases")).to_be_visible()
+    page.wait_for_function("window.__replay.ui.overview")
+    assert (page.locator("#map").bounding_box(), legend_button.bounding_box()) == before

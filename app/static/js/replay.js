@@ -618,7 +618,7 @@ function loadOverview() {
     charts.setEvents(o.events);
     log.setEvents(o.events, names);
     countJumps(o.markers || []);
-    $("legend-phases").classList.remove("hidden");
+    $("legend-phases").classList.remove("waiting");
     if ((o.markers || []).some((m) => m.kind === "resumed")) $("legend-resumed").classList.remove("hidden");
   }).catch((err) => { flash(`overview: ${err.message}`); connectionFailed(); });
   data.series().then((s) => { charts.setSeries(s); seriesLoaded = true; })
